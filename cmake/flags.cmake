@@ -3,7 +3,7 @@ add_library(br_warnings INTERFACE)
 target_compile_options(br_warnings INTERFACE -Wall -Wextra -Werror)
 
 if(BR_SANITIZE)
-  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
 

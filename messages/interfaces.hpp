@@ -3,6 +3,7 @@
 
 #include <caf/typed_actor.hpp>
 #include <caf/replies_to.hpp>
+#include <caf/actor.hpp>
 
 #include <cstdint>
 #include <string>
@@ -14,12 +15,14 @@ namespace br {
 
 /// Registry: the record of every live actor, for /debug/actors.
 /// - (announce, entry): an actor (re)joins the tree; the registry monitors it.
+/// - (announce, entry, handle): a supervisor announces a child it started; monitored likewise.
 /// - (step, path, text): the actor's current step or state summary changed.
 /// - (error, path, text): the actor's last error.
 /// - (restarts, path, n): a supervisor restarted the actor at `path`; n = total restarts so far.
 /// - (tree) -> JSON text of the whole supervision tree.
 using registry_actor = caf::typed_actor<
     caf::reacts_to<announce_atom, actor_entry>,
+    caf::reacts_to<announce_atom, actor_entry, caf::actor>,
     caf::reacts_to<step_atom, std::string, std::string>,
     caf::reacts_to<error_atom, std::string, std::string>,
     caf::reacts_to<restarts_atom, std::string, uint64_t>,
