@@ -27,6 +27,12 @@ class gtid_set {
   using interval = std::pair<uint64_t, uint64_t>;
   using stream_key = std::pair<std::string, std::string>;  // (lowercase uuid, lowercase tag)
 
+  /// Largest transaction number MySQL accepts: the server's GNO_END is INT64_MAX and is
+  /// exclusive ("one past the max"), so 2^63-2 is the last valid GNO.
+  static constexpr uint64_t max_gno = 9223372036854775806ULL;
+  /// Longest tag MySQL accepts (characters).
+  static constexpr size_t max_tag_length = 32;
+
   gtid_set() = default;
 
   /// Parses the server's text (e.g. @@gtid_executed): "uuid:1-5:tag:1-3,\nuuid2:7", whitespace
@@ -49,7 +55,9 @@ class gtid_set {
   /// True if every transaction of `other` is in this set.
   bool contains(const gtid_set& other) const;
   bool subset_of(const gtid_set& other) const { return other.contains(*this); }
-  /// Adds one transaction or an interval.
+  /// Adds one transaction or an interval. uuid and tag are case-insensitive (stored lowercase);
+  /// throws std::invalid_argument for a malformed uuid or tag, first == 0, first > last or
+  /// last > max_gno, because such a set could not be printed back in a form MySQL accepts.
   void add(const std::string& uuid, const std::string& tag, uint64_t first, uint64_t last);
 
   const std::map<stream_key, std::vector<interval>>& streams() const { return streams_; }
@@ -57,7 +65,8 @@ class gtid_set {
   friend bool operator==(const gtid_set& a, const gtid_set& b) { return a.streams_ == b.streams_; }
   friend bool operator!=(const gtid_set& a, const gtid_set& b) { return !(a == b); }
 
-  /// CAF serialization: travels as its compact text.
+  /// CAF serialization of the stream map as is (CAF 0.17 handles map/pair/vector). Values are
+  /// trusted: a deserialized set is not re-validated, so only peers running this code send it.
   template <class Inspector>
   friend typename Inspector::result_type inspect(Inspector& f, gtid_set& x) {
     return f(caf::meta::type_name("gtid_set"), x.streams_);

@@ -1,0 +1,40 @@
+// The process runtime shared by both binaries: actor system, root supervisor, HTTP, signals.
+#pragma once
+
+#include <caf/actor_system.hpp>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "actors/common/supervisor.hpp"
+#include "io/http/router.hpp"
+
+namespace br {
+
+struct runtime_options {
+  std::string binary;                    // "bloodraven" | "bloodraven-sidecar"
+  std::vector<std::string> listen;       // "[host]:port" per HTTP server ("" entries skipped)
+  std::chrono::milliseconds shutdown_timeout{5000};
+  size_t max_body_bytes = 1 << 20;
+  std::chrono::milliseconds handler_timeout{5000};
+  restart_policy root_policy;
+};
+
+/// Builds the root supervisor's children once the actor system exists.
+using children_factory = std::function<std::vector<child_spec>(caf::actor_system&)>;
+/// Adds binary-specific routes; /healthz, /readyz, /metrics and /debug/actors are always there.
+using route_installer = std::function<void(http::router&, caf::actor_system&)>;
+
+/// Runs until SIGTERM/SIGINT, then: stops accepting HTTP requests, stops the actor tree in order
+/// (reverse start order, each child bounded), and returns the exit code: 0 after a clean stop,
+/// 1 when the stop did not finish within shutdown_timeout or the root supervisor failed.
+/// Must be called from main() before any other thread exists (it blocks the signals).
+int run_process(const runtime_options& opts, const children_factory& children,
+                const route_installer& routes);
+
+/// The version string compiled into the binaries ("0.1.0+<git>" when known).
+const char* version_string();
+
+}  // namespace br

@@ -1,0 +1,144 @@
+// Status JSON: camelCase keys, empty strings and absent optionals omitted.
+#include "config/group_status.hpp"
+
+#include <stdexcept>
+
+#include "config/group_spec.hpp"
+#include "config/json_reader.hpp"
+
+namespace br::config {
+
+std::string_view to_string(recovery_state r) {
+  switch (r) {
+    case recovery_state::none:
+      return "";
+    case recovery_state::in_progress:
+      return "RecoveryInProgress";
+    case recovery_state::blocked:
+      return "RecoveryBlocked";
+  }
+  return "";
+}
+
+std::optional<site_state> parse_site_state(std::string_view s) {
+  for (auto st :
+       {site_state::unknown, site_state::writable, site_state::read_only, site_state::unreachable})
+    if (to_string(st) == s) return st;
+  return std::nullopt;
+}
+
+void read(const json& v, const std::string& path, site_state& out, field_errors& errs) {
+  read_enum(v, path, out,
+            {{"unknown", site_state::unknown},
+             {"writable", site_state::writable},
+             {"read-only", site_state::read_only},
+             {"unreachable", site_state::unreachable}},
+            errs);
+}
+
+void read(const json& v, const std::string& path, recovery_state& out, field_errors& errs) {
+  read_enum(v, path, out,
+            {{"", recovery_state::none},
+             {"RecoveryInProgress", recovery_state::in_progress},
+             {"RecoveryBlocked", recovery_state::blocked}},
+            errs);
+}
+
+void read(const json& v, const std::string& path, site_status& out, field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("name", out.name)
+      .field("role", out.role)
+      .field("state", out.state)
+      .field("lastSeen", out.last_seen)
+      .field("replicating", out.replicating)
+      .field("secondsBehindSource", out.seconds_behind_source)
+      .field("gtidExecuted", out.gtid_executed)
+      .field("sourceHost", out.source_host)
+      .field("recoveryState", out.recovery_state)
+      .field("divergentGtid", out.divergent_gtid)
+      .field("divergentTransactionCount", out.divergent_transaction_count)
+      .field("servingHealthy", out.serving_healthy);
+}
+
+void read(const json& v, const std::string& path, condition& out, field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("type", out.type)
+      .field("status", out.status)
+      .field("reason", out.reason)
+      .field("message", out.message)
+      .field("lastTransitionTime", out.last_transition_time);
+}
+
+void read(const json& v, const std::string& path, group_status& out, field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("activeSite", out.active_site)
+      .field("sites", out.sites)
+      .field("lastFailover", out.last_failover)
+      .field("lastFailoverTarget", out.last_failover_target)
+      .field("promotionGtidExecuted", out.promotion_gtid_executed)
+      .field("conditions", out.conditions)
+      .field("epoch", out.epoch)
+      .field("deposingSite", out.deposing_site)
+      .field("observedAt", out.observed_at);
+}
+
+namespace {
+
+void put(json& j, const char* key, const std::string& s) {
+  if (!s.empty()) j[key] = s;
+}
+
+void put(json& j, const char* key, const std::optional<timestamp>& t) {
+  if (t) j[key] = format_rfc3339(*t);
+}
+
+}  // namespace
+
+void to_json(json& j, const site_status& s) {
+  j = json::object();
+  j["name"] = s.name;
+  if (s.role) j["role"] = std::string{to_string(*s.role)};
+  j["state"] = std::string{to_string(s.state)};
+  put(j, "lastSeen", s.last_seen);
+  j["replicating"] = s.replicating;
+  if (s.seconds_behind_source) j["secondsBehindSource"] = *s.seconds_behind_source;
+  put(j, "gtidExecuted", s.gtid_executed);
+  put(j, "sourceHost", s.source_host);
+  put(j, "recoveryState", std::string{to_string(s.recovery_state)});
+  put(j, "divergentGtid", s.divergent_gtid);
+  if (s.divergent_transaction_count)
+    j["divergentTransactionCount"] = *s.divergent_transaction_count;
+  if (s.serving_healthy) j["servingHealthy"] = *s.serving_healthy;
+}
+
+void to_json(json& j, const condition& c) {
+  j = json::object();
+  j["type"] = c.type;
+  j["status"] = c.status;
+  put(j, "reason", c.reason);
+  put(j, "message", c.message);
+  put(j, "lastTransitionTime", c.last_transition_time);
+}
+
+void to_json(json& j, const group_status& s) {
+  j = json::object();
+  put(j, "activeSite", s.active_site);
+  if (!s.sites.empty()) j["sites"] = s.sites;
+  put(j, "lastFailover", s.last_failover);
+  put(j, "lastFailoverTarget", s.last_failover_target);
+  put(j, "promotionGtidExecuted", s.promotion_gtid_executed);
+  if (!s.conditions.empty()) j["conditions"] = s.conditions;
+  j["epoch"] = s.epoch;
+  put(j, "deposingSite", s.deposing_site);
+  put(j, "observedAt", s.observed_at);
+}
+
+void from_json(const json& j, group_status& s) {
+  field_errors errs;
+  group_status out;
+  read(j, "status", out, errs);
+  if (!errs.empty()) throw std::invalid_argument(to_string(errs));
+  s = std::move(out);
+}
+
+}  // namespace br::config

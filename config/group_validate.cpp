@@ -1,0 +1,238 @@
+// Validation rules for the MysqlFailoverGroup spec.
+#include "config/group_validate.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace br::config {
+namespace {
+
+std::string in_quotes(std::string_view s) {
+  return "\"" + std::string{s} + "\"";
+}
+
+std::string site_path(std::size_t i, std::string_view field = {}) {
+  std::string p = "spec.sites[" + std::to_string(i) + "]";
+  if (!field.empty()) p += "." + std::string{field};
+  return p;
+}
+
+struct checker {
+  const group_spec& spec;
+  run_mode mode;
+  field_errors errs;
+
+  void fail(std::string path, std::string message) {
+    errs.push_back({std::move(path), std::move(message)});
+  }
+
+  void positive(const std::string& path, duration d) {
+    if (d <= duration::zero())
+      fail(path, "must be a positive duration, got " + in_quotes(format_duration(d)));
+  }
+
+  template <class Int>
+  void at_least(const std::string& path, Int value, Int min, std::string_view unit = {}) {
+    if (value < min)
+      fail(path, "must be at least " + std::to_string(min) + std::string{unit} + ", got " +
+                     std::to_string(value));
+  }
+
+  void port(const std::string& path, std::int32_t p) {
+    if (p < 1 || p > 65535) fail(path, "must be between 1 and 65535, got " + std::to_string(p));
+  }
+
+  void sites() {
+    const auto& sites = spec.sites;
+    if (sites.size() < 2 || sites.size() > 16)
+      fail("spec.sites", "must list between 2 and 16 sites, got " + std::to_string(sites.size()));
+    std::set<std::string> seen;
+    std::size_t candidates = 0;
+    bool kube = mode == run_mode::kubernetes;
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+      const auto& s = sites[i];
+      if (s.role == site_role::primary_candidate) ++candidates;
+      if (s.name.empty()) {
+        fail(site_path(i, "name"), "required");
+      } else if (!is_dns_label(s.name)) {
+        fail(site_path(i, "name"),
+             "invalid site name " + in_quotes(s.name) +
+                 ": use lowercase letters, digits and '-', starting and ending "
+                 "with a letter or digit, at most 63 characters");
+      } else if (!seen.insert(s.name).second) {
+        fail(site_path(i, "name"), "duplicate site name " + in_quotes(s.name));
+      }
+      std::string role{to_string(s.role)};
+      bool steered = s.role != site_role::read_only;  // DNS target and taint owner when active
+      if (kube) {
+        if (steered && s.lb_ip.empty())
+          fail(site_path(i, "lbIP"), "required for " + role + " sites in Kubernetes mode");
+        if (steered && s.taint_node_selector.empty())
+          fail(site_path(i, "taintNodeSelector"),
+               "required for " + role + " sites in Kubernetes mode (at least one node label)");
+        if (s.zone.empty()) fail(site_path(i, "zone"), "required in Kubernetes mode");
+        if (s.storage.size.empty())
+          fail(site_path(i, "storage.size"), "required in Kubernetes mode");
+        if (s.address) fail(site_path(i, "address"), "only used in standalone mode; remove it");
+        if (!s.sidecar_address.empty())
+          fail(site_path(i, "sidecarAddress"), "only used in standalone mode; remove it");
+      } else if (!s.address) {
+        fail(site_path(i, "address"),
+             "required in standalone mode (host and port of the MySQL server)");
+      }
+      if (s.address) {
+        if (s.address->host.empty()) fail(site_path(i, "address.host"), "required");
+        port(site_path(i, "address.port"), s.address->port);
+      }
+      if (!s.sidecar_address.empty() && !parse_host_port(s.sidecar_address))
+        fail(site_path(i, "sidecarAddress"),
+             "invalid address " + in_quotes(s.sidecar_address) + ": expected host:port");
+    }
+    if (candidates < 2)
+      fail("spec.sites", "at least two sites must have role primary-candidate, got " +
+                             std::to_string(candidates));
+  }
+
+  // A split-brain winner must be a primary-candidate site.
+  void names_candidate(const std::string& path, const std::string& name) {
+    const site_spec* site = find_site(spec, name);
+    if (!site)
+      fail(path, in_quotes(name) + " is not a site of this group");
+    else if (site->role != site_role::primary_candidate)
+      fail(path, "site " + in_quotes(name) + " has role " + std::string{to_string(site->role)} +
+                     "; only primary-candidate sites can win a split brain");
+  }
+
+  void split_brain() {
+    const auto& p = spec.split_brain_policy;
+    if (!p.prefer_site.empty() && !p.site_priorities.empty())
+      fail("spec.splitBrainPolicy",
+           "preferSite and sitePriorities are mutually exclusive; use sitePriorities");
+    if (!p.prefer_site.empty()) names_candidate("spec.splitBrainPolicy.preferSite", p.prefer_site);
+    if (p.site_priorities.size() > 16)
+      fail("spec.splitBrainPolicy.sitePriorities",
+           "must have at most 16 entries, got " + std::to_string(p.site_priorities.size()));
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < p.site_priorities.size(); ++i) {
+      std::string path = "spec.splitBrainPolicy.sitePriorities[" + std::to_string(i) + "]";
+      const auto& name = p.site_priorities[i];
+      if (!seen.insert(name).second)
+        fail(path, "duplicate entry " + in_quotes(name));
+      else
+        names_candidate(path, name);
+    }
+  }
+
+  void timing() {
+    positive("spec.pollInterval", spec.poll_interval);
+    positive("spec.failoverCooldown", spec.failover_cooldown);
+    positive("spec.connectionDrainTimeout", spec.connection_drain_timeout);
+    positive("spec.relayDrainTimeout", spec.relay_drain_timeout);
+    positive("spec.promotionGateTimeout", spec.promotion_gate_timeout);
+    positive("spec.sidecar.fenceTimeout", spec.sidecar.fence_timeout);
+    positive("spec.plannedFailover.maxLagWait", spec.planned_failover.max_lag_wait);
+    positive("spec.plannedFailover.drainTimeout", spec.planned_failover.drain_timeout);
+    at_least<std::int32_t>("spec.failureThreshold", spec.failure_threshold, 1);
+    at_least<std::int32_t>("spec.recoveryThreshold", spec.recovery_threshold, 1);
+    at_least<std::int64_t>("spec.cloneTimeout", spec.clone_timeout, 60, " seconds");
+
+    // The reference sidecar clamps these silently; we reject so the user sees the real values.
+    const auto& sc = spec.sidecar;
+    if (sc.peer_check_interval < 1s) {
+      fail("spec.sidecar.peerCheckInterval",
+           "must be at least 1s, got " + in_quotes(format_duration(sc.peer_check_interval)));
+    }
+    duration min_lease = std::max<duration>(3s, 3 * sc.peer_check_interval);
+    if (sc.lease_timeout < min_lease)
+      fail("spec.sidecar.leaseTimeout", "must be at least " + format_duration(min_lease) +
+                                            " (3 x peerCheckInterval, and at least 3s), got " +
+                                            in_quotes(format_duration(sc.lease_timeout)));
+
+    // Under Safe, gate rule 3 opens only after this wait; a shorter gate timeout would make the
+    // unreachable-primary failover impossible (requestTimeout is an operator flag, not counted).
+    duration wait = sc.lease_timeout + sc.peer_check_interval + sc.fence_timeout;
+    wait += wait / 10;
+    if (spec.promotion_policy == promotion_policy::safe &&
+        spec.promotion_gate_timeout > duration::zero() && spec.promotion_gate_timeout <= wait)
+      fail("spec.promotionGateTimeout",
+           "must be longer than leaseTimeout + peerCheckInterval + fenceTimeout plus 10% (" +
+               format_duration(wait) + "), got " +
+               in_quotes(format_duration(spec.promotion_gate_timeout)) +
+               "; otherwise a Safe failover away from an unreachable primary can never proceed");
+  }
+
+  void access() {
+    bool kube = mode == run_mode::kubernetes;
+    if (!spec.secret_name.empty() && spec.credentials)
+      fail("spec.credentials",
+           "secretName and credentials are mutually exclusive; set exactly one");
+    else if (kube && spec.secret_name.empty() && !spec.credentials)
+      fail("spec.secretName", "one of secretName or credentials is required in Kubernetes mode");
+    if (spec.credentials && spec.credentials->operator_secret.empty())
+      fail("spec.credentials.operatorSecret", "required");
+    if (kube && spec.dns.hostname.empty()) fail("spec.dns.hostname", "required in Kubernetes mode");
+    at_least<std::int64_t>("spec.dns.ttl", spec.dns.ttl, 1);
+    if (spec.image.empty()) fail("spec.image", "must not be empty");
+
+    const auto& r = spec.replication;
+    at_least<std::int64_t>("spec.replication.maxLagSeconds", r.max_lag_seconds, 0);
+    if (r.read_only_max_lag_seconds)
+      at_least<std::int64_t>("spec.replication.readOnlyMaxLagSeconds", *r.read_only_max_lag_seconds,
+                             0);
+    if (!r.secret_name.empty() && (!r.user.empty() || !r.password.empty()))
+      fail("spec.replication.secretName", "mutually exclusive with user and password");
+    if (!r.password.empty() && r.user.empty())
+      fail("spec.replication.user", "required when password is set");
+  }
+
+  void dragonfly() {
+    const auto& d = spec.dragonfly;
+    port("spec.dragonfly.port", d.port);
+    port("spec.dragonfly.adminPort", d.admin_port);
+    at_least<std::int64_t>("spec.dragonfly.maxMemoryMb", d.max_memory_mb, 0);
+    at_least<std::int32_t>("spec.dragonfly.proactorThreads", d.proactor_threads, 0);
+    positive("spec.dragonfly.plannedFailover.maxSyncWait", d.planned_failover.max_sync_wait);
+    if (d.auth && d.auth->secret_name.empty()) fail("spec.dragonfly.auth.secretName", "required");
+    if (!d.enabled) return;
+    if (d.image.empty())
+      fail("spec.dragonfly.image", "required when dragonfly is enabled");
+    else if (auto last = d.image.substr(d.image.rfind('/') + 1);
+             last.ends_with(":latest") || last.find_first_of(":@") == std::string::npos)
+      fail("spec.dragonfly.image",
+           "must pin a version tag (not \":latest\"), got " + in_quotes(d.image));
+  }
+};
+
+}  // namespace
+
+bool is_dns_label(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alnum(s.front()) || !alnum(s.back())) return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
+}
+
+field_errors validate_spec(const group_spec& spec, run_mode mode) {
+  checker c{spec, mode, {}};
+  c.sites();
+  c.split_brain();
+  c.timing();
+  c.access();
+  c.dragonfly();
+  return std::move(c.errs);
+}
+
+field_errors validate(const failover_group& group, run_mode mode) {
+  field_errors errs;
+  if (group.metadata.name.empty())
+    errs.push_back({"metadata.name", "required"});
+  else if (!is_dns_label(group.metadata.name))
+    errs.push_back(
+        {"metadata.name", "invalid group name " + in_quotes(group.metadata.name) +
+                              ": use lowercase letters, digits and '-', at most 63 characters"});
+  auto spec_errs = validate_spec(group.spec, mode);
+  errs.insert(errs.end(), spec_errs.begin(), spec_errs.end());
+  return errs;
+}
+
+}  // namespace br::config

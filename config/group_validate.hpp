@@ -1,0 +1,31 @@
+// Semantic validation of a MysqlFailoverGroup: every violated rule, each with its field path.
+#pragma once
+
+#include <string_view>
+
+#include "config/failover_group.hpp"
+#include "config/field_error.hpp"
+#include "config/group_spec.hpp"
+
+namespace br::config {
+
+/// RFC 1123 label: lowercase alphanumerics and '-', alphanumeric at both ends, 1..63 characters.
+/// Site and group names end up in Service, PVC and taint names, so the label form is required.
+bool is_dns_label(std::string_view s);
+
+/// Rules that do not depend on the mode: 2..16 sites, unique DNS-label site names, at least two
+/// primary-candidate sites, split-brain policy (preferSite and sitePriorities are mutually
+/// exclusive; entries must name primary-candidate sites, no duplicates), positive durations,
+/// thresholds >= 1, cloneTimeout >= 60, peerCheckInterval >= 1s, leaseTimeout >=
+/// max(3s, 3 x peerCheckInterval), dns.ttl >= 1, replication credentials, Dragonfly settings and,
+/// under the Safe policy, promotionGateTimeout longer than the fencing wait of SAFETY.md rule 3.
+/// Kubernetes mode adds: exactly one of secretName/credentials, dns.hostname, and for
+/// primary-candidate and dr-only sites lbIP, taintNodeSelector; for every site zone and
+/// storage.size; standalone-only fields (address, sidecarAddress) are rejected. Standalone mode
+/// adds: address for every site; lbIP and taints are optional. Paths are rooted at "spec".
+field_errors validate_spec(const group_spec& spec, run_mode mode);
+
+/// validate_spec plus metadata.name (required, DNS label).
+field_errors validate(const failover_group& group, run_mode mode);
+
+}  // namespace br::config

@@ -1,0 +1,19 @@
+// RFC 3339 timestamps (Kubernetes metav1.Time style) to and from millisecond time points.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace br::config {
+
+using timestamp = std::chrono::sys_time<std::chrono::milliseconds>;
+
+/// "2024-05-01T12:00:00Z", "2024-05-01T12:00:00.250+02:00"; fractions beyond ms are truncated.
+std::optional<timestamp> parse_rfc3339(std::string_view text);
+
+/// UTC with a 'Z'; milliseconds only when non-zero ("2024-05-01T12:00:00Z", "...:00.250Z").
+std::string format_rfc3339(timestamp t);
+
+}  // namespace br::config

@@ -1,0 +1,182 @@
+// libcurl easy-handle client: timeouts, header capture, error classification, send time.
+#include "io/http/client.hpp"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <mutex>
+
+namespace br::http {
+
+namespace {
+
+void global_init_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct sink_state {
+  client_result* out;
+  std::size_t limit;
+  bool too_large = false;
+};
+
+size_t on_body(char* data, size_t size, size_t n, void* user) {
+  auto* st = static_cast<sink_state*>(user);
+  const size_t bytes = size * n;
+  if (st->out->body.size() + bytes > st->limit) {
+    st->too_large = true;
+    return 0;  // aborts the transfer with CURLE_WRITE_ERROR
+  }
+  st->out->body.append(data, bytes);
+  return bytes;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string{s};
+}
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+  auto* st = static_cast<sink_state*>(user);
+  const size_t bytes = size * n;
+  std::string_view line{data, bytes};
+  if (line.rfind("HTTP/", 0) == 0) {
+    st->out->headers.clear();  // a new response (e.g. after 100 Continue)
+  } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
+    std::string name = trim(line.substr(0, colon));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    st->out->headers.emplace_back(std::move(name), trim(line.substr(colon + 1)));
+  }
+  return bytes;
+}
+
+client_error classify(CURLcode rc, long os_errno) {
+  switch (rc) {
+    case CURLE_OK:
+      return client_error::none;
+    case CURLE_OPERATION_TIMEDOUT:
+      return client_error::timeout;
+    case CURLE_COULDNT_CONNECT:
+      return os_errno == 0 || os_errno == ECONNREFUSED ? client_error::refused
+             : os_errno == ETIMEDOUT                   ? client_error::timeout
+                                                       : client_error::other;
+    default:
+      return client_error::other;
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(client_error e) {
+  switch (e) {
+    case client_error::none:
+      return "none";
+    case client_error::refused:
+      return "refused";
+    case client_error::timeout:
+      return "timeout";
+    case client_error::other:
+      return "other";
+  }
+  return "other";
+}
+
+std::optional<std::string> client_result::header(std::string_view lower_name) const {
+  for (const auto& [k, v] : headers)
+    if (k == lower_name) return v;
+  return std::nullopt;
+}
+
+client_result perform(const client_request& req) noexcept {
+  client_result out;
+  try {
+    global_init_once();
+    CURL* h = curl_easy_init();
+    if (!h) {
+      out.error = client_error::other;
+      out.message = "curl_easy_init failed";
+      return out;
+    }
+    sink_state st{&out, req.max_response_bytes};
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    curl_slist* headers = nullptr;
+    for (const auto& [k, v] : req.headers)
+      headers = curl_slist_append(headers, (k + ": " + v).c_str());
+    headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+
+    curl_easy_setopt(h, CURLOPT_URL, req.url.c_str());
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(req.connect_timeout.count()));
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &st);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &st);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    if (req.method == "GET") {
+      curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    } else if (req.method == "HEAD") {
+      curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    } else {
+      if (req.method != "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+      if (req.method == "POST" || !req.body.empty()) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, req.body.data());
+      }
+    }
+
+    out.sent_at = std::chrono::steady_clock::now();
+    const CURLcode rc = curl_easy_perform(h);
+    out.elapsed = std::chrono::steady_clock::now() - out.sent_at;
+    long status = 0, os_errno = 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os_errno);
+    out.status = static_cast<int>(status);
+    out.error = classify(rc, os_errno);
+    if (rc != CURLE_OK) {
+      out.message =
+          st.too_large ? "response larger than " + std::to_string(req.max_response_bytes) + " bytes"
+          : errbuf[0]  ? std::string{errbuf}
+                       : std::string{curl_easy_strerror(rc)};
+      if (out.error != client_error::none) out.status = 0;
+    }
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(h);
+  } catch (const std::exception& e) {
+    out.error = client_error::other;
+    out.message = e.what();
+  } catch (...) {
+    out.error = client_error::other;
+    out.message = "unknown exception";
+  }
+  return out;
+}
+
+client_result client::call(std::string method, const std::string& url, std::string body,
+                           std::string content_type) const noexcept {
+  try {
+    client_request req;
+    req.method = std::move(method);
+    req.url = url;
+    req.body = std::move(body);
+    req.timeout = opts_.timeout;
+    req.connect_timeout = opts_.connect_timeout;
+    req.headers = opts_.headers;
+    if (!content_type.empty() && !req.body.empty())
+      req.headers.emplace_back("Content-Type", content_type);
+    return perform(req);
+  } catch (...) {
+    client_result out;
+    out.error = client_error::other;
+    out.message = "out of memory";
+    return out;
+  }
+}
+
+}  // namespace br::http

@@ -1,0 +1,83 @@
+// Blocking HTTP client on libcurl with hard timeouts; results are values, never exceptions.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace br::http {
+
+enum class client_error {
+  none,     // a response arrived (any status)
+  refused,  // connection refused: host up, nothing listening
+  timeout,  // connect or total timeout
+  other,    // DNS, reset, protocol, too large, ...
+};
+
+std::string_view to_string(client_error e);
+
+struct client_result {
+  int status = 0;  // 0 when no response
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
+  client_error error = client_error::none;
+  std::string message;  // curl's text when error != none
+  /// steady_clock just before the request was performed (contact is counted from here).
+  std::chrono::steady_clock::time_point sent_at{};
+  std::chrono::steady_clock::duration elapsed{};
+
+  /// A response arrived with status 2xx.
+  bool ok() const { return error == client_error::none && status >= 200 && status < 300; }
+  std::optional<std::string> header(std::string_view lower_name) const;
+};
+
+struct client_request {
+  std::string method = "GET";  // GET POST PUT PATCH DELETE (any token works)
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  std::chrono::milliseconds timeout{5000};  // hard total
+  std::chrono::milliseconds connect_timeout{2000};
+  std::size_t max_response_bytes = 16u << 20;
+};
+
+/// Performs one request on a fresh easy handle. Blocks the caller for at most `timeout`
+/// (call it from a detached actor or worker, never from a scheduler thread). Thread-safe.
+client_result perform(const client_request& req) noexcept;
+
+/// Convenience calls with shared defaults.
+class client {
+ public:
+  struct options {
+    std::chrono::milliseconds timeout{5000};
+    std::chrono::milliseconds connect_timeout{2000};
+    std::vector<std::pair<std::string, std::string>> headers;  // sent with every request
+  };
+  client() = default;
+  explicit client(options o) : opts_(std::move(o)) {}
+
+  client_result get(const std::string& url) const noexcept { return call("GET", url, {}, {}); }
+  client_result del(const std::string& url) const noexcept { return call("DELETE", url, {}, {}); }
+  client_result post(const std::string& url, std::string body,
+                     std::string content_type = "application/json") const noexcept {
+    return call("POST", url, std::move(body), std::move(content_type));
+  }
+  client_result put(const std::string& url, std::string body,
+                    std::string content_type = "application/json") const noexcept {
+    return call("PUT", url, std::move(body), std::move(content_type));
+  }
+  client_result patch(const std::string& url, std::string body,
+                      std::string content_type = "application/json") const noexcept {
+    return call("PATCH", url, std::move(body), std::move(content_type));
+  }
+  client_result call(std::string method, const std::string& url, std::string body,
+                     std::string content_type) const noexcept;
+
+ private:
+  options opts_;
+};
+
+}  // namespace br::http

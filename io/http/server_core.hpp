@@ -1,0 +1,113 @@
+// Server internals shared by server.cpp and session.cpp (includes Beast: never include publicly).
+#pragma once
+
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "io/http/http_metrics.hpp"
+#include "io/http/server.hpp"
+
+namespace br::http::detail {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using tcp = asio::ip::tcp;
+
+/// Responders may outlive the io_context; they post into it only while the gate is open.
+struct post_gate {
+  std::mutex m;
+  bool open = true;
+};
+
+class session;
+
+/// Everything sessions share. `ioc` is declared late so it is destroyed before the registry
+/// (pending handlers own sessions whose destructors unregister), and `acceptor` after it.
+struct core {
+  core(server_options o, router r);
+
+  server_options opts;
+  router routes;
+  http_metrics metrics;
+  std::shared_ptr<post_gate> gate = std::make_shared<post_gate>();
+  std::atomic<bool> stopping{false};
+
+  std::mutex sessions_mutex;
+  std::condition_variable sessions_cv;
+  std::map<std::uint64_t, std::weak_ptr<session>> sessions;  // counted toward max_connections
+  std::uint64_t next_id = 0;
+
+  asio::io_context ioc;
+  std::optional<tcp::acceptor> acceptor;
+  std::optional<asio::steady_timer> accept_retry;
+
+  void unregister(std::uint64_t id);
+  std::size_t count();
+};
+
+/// One HTTP/1.1 connection; every member function runs on the connection's strand except
+/// the public entry points, which post onto it.
+class session : public std::enable_shared_from_this<session> {
+ public:
+  session(core& c, tcp::socket&& socket, std::uint64_t id);
+  ~session();
+
+  void start();           // serve requests
+  void reject();          // answer 503 (connection limit) and close
+  void on_server_stop();  // close if not busy with a request
+  void force_close();     // close whatever it is doing
+
+ private:
+  enum class phase { reading, handling, writing, lingering, closed, handed_over };
+
+  void read_next();
+  void read_header();
+  void on_header(beast::error_code ec);
+  void send_continue();
+  void read_body();
+  void on_read_error(beast::error_code ec);
+  void dispatch();
+  void complete(std::uint64_t gen, response r);
+  void on_handler_timeout(std::uint64_t gen);
+  void send(response r, bool close_after, bool linger);
+  void on_write(bool keep_alive, beast::error_code ec);
+  void linger_close();
+  void drain();
+  void close_now();
+  void take_request_line();
+  responder make_responder(std::uint64_t gen);
+
+  core& c_;
+  std::uint64_t id_;
+  beast::tcp_stream stream_;
+  asio::any_io_executor exec_;  // the connection's strand; safe to read from any thread
+  beast::flat_buffer buffer_;
+  std::optional<beast::http::request_parser<beast::http::string_body>> parser_;
+  beast::http::response<beast::http::string_body> res_;
+  asio::steady_timer handler_timer_;
+  std::array<char, 4096> scratch_{};
+  phase phase_ = phase::reading;
+  bool first_request_ = true;
+  bool linger_ = false;
+  std::uint64_t gen_ = 0;  // request generation: late responder calls compare against it
+  std::string remote_;
+  // The request being served (for the response, logs and metrics).
+  std::string cur_method_ = "OTHER";
+  std::string cur_name_ = "unknown";
+  unsigned cur_version_ = 11;
+  bool cur_keep_alive_ = false;
+  bool cur_head_ = false;
+  std::chrono::steady_clock::time_point cur_started_{};
+};
+
+}  // namespace br::http::detail

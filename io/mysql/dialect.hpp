@@ -1,0 +1,107 @@
+// The dialect seam: SQL text per operation and status column names, one implementation per flavor.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/mysql/sql_text.hpp"
+#include "messages/gtid_set.hpp"
+
+namespace br::mysql {
+
+/// State of a replication thread (IO/receiver or SQL/applier) of one channel.
+enum class thread_state { off, on, connecting, unknown };
+std::string_view to_string(thread_state s);
+inline std::ostream& operator<<(std::ostream& os, thread_state s) {
+  return os << to_string(s);
+}
+
+/// Which replication threads STOP/START REPLICA addresses.
+enum class replica_threads { both, io_thread, sql_thread };
+
+/// Where a replica should pull from (CHANGE REPLICATION SOURCE / CHANGE MASTER).
+struct replication_source {
+  std::string host;
+  uint16_t port = 3306;
+  std::string user;
+  std::string password;        ///< never logged
+  bool ssl = true;             ///< SOURCE_SSL
+  bool get_public_key = true;  ///< GET_SOURCE_PUBLIC_KEY (caching_sha2 w/o TLS)
+  std::chrono::seconds connect_retry{std::chrono::seconds{10}};  ///< SOURCE_CONNECT_RETRY
+  unsigned retry_count = 10;                                     ///< SOURCE_RETRY_COUNT
+};
+
+/// The donor of a CLONE INSTANCE.
+struct clone_donor {
+  std::string host;
+  uint16_t port = 3306;
+  std::string user;      ///< needs BACKUP_ADMIN on the donor
+  std::string password;  ///< never logged
+};
+
+/// Names of the columns the dialect's probe statements produce, per probe field.
+struct status_columns {
+  std::string read_only, super_read_only, gtid_executed, server_uuid, server_id, version;
+  std::string channel_configured, io_state, sql_state, source_host, source_port;
+  std::string seconds_behind_source, last_io_errno, last_io_error, last_sql_errno, last_sql_error;
+  std::string received_set;
+};
+
+/// Names of the columns of list_sessions_sql().
+struct session_columns {
+  std::string id, user, host, command;
+};
+
+class dialect {
+ public:
+  virtual ~dialect() = default;
+  virtual std::string_view name() const = 0;
+
+  // --- probe: the statements run in order; each must return at most one row. The column names
+  // of all results together are resolved through probe_columns().
+  virtual std::vector<std::string> probe_statements(std::string_view channel,
+                                                    const sql_quoter& q) const = 0;
+  virtual const status_columns& probe_columns() const = 0;
+  virtual thread_state parse_thread_state(const std::optional<std::string>& value) const = 0;
+
+  // --- fencing / promotion
+  virtual std::string fence_sql() const = 0;
+  virtual std::vector<std::string> promote_sql() const = 0;
+  virtual std::string list_sessions_sql() const = 0;
+  virtual const session_columns& list_sessions_columns() const = 0;
+  virtual std::string kill_sql(uint64_t connection_id) const = 0;
+  /// Session statement that keeps this session's statements out of the binary log.
+  virtual std::string disable_session_binlog_sql() const = 0;
+
+  // --- replication control
+  virtual std::string gtid_executed_sql() const = 0;
+  /// One row, one column: 0 = reached, 1 = timed out.
+  virtual std::string wait_for_executed_sql(const gtid_set& set, std::chrono::seconds timeout,
+                                            const sql_quoter& q) const = 0;
+  virtual std::string stop_replica_sql(std::string_view channel, replica_threads which,
+                                       const sql_quoter& q) const = 0;
+  virtual std::string start_replica_sql(std::string_view channel, replica_threads which,
+                                        const sql_quoter& q) const = 0;
+  virtual std::string reset_replica_all_sql(std::string_view channel,
+                                            const sql_quoter& q) const = 0;
+  /// Always sets auto-positioning.
+  virtual std::string change_source_sql(const replication_source& src, std::string_view channel,
+                                        const sql_quoter& q) const = 0;
+
+  // --- clone (flavors without CLONE return false and the command fails with kind other)
+  virtual bool supports_clone() const = 0;
+  virtual std::string set_clone_donor_list_sql(const clone_donor& donor,
+                                               const sql_quoter& q) const = 0;
+  virtual std::string clone_sql(const clone_donor& donor, const sql_quoter& q) const = 0;
+  /// One row (or none before any clone): columns state, error_no, error_message, begin_time.
+  /// The row survives restarts and describes the LAST clone, whichever it was.
+  virtual std::string clone_status_sql() const = 0;
+  virtual std::vector<std::string> unfence_for_clone_sql() const = 0;
+};
+
+}  // namespace br::mysql

@@ -1,0 +1,138 @@
+// Integration: probe against a real MySQL 9.7 primary and replica (values cross-checked by SQL).
+#include "tests/integration/mysql_test_common.hpp"
+
+using namespace br::test;
+namespace m = br::mysql;
+using namespace std::chrono_literals;
+
+BOOST_AUTO_TEST_SUITE(mysql_probe)
+
+BOOST_AUTO_TEST_CASE(probe_primary_and_replica) {
+  ensure_pair();
+  ensure_marker_table(1);
+  auto c1 = admin(1);
+  auto c2 = admin(2);
+  const br::gtid_set before = gtids_ok(c1);
+  {
+    auto root1 = as_user(1, "root");
+    insert_marker(root1, marker("probe"));
+  }
+  const br::gtid_set primary_set = gtids_ok(c1);
+  // RECEIVED_TRANSACTION_SET only holds what this channel received since it was (re)created.
+  const br::gtid_set fresh = primary_set.subtract(before);
+  BOOST_TEST_REQUIRE(fresh.count() == 1u);
+  BOOST_TEST_REQUIRE(!primary_set.empty());
+  BOOST_TEST(wait_ok(2, primary_set, 20s) == m::wait_outcome::reached);
+
+  // --- primary
+  auto p1 = probe_ok(c1);
+  BOOST_TEST(!p1.read_only);
+  BOOST_TEST(!p1.super_read_only);
+  BOOST_TEST(p1.writable());
+  BOOST_TEST(p1.server_uuid == sandbox().sql(1, "SELECT @@server_uuid"));
+  BOOST_TEST(std::to_string(p1.server_id) == sandbox().sql(1, "SELECT @@server_id"));
+  BOOST_TEST(p1.version.rfind("9.7", 0) == 0u, "version " << p1.version);
+  BOOST_TEST(p1.gtid_executed.contains(primary_set));
+  auto text1 = br::gtid_set::parse(unescape_batch(sandbox().sql(1, "SELECT @@gtid_executed")));
+  BOOST_TEST_REQUIRE(text1.has_value());
+  BOOST_TEST(p1.gtid_executed.contains(*text1));  // the server's own text, parsed independently
+  BOOST_TEST(!p1.channel.configured);
+  BOOST_TEST(p1.channel.io == m::thread_state::off);
+  BOOST_TEST(p1.channel.sql == m::thread_state::off);
+  BOOST_TEST(!p1.channel.seconds_behind_source.has_value());
+  BOOST_TEST(p1.latency.count() > 0);
+  BOOST_TEST_MESSAGE("primary probe latency " << p1.latency.count() << " us");
+
+  // --- replica
+  auto p2 = probe_ok(c2);
+  BOOST_TEST(p2.read_only);
+  BOOST_TEST(p2.super_read_only);
+  BOOST_TEST(p2.server_uuid == sandbox().sql(2, "SELECT @@server_uuid"));
+  BOOST_TEST(p2.server_uuid != p1.server_uuid);
+  BOOST_TEST(p2.server_id != p1.server_id);
+  BOOST_TEST(p2.version.rfind("9.7", 0) == 0u);
+  BOOST_TEST(p2.channel.configured);
+  BOOST_TEST(p2.channel.source_host == "127.0.0.1");
+  BOOST_TEST(p2.channel.source_port == sandbox().port(1));
+  BOOST_TEST(p2.channel.io == m::thread_state::on);
+  BOOST_TEST(p2.channel.sql == m::thread_state::on);
+  BOOST_TEST(p2.channel.last_io_errno == 0u);
+  BOOST_TEST(p2.channel.last_sql_errno == 0u);
+  BOOST_TEST(p2.channel.received.contains(fresh));
+  BOOST_TEST(p2.gtid_executed.contains(primary_set));
+  BOOST_TEST_REQUIRE(p2.channel.seconds_behind_source.has_value());
+  BOOST_TEST(*p2.channel.seconds_behind_source >= 0.0);
+  BOOST_TEST(*p2.channel.seconds_behind_source < 60.0);
+  // RECEIVED_TRANSACTION_SET cross-checked with the server's own text.
+  auto recv = br::gtid_set::parse(unescape_batch(sandbox().sql(
+      2,
+      "SELECT RECEIVED_TRANSACTION_SET FROM performance_schema.replication_connection_status "
+      "WHERE CHANNEL_NAME = ''")));
+  BOOST_TEST_REQUIRE(recv.has_value());
+  BOOST_TEST(p2.channel.received.contains(*recv));
+}
+
+BOOST_AUTO_TEST_CASE(probe_is_one_statement_round_trip) {
+  ensure_pair();
+  auto c = admin(2);
+  // The session's Questions counter counts every statement the client sends, SHOW included.
+  auto questions = [&c]() -> long {
+    auto r = c.query("SHOW SESSION STATUS LIKE 'Questions'");
+    BOOST_TEST_REQUIRE(r.ok());
+    BOOST_TEST_REQUIRE(r->rows.size() == 1u);
+    return std::stol(r->rows[0][1].value_or("-1"));
+  };
+  const long before = questions();
+  auto p = probe_ok(c);
+  const long after = questions();
+  BOOST_TEST(after - before == 2);  // the probe's single SELECT + the second SHOW STATUS
+  BOOST_TEST(m::mysql8().probe_statements("", c.quoter()).size() == 1u);
+  BOOST_TEST(p.channel.configured);
+}
+
+BOOST_AUTO_TEST_CASE(probe_sees_a_stopped_applier_and_its_error_fields) {
+  ensure_pair();
+  auto c2 = admin(2);
+  auto st = m::stop_replica(c2, m::mysql8(), "", m::replica_threads::sql_thread);
+  BOOST_TEST_REQUIRE(st.ok(), (st.ok() ? "" : st.error().to_string()));
+  auto p = probe_ok(c2);
+  BOOST_TEST(p.channel.configured);
+  BOOST_TEST(p.channel.io == m::thread_state::on);
+  BOOST_TEST(p.channel.sql == m::thread_state::off);
+  BOOST_TEST(!p.channel.seconds_behind_source.has_value());  // NULL like SHOW REPLICA STATUS
+  auto go = m::start_replica(c2, m::mysql8(), "", m::replica_threads::sql_thread);
+  BOOST_TEST_REQUIRE(go.ok(), (go.ok() ? "" : go.error().to_string()));
+  BOOST_TEST(probe_ok(c2).channel.sql == m::thread_state::on);
+}
+
+BOOST_AUTO_TEST_CASE(connect_errors_are_classified) {
+  ensure_pair();
+  // Wrong password: auth, and the password is nowhere in the message.
+  auto o = sandbox().options(1, "bloodraven");
+  o.password = "definitely-wrong-pw-1234";
+  auto bad = m::connection::open(o);
+  BOOST_TEST_REQUIRE(!bad.ok());
+  BOOST_TEST(bad.error().kind == m::error_kind::auth);
+  BOOST_TEST(bad.error().code == 1045u);
+  BOOST_TEST(bad.error().message.find("definitely-wrong-pw-1234") == std::string::npos);
+  // TLS required works against the sandbox (caching_sha2 over TLS).
+  auto t = sandbox().options(1, "bloodraven");
+  t.tls = m::tls_mode::required;
+  auto tls = open_or_fail(t);
+  BOOST_TEST(!tls.tls_cipher().empty());
+  auto plain = open_or_fail(sandbox().options(1, "bloodraven"));
+  BOOST_TEST(plain.tls_cipher().empty());
+  // disable_session_binlog really sets sql_log_bin=0 for the session.
+  auto a = admin(1);
+  auto r = a.query("SELECT @@session.sql_log_bin");
+  BOOST_TEST_REQUIRE(r.ok());
+  BOOST_TEST(r->rows[0][0].value_or("") == "0");
+  // A server error keeps its code.
+  auto e = a.exec("SELECT * FROM appdb.no_such_table_here");
+  BOOST_TEST_REQUIRE(!e.ok());
+  BOOST_TEST(e.error().kind == m::error_kind::server_error);
+  BOOST_TEST(e.error().code == 1146u);
+  BOOST_TEST(e.error().sql_state == "42S02");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,189 @@
+// Both binaries as real processes: flags/env errors, health/metrics/inspection endpoints, SIGTERM.
+#include <boost/test/unit_test.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "io/http/client.hpp"
+#include "tests/support/child_process.hpp"
+
+using namespace std::chrono_literals;
+using br::test::binary_path;
+using br::test::child_process;
+
+namespace {
+
+struct running {
+  std::unique_ptr<child_process> proc;
+  int port = 0;
+  std::string base() const { return "http://127.0.0.1:" + std::to_string(port); }
+};
+
+running start(const std::string& binary, std::vector<std::string> args,
+              std::map<std::string, std::string> env = {}) {
+  running r;
+  r.proc = std::make_unique<child_process>(binary_path(binary), std::move(args), std::move(env));
+  auto line = r.proc->wait_for_line("http server listening", 20s);
+  BOOST_REQUIRE_MESSAGE(line, "no listening line; output:\n" + r.proc->output());
+  r.port = br::test::listening_port(*line);
+  BOOST_REQUIRE(r.port > 0);
+  BOOST_REQUIRE_MESSAGE(r.proc->wait_for_line("\"msg\":\"ready\"", 20s), r.proc->output());
+  return r;
+}
+
+std::vector<std::string> operator_args() {
+  return {"--listen", "127.0.0.1:0", "--metrics-listen", ""};
+}
+
+std::vector<std::string> sidecar_args() { return {"--listen", "127.0.0.1:0"}; }
+
+struct exit_case {
+  std::string binary;
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;
+  std::string must_name;  // the flag or variable the message must name
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(process)
+
+BOOST_AUTO_TEST_CASE(bad_flags_and_environment_exit_2_naming_the_culprit) {
+  std::vector<exit_case> cases = {
+      {"bloodraven", {"--shutdown-timeout", "5x"}, {}, "--shutdown-timeout"},
+      {"bloodraven", {"--listen", "localhost"}, {}, "--listen"},
+      {"bloodraven", {"--listen=127.0.0.1:99999"}, {}, "--listen"},
+      {"bloodraven", {"--no-such-flag"}, {}, "--no-such-flag"},
+      {"bloodraven", {"--log-level"}, {}, "--log-level"},
+      {"bloodraven", {}, {{"BLOODRAVEN_LOG_LEVEL", "loud"}}, "BLOODRAVEN_LOG_LEVEL"},
+      {"bloodraven", {}, {{"BLOODRAVEN_LEADER_ELECT", "maybe"}}, "BLOODRAVEN_LEADER_ELECT"},
+      {"bloodraven", {}, {{"BLOODRAVEN_HTTP_MAX_BODY", "0"}}, "BLOODRAVEN_HTTP_MAX_BODY"},
+      {"bloodraven-sidecar", {}, {{"LEASE_TIMEOUT", "abc"}}, "LEASE_TIMEOUT"},
+      {"bloodraven-sidecar", {}, {{"PEER_CHECK_INTERVAL", "-5s"}}, "PEER_CHECK_INTERVAL"},
+      {"bloodraven-sidecar", {}, {{"PEER_ADDRESSES", "a:1,b"}}, "PEER_ADDRESSES"},
+      {"bloodraven-sidecar", {}, {{"LISTEN_ADDR", "x:y"}}, "LISTEN_ADDR"},
+      {"bloodraven-sidecar", {"--peers", "h:0"}, {}, "--peers"},
+  };
+  for (auto& c : cases) {
+    child_process p(binary_path(c.binary), c.args, c.env);
+    auto code = p.wait_exit(20s);
+    BOOST_TEST_CONTEXT(c.binary << " " << c.must_name) {
+      BOOST_REQUIRE(code.has_value());
+      BOOST_TEST(*code == 2);
+      BOOST_TEST(p.output().find(c.must_name) != std::string::npos, p.output());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(flags_override_environment) {
+  // The environment names a bad level, the flag a good one: the flag wins and the process runs.
+  auto r = start("bloodraven", {"--listen", "127.0.0.1:0", "--metrics-listen", "", "--log-level",
+                                "debug"},
+                 {{"BLOODRAVEN_LOG_LEVEL", "loud"}});
+  r.proc->signal(SIGTERM);
+  BOOST_TEST(r.proc->wait_exit(10s).value_or(-1) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(help_and_version_exit_0) {
+  for (std::string bin : {"bloodraven", "bloodraven-sidecar"}) {
+    child_process h(binary_path(bin), {"--help"});
+    BOOST_TEST(h.wait_exit(20s).value_or(-1) == 0);
+    BOOST_TEST(h.output().find("Usage: " + bin) != std::string::npos);
+    BOOST_TEST(h.output().find("--listen") != std::string::npos);
+    child_process v(binary_path(bin), {"--version"});
+    BOOST_TEST(v.wait_exit(20s).value_or(-1) == 0);
+    BOOST_TEST(v.output().rfind(bin + " ", 0) == 0, v.output());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(both_binaries_serve_health_metrics_and_inspection) {
+  for (auto [bin, args] : {std::pair{std::string("bloodraven"), operator_args()},
+                           std::pair{std::string("bloodraven-sidecar"), sidecar_args()}}) {
+    BOOST_TEST_CONTEXT(bin) {
+      auto r = start(bin, args);
+      br::http::client c;
+      auto h = c.get(r.base() + "/healthz");
+      BOOST_TEST(h.status == 200);
+      BOOST_TEST(h.body == "ok");
+      BOOST_TEST(c.get(r.base() + "/readyz").status == 200);
+      auto nf = c.get(r.base() + "/no/such/path");
+      BOOST_TEST(nf.status == 404);
+      auto nfj = nlohmann::json::parse(nf.body, nullptr, false);
+      BOOST_TEST(!nfj.is_discarded());
+      BOOST_TEST(nfj.value("error", "") == "not found");
+
+      auto actors = c.get(r.base() + "/debug/actors");
+      BOOST_TEST(actors.status == 200);
+      auto tree = nlohmann::json::parse(actors.body, nullptr, false);
+      BOOST_REQUIRE(!tree.is_discarded());
+      bool has_root = false;
+      for (auto& a : tree["actors"])
+        if (a["path"] == "root") {
+          has_root = true;
+          BOOST_TEST(a["kind"] == "supervisor");
+          BOOST_TEST(a["restarts"] == 0);
+          BOOST_TEST(a["step"] == "running");
+          BOOST_TEST(a.contains("timeInStepSeconds"));
+          BOOST_TEST(a.contains("lastError"));
+          BOOST_TEST(a["id"].get<uint64_t>() > 0u);
+        }
+      BOOST_TEST(has_root, actors.body);
+
+      auto m = c.get(r.base() + "/metrics");
+      BOOST_TEST(m.status == 200);
+      BOOST_TEST(m.body.find("bloodraven_build_info{binary=\"" + bin + "\"") != std::string::npos);
+      BOOST_TEST(m.body.find("process_start_time_seconds") != std::string::npos);
+      BOOST_TEST(m.body.find("bloodraven_http_requests_total") != std::string::npos);
+      // promtool (Debian package prometheus) must accept the real exposition text.
+      auto file = std::string("/tmp/br-metrics-") + std::to_string(r.proc->pid()) + ".txt";
+      std::ofstream(file) << m.body;
+      auto cmd = "promtool check metrics < " + file + " > " + file + ".out 2>&1";
+      int rc = std::system(cmd.c_str());
+      std::ifstream out(file + ".out");
+      std::string report((std::istreambuf_iterator<char>(out)), {});
+      BOOST_TEST(rc == 0, "promtool: " + report);
+      std::remove(file.c_str());
+      std::remove((file + ".out").c_str());
+
+      r.proc->signal(SIGTERM);
+      BOOST_TEST(r.proc->wait_exit(10s).value_or(-1) == 0);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sigterm_stops_actors_and_exits_0_within_5s) {
+  for (auto [bin, args] : {std::pair{std::string("bloodraven"), operator_args()},
+                           std::pair{std::string("bloodraven-sidecar"), sidecar_args()}}) {
+    BOOST_TEST_CONTEXT(bin) {
+      auto r = start(bin, args);
+      auto sent = std::chrono::steady_clock::now();
+      r.proc->signal(SIGTERM);
+      auto code = r.proc->wait_exit(5s);
+      auto took = std::chrono::steady_clock::now() - sent;
+      BOOST_TEST_MESSAGE(bin << " stopped in "
+                             << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                             << " ms");
+      BOOST_REQUIRE_MESSAGE(code.has_value(), "still running 5 s after SIGTERM");
+      BOOST_TEST(*code == 0, r.proc->output());
+      auto& out = r.proc->output();
+      // Order: HTTP stops accepting, then the actor tree stops, then the process reports.
+      auto http_stop = out.find("http server stopped");
+      auto sup_stop = out.find("supervisor stopping");
+      auto done = out.find("\"msg\":\"stopped\"");
+      BOOST_TEST(http_stop != std::string::npos);
+      BOOST_TEST(sup_stop != std::string::npos);
+      BOOST_TEST(done != std::string::npos);
+      BOOST_TEST(http_stop < sup_stop);
+      BOOST_TEST(sup_stop < done);
+      // And the port is closed.
+      br::http::client c({std::chrono::milliseconds(1000), std::chrono::milliseconds(500), {}});
+      BOOST_TEST((c.get(r.base() + "/healthz").error == br::http::client_error::refused));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,184 @@
+// Unit tests of io/mysql parts that need no server: quoting, session filter, dialect text, probe
+// rows.
+#include <boost/test/unit_test.hpp>
+
+#include "io/mysql/fencing.hpp"
+#include "io/mysql/mysql8_dialect.hpp"
+#include "io/mysql/probe.hpp"
+
+using namespace br::mysql;
+
+namespace {
+const char* kUuidA = "bd414d9a-e603-11f1-821b-02fc00000001";
+
+probe_row replica_row() {
+  probe_row r;
+  r["read_only"] = "1";
+  r["super_read_only"] = "1";
+  r["gtid_executed"] = std::string(kUuidA) + ":1-5,\nbf5d5d75-e603-11f1-aa37-02fc00000001:1-2";
+  r["server_uuid"] = "bf5d5d75-e603-11f1-aa37-02fc00000001";
+  r["server_id"] = "102";
+  r["version"] = "9.7.4-2";
+  r["channel_configured"] = "1";
+  r["io_state"] = "CONNECTING";
+  r["sql_state"] = "ON";
+  r["source_host"] = "127.0.0.1";
+  r["source_port"] = "3317";
+  r["seconds_behind_source"] = std::nullopt;
+  r["last_io_errno"] = "2003";
+  r["last_io_error"] = "error connecting to source ... attempt 2/10";
+  r["last_sql_errno"] = std::nullopt;
+  r["last_sql_error"] = std::nullopt;
+  r["received_set"] = std::string(kUuidA) + ":1-5";
+  return r;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(mysql_adapter_pure)
+
+BOOST_AUTO_TEST_CASE(quoting_escapes_quotes_and_backslashes) {
+  sql_quoter q;
+  BOOST_TEST(q("") == "''");
+  BOOST_TEST(q("abc") == "'abc'");
+  BOOST_TEST(q("it's") == "'it''s'");
+  BOOST_TEST(q("a\\b") == "'a\\\\b'");
+  BOOST_TEST(q(std::string("a\nb\0c", 5)) == "'a\\nb\\0c'");
+  sql_quoter nbe{true};
+  BOOST_TEST(nbe("a\\b'c") == "'a\\b''c'");
+}
+
+BOOST_AUTO_TEST_CASE(session_filter_keeps_replication_and_system_sessions) {
+  kill_policy policy{{"bloodraven", "monitor"}};
+  const uint64_t own = 7;
+  auto app = [](uint64_t id, std::optional<std::string> user, std::string cmd) {
+    return session_info{id, std::move(user), "127.0.0.1:5000", std::move(cmd)};
+  };
+  BOOST_TEST(is_application_session(app(10, "app", "Sleep"), own, policy));
+  BOOST_TEST(is_application_session(app(11, "root", "Query"), own, policy));
+  BOOST_TEST(!is_application_session(app(7, "app", "Sleep"), own, policy));  // ourselves
+  BOOST_TEST(!is_application_session(app(12, "system user", "Connect"), own, policy));
+  BOOST_TEST(!is_application_session(app(13, "event_scheduler", "Daemon"), own, policy));
+  BOOST_TEST(!is_application_session(app(14, "", "Query"), own, policy));
+  BOOST_TEST(!is_application_session(app(15, std::nullopt, "Sleep"), own, policy));
+  BOOST_TEST(!is_application_session(app(16, "repl", "Binlog Dump GTID"), own, policy));
+  BOOST_TEST(!is_application_session(app(17, "repl", "Binlog Dump"), own, policy));
+  BOOST_TEST(!is_application_session(app(18, "x", "Daemon"), own, policy));
+  BOOST_TEST(!is_application_session(app(19, "bloodraven", "Sleep"), own, policy));
+  BOOST_TEST(!is_application_session(app(20, "monitor", "Query"), own, policy));
+  BOOST_TEST(is_application_session(app(21, "Bloodraven", "Sleep"), own, policy));  // exact names
+}
+
+BOOST_AUTO_TEST_CASE(mysql8_probe_is_one_select) {
+  auto stmts = mysql8().probe_statements("", sql_quoter{});
+  BOOST_TEST_REQUIRE(stmts.size() == 1u);
+  BOOST_TEST(stmts[0].rfind("SELECT", 0) == 0u);
+  BOOST_TEST(stmts[0].find("{ch}") == std::string::npos);
+  BOOST_TEST(stmts[0].find(';') == std::string::npos);
+  // Every column the parser needs is produced by the statement.
+  const auto& c = mysql8().probe_columns();
+  for (const auto* col :
+       {&c.read_only, &c.super_read_only, &c.gtid_executed, &c.server_uuid, &c.server_id,
+        &c.version, &c.channel_configured, &c.io_state, &c.sql_state, &c.source_host,
+        &c.source_port, &c.seconds_behind_source, &c.last_io_errno, &c.last_io_error,
+        &c.last_sql_errno, &c.last_sql_error, &c.received_set})
+    BOOST_TEST(stmts[0].find(" AS " + *col) != std::string::npos, *col);
+  // The channel name is a quoted literal.
+  auto named = mysql8().probe_statements("eu'1", sql_quoter{});
+  BOOST_TEST(named[0].find("CHANNEL_NAME = 'eu''1'") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(mysql8_statement_text) {
+  const auto& d = mysql8();
+  sql_quoter q;
+  BOOST_TEST(d.fence_sql() == "SET GLOBAL super_read_only = ON");
+  BOOST_TEST(d.promote_sql().size() == 2u);
+  BOOST_TEST(d.kill_sql(42) == "KILL CONNECTION 42");
+  BOOST_TEST(d.stop_replica_sql("", replica_threads::sql_thread, q) ==
+             "STOP REPLICA SQL_THREAD FOR CHANNEL ''");
+  BOOST_TEST(d.start_replica_sql("", replica_threads::both, q) == "START REPLICA FOR CHANNEL ''");
+  BOOST_TEST(d.reset_replica_all_sql("", q) == "RESET REPLICA ALL FOR CHANNEL ''");
+  replication_source src;
+  src.host = "10.0.0.5";
+  src.port = 3317;
+  src.user = "repl";
+  src.password = "p'w";
+  src.ssl = false;
+  src.connect_retry = std::chrono::seconds{2};
+  src.retry_count = 86400;
+  BOOST_TEST(d.change_source_sql(src, "", q) ==
+             "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '10.0.0.5', SOURCE_PORT = 3317, "
+             "SOURCE_USER = 'repl', SOURCE_PASSWORD = 'p''w', SOURCE_AUTO_POSITION = 1, "
+             "SOURCE_SSL = 0, GET_SOURCE_PUBLIC_KEY = 1, SOURCE_CONNECT_RETRY = 2, "
+             "SOURCE_RETRY_COUNT = 86400 FOR CHANNEL ''");
+  auto set = br::gtid_set::parse(std::string(kUuidA) + ":1-5");
+  BOOST_TEST_REQUIRE(set.has_value());
+  BOOST_TEST(d.wait_for_executed_sql(*set, std::chrono::seconds{5}, q) ==
+             "SELECT WAIT_FOR_EXECUTED_GTID_SET('" + std::string(kUuidA) +
+                 ":1-5', 5) AS timed_out");
+  clone_donor donor{"127.0.0.1", 3318, "repl", "replpw"};
+  BOOST_TEST(d.clone_sql(donor, q) ==
+             "CLONE INSTANCE FROM 'repl'@'127.0.0.1':3318 IDENTIFIED BY 'replpw'");
+  BOOST_TEST(d.set_clone_donor_list_sql(donor, q) ==
+             "SET GLOBAL clone_valid_donor_list = '127.0.0.1:3318'");
+}
+
+BOOST_AUTO_TEST_CASE(probe_row_of_a_connecting_replica) {
+  auto p = parse_probe_row(replica_row(), mysql8());
+  BOOST_TEST_REQUIRE(p.ok(), (p.ok() ? "" : p.error().to_string()));
+  BOOST_TEST(p->read_only);
+  BOOST_TEST(p->super_read_only);
+  BOOST_TEST(!p->writable());
+  BOOST_TEST(p->server_id == 102u);
+  BOOST_TEST(p->version == "9.7.4-2");
+  BOOST_TEST(p->gtid_executed.count() == 7u);
+  BOOST_TEST(p->channel.configured);
+  BOOST_TEST((p->channel.io == thread_state::connecting));
+  BOOST_TEST((p->channel.sql == thread_state::on));
+  BOOST_TEST(p->channel.source_port == 3317);
+  BOOST_TEST(!p->channel.seconds_behind_source.has_value());
+  BOOST_TEST(p->channel.last_io_errno == 2003u);
+  BOOST_TEST(p->channel.last_sql_errno == 0u);
+  BOOST_TEST(p->channel.received.count() == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(probe_row_of_a_primary_without_channel) {
+  probe_row r = replica_row();
+  r["read_only"] = "0";
+  r["super_read_only"] = "0";
+  r["channel_configured"] = "0";
+  for (auto col : {"io_state", "sql_state", "source_host", "source_port", "last_io_errno",
+                   "last_io_error", "received_set"})
+    r[col] = std::nullopt;
+  auto p = parse_probe_row(r, mysql8());
+  BOOST_TEST_REQUIRE(p.ok());
+  BOOST_TEST(p->writable());
+  BOOST_TEST(!p->channel.configured);
+  BOOST_TEST((p->channel.io == thread_state::off));
+  BOOST_TEST(p->channel.source_port == 0);
+  BOOST_TEST(p->channel.received.empty());
+}
+
+BOOST_AUTO_TEST_CASE(probe_row_problems_are_errors) {
+  probe_row missing = replica_row();
+  missing.erase("server_uuid");
+  auto a = parse_probe_row(missing, mysql8());
+  BOOST_TEST_REQUIRE(!a.ok());
+  BOOST_TEST((a.error().kind == error_kind::other));
+  BOOST_TEST(a.error().message.find("server_uuid") != std::string::npos);
+
+  probe_row bad_gtid = replica_row();
+  bad_gtid["gtid_executed"] = "not-a-uuid:1-5";
+  BOOST_TEST(!parse_probe_row(bad_gtid, mysql8()).ok());
+
+  probe_row bad_flag = replica_row();
+  bad_flag["read_only"] = "maybe";
+  BOOST_TEST(!parse_probe_row(bad_flag, mysql8()).ok());
+
+  probe_row lag = replica_row();
+  lag["seconds_behind_source"] = "1.250000";
+  auto l = parse_probe_row(lag, mysql8());
+  BOOST_TEST_REQUIRE(l.ok());
+  BOOST_TEST(*l->channel.seconds_behind_source == 1.25);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
