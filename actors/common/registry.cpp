@@ -53,6 +53,11 @@ nlohmann::json render(const registry_state& st, const std::string& path,
 }
 
 registry_actor::behavior_type registry_impl(registry_actor::stateful_pointer<registry_state> self) {
+  // The registry lists itself, so the tree shows every actor the process runs.
+  auto& me = self->state.records["registry"];
+  me.entry = actor_entry{"registry", "registry", "registry", "", self->id()};
+  me.step = "serving";
+  me.step_since = self->clock().now();
   self->set_down_handler([=](caf::down_msg& dm) {
     auto it = self->state.path_of.find(dm.source);
     if (it == self->state.path_of.end()) return;

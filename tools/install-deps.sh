@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Bloodraven needs to build and test (idempotent: skips apt when
+# everything is present). Usage: tools/install-deps.sh
+set -euo pipefail
+
+packages=(
+  cmake ninja-build pkg-config g++ clang
+  libcaf-dev default-libmysqlclient-dev libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev
+  libboost-test-dev prometheus-cpp-dev
+  prometheus      # promtool, used by tests to lint /metrics output
+  debootstrap     # tools/mysql-sandbox builds a Debian sid chroot for MySQL 9.7
+  curl ca-certificates
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+start=$(date +%s)
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done in $(( $(date +%s) - start )) s"
