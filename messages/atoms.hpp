@@ -17,4 +17,21 @@ using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using probe_atom = caf::atom_constant<caf::atom("probe")>;
 using ping_atom = caf::atom_constant<caf::atom("ping")>;
 
+// Operator
+using observe_atom = caf::atom_constant<caf::atom("observe")>;    // site_poller -> coordinator
+using view_atom = caf::atom_constant<caf::atom("view")>;          // read the topology view
+using status_atom = caf::atom_constant<caf::atom("status")>;      // read/write group status
+using phase_atom = caf::atom_constant<caf::atom("phase")>;        // executor progress
+using plan_done_atom = caf::atom_constant<caf::atom("plan_done")>;
+using annotate_atom = caf::atom_constant<caf::atom("annotate")>;  // admin annotation (reclone)
+using route_atom = caf::atom_constant<caf::atom("route")>;
+using dns_atom = caf::atom_constant<caf::atom("dns")>;
+using taint_atom = caf::atom_constant<caf::atom("taint")>;
+using event_atom = caf::atom_constant<caf::atom("event")>;
+using persist_atom = caf::atom_constant<caf::atom("persist")>;
+using load_atom = caf::atom_constant<caf::atom("load")>;
+using spec_atom = caf::atom_constant<caf::atom("spec")>;          // group spec update
+using report_atom = caf::atom_constant<caf::atom("report")>;      // sidecar report to operator
+using ack_atom = caf::atom_constant<caf::atom("ack")>;            // sidecar acked a pushed view
+
 }  // namespace br

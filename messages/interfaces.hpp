@@ -10,6 +10,8 @@
 
 #include "messages/actor_info.hpp"
 #include "messages/atoms.hpp"
+#include "messages/operator.hpp"
+#include "messages/site_io.hpp"
 
 namespace br {
 
@@ -32,5 +34,60 @@ using registry_actor = caf::typed_actor<
 /// - (child, name) -> caf::actor: the current handle of a running child, or an error.
 /// - (restarts, name) -> uint64_t: how often that child was restarted.
 /// - (stop) -> bool: stops children in reverse start order, waits for each, then quits normally.
+
+// -- operator -----------------------------------------------------------------------------------
+
+/// MySQL I/O: a pool of detached workers running io/mysql calls with hard deadlines.
+/// Every request carries its own timeout; callers use a CAF request timeout a bit above it.
+using site_io_actor = caf::typed_actor<caf::replies_to<mysql_command>::with<mysql_outcome>>;
+
+/// Coordinator (one per group): owns the view, the epoch and the durable state; evaluates.
+/// - (observe, report): a site_poller's debounced observation.
+/// - (view) -> topology_view: the current authoritative view (/active-site).
+/// - (status) -> std::string: the group status as JSON (config/group_status shape).
+/// - (phase, plan_id, phase, promotion_gtid) -> bool: executor progress, true once persisted.
+/// - (plan_done, result): an executor finished (ok or with a named error).
+/// - (annotate, key, value) -> std::string: an admin annotation (e.g. the reclone token);
+///   the answer says what happened ("accepted: ..." / "rejected: ...").
+using coordinator_actor = caf::typed_actor<
+    caf::reacts_to<observe_atom, site_report>,
+    caf::replies_to<view_atom>::with<topology_view>,
+    caf::replies_to<status_atom>::with<std::string>,
+    caf::replies_to<phase_atom, uint64_t, plan_phase, std::string>::with<bool>,
+    caf::reacts_to<plan_done_atom, plan_result>,
+    caf::replies_to<annotate_atom, std::string, std::string>::with<std::string>>;
+
+/// Platform effects, one interface each; a local (standalone) and a Kubernetes implementation
+/// stand behind each, and tests use recording implementations.
+/// Router: point the primary endpoint at `primary` and the replicas endpoint at `replicas`.
+using router_actor = caf::typed_actor<
+    caf::replies_to<route_atom, std::string /*group*/, std::string /*primary*/,
+                    std::vector<std::string> /*replicas*/>::with<bool>>;
+/// DNS: the group's A record now targets `target` (site's lbIP) for `site`.
+using dns_actor = caf::typed_actor<
+    caf::replies_to<dns_atom, std::string /*group*/, std::string /*site*/,
+                    std::string /*target*/>::with<bool>>;
+/// Node taints: taint (true) or untaint (false) the nodes of `site`.
+using taint_actor = caf::typed_actor<
+    caf::replies_to<taint_atom, std::string /*group*/, std::string /*site*/, bool>::with<bool>>;
+/// Events (Kubernetes Events, or log lines + GET /events in standalone mode).
+using event_actor = caf::typed_actor<caf::reacts_to<event_atom, group_event>>;
+/// Durable state (S6/S7): persist returns true only once the state is durable (fsync / API ack).
+using state_store_actor = caf::typed_actor<
+    caf::replies_to<persist_atom, std::string /*group*/, durable_state>::with<bool>,
+    caf::replies_to<load_atom, std::string /*group*/>::with<durable_state>>;
+/// Status writer: the only writer of a group's status (skips equal writes, never blocks callers).
+using status_writer_actor =
+    caf::typed_actor<caf::reacts_to<status_atom, std::string /*group*/, std::string /*json*/>>;
+
+/// The platform a group runs against.
+struct platform_handles {
+  router_actor router;
+  dns_actor dns;
+  taint_actor taints;
+  event_actor events;
+  state_store_actor store;
+  status_writer_actor status;
+};
 
 }  // namespace br

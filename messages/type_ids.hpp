@@ -6,10 +6,23 @@
 
 #include "messages/actor_info.hpp"
 #include "messages/gtid_set.hpp"
+#include "messages/operator.hpp"
+#include "messages/site_io.hpp"
 
 CAF_BEGIN_TYPE_ID_BLOCK(bloodraven, caf::first_custom_type_id)
 CAF_ADD_TYPE_ID(bloodraven, (br::actor_entry))
 CAF_ADD_TYPE_ID(bloodraven, (br::gtid_set))
+CAF_ADD_TYPE_ID(bloodraven, (br::mysql_target))
+CAF_ADD_TYPE_ID(bloodraven, (br::mysql_command))
+CAF_ADD_TYPE_ID(bloodraven, (br::site_probe))
+CAF_ADD_TYPE_ID(bloodraven, (br::mysql_outcome))
+CAF_ADD_TYPE_ID(bloodraven, (br::site_report))
+CAF_ADD_TYPE_ID(bloodraven, (br::topology_view))
+CAF_ADD_TYPE_ID(bloodraven, (br::failover_plan))
+CAF_ADD_TYPE_ID(bloodraven, (br::plan_result))
+CAF_ADD_TYPE_ID(bloodraven, (br::site_recovery))
+CAF_ADD_TYPE_ID(bloodraven, (br::durable_state))
+CAF_ADD_TYPE_ID(bloodraven, (br::group_event))
 CAF_END_TYPE_ID_BLOCK(bloodraven)
 
 namespace br {

@@ -1,0 +1,186 @@
+// Operator value types: site reports, the topology view (epoch), plans, durable state, events.
+#pragma once
+
+#include <caf/meta/type_name.hpp>
+#include <caf/timespan.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "messages/decisions.hpp"
+#include "messages/site_io.hpp"
+#include "messages/topology.hpp"
+
+namespace br {
+
+/// What a site_poller reports after each poll: the debounced state and the raw probe.
+struct site_report {
+  std::string site;
+  debounce_step step;   ///< debounced state after this poll (step.next.state)
+  bool probe_ok = false;
+  site_probe probe;     ///< valid when probe_ok
+  std::string error_kind;
+  std::string error;
+  int64_t polled_at_ms = 0;  ///< wall clock of the poll (unix ms), informational
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, site_report& x) {
+  return f(caf::meta::type_name("site_report"), x.site, x.step, x.probe_ok, x.probe, x.error_kind,
+           x.error, x.polled_at_ms);
+}
+
+/// The authoritative view V = {epoch, activeSite, deposing, observedAt} (SAFETY.md). `active_site`
+/// empty with `deposing` set = a transition in progress.
+struct topology_view {
+  uint64_t epoch = 0;
+  std::string active_site;
+  std::string deposing;
+  int64_t observed_at_ms = 0;  ///< unix ms, informational (epochs order views, not clocks)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, topology_view& x) {
+  return f(caf::meta::type_name("topology_view"), x.epoch, x.active_site, x.deposing,
+           x.observed_at_ms);
+}
+
+enum class plan_kind : uint8_t { failover, switchover, recover, reclone };
+
+/// Steps of a plan, in order. A plan resumes from its persisted phase; phases after `promoting`
+/// never promote again.
+enum class plan_phase : uint8_t {
+  pending,
+  fencing_old,      ///< super_read_only=ON on the old primary (skipped when unreachable)
+  killing_sessions, ///< kill application sessions on the old primary
+  gating,           ///< promotion gate (SAFETY.md)
+  draining,         ///< WAIT_FOR_EXECUTED_GTID_SET on the candidate (relayDrainTimeout)
+  stopping_replica,
+  resetting_replica,
+  recording_gtid,   ///< promotionGtidExecuted
+  promoting,        ///< super_read_only=OFF, read_only=OFF
+  confirming,       ///< a probe confirms the candidate writable (S9)
+  steering,         ///< router, DNS, taints
+  repointing,       ///< followers CHANGE REPLICATION SOURCE to the new primary
+  done,
+  failed,
+};
+
+
+struct failover_plan {
+  uint64_t id = 0;
+  plan_kind kind = plan_kind::failover;
+  std::string group;
+  uint64_t epoch = 0;             ///< epoch of the deposing view this plan runs under
+  std::string candidate;          ///< site to promote (failover/switchover) or to repair
+  std::string old_primary;        ///< may be empty (no primary known)
+  bool old_primary_reachable = false;
+  std::vector<std::string> followers;  ///< sites to repoint after promotion
+  plan_phase phase = plan_phase::pending;  ///< resume point
+  std::string promotion_gtid;     ///< recorded at recording_gtid
+  gate_policy policy = gate_policy::safe;
+  caf::timespan drain_timeout{std::chrono::seconds(30)};
+  caf::timespan step_timeout{std::chrono::seconds(10)};
+  caf::timespan gate_timeout{std::chrono::minutes(2)};
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, failover_plan& x) {
+  return f(caf::meta::type_name("failover_plan"), x.id, x.kind, x.group, x.epoch, x.candidate,
+           x.old_primary, x.old_primary_reachable, x.followers, x.phase, x.promotion_gtid,
+           x.policy, x.drain_timeout, x.step_timeout, x.gate_timeout);
+}
+
+struct plan_result {
+  uint64_t id = 0;
+  bool ok = false;
+  plan_phase reached = plan_phase::pending;  ///< last phase completed (or failed at)
+  std::string error;                         ///< names the step: "draining: deadline exceeded"
+  std::string promotion_gtid;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, plan_result& x) {
+  return f(caf::meta::type_name("plan_result"), x.id, x.ok, x.reached, x.error, x.promotion_gtid);
+}
+
+/// Per-site recovery bookkeeping that must survive restarts.
+struct site_recovery {
+  std::string state;  ///< "" | "RecoveryInProgress" | "RecoveryBlocked"
+  std::string divergent_gtid;
+  uint64_t divergent_count = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, site_recovery& x) {
+  return f(caf::meta::type_name("site_recovery"), x.state, x.divergent_gtid, x.divergent_count);
+}
+
+/// Everything the coordinator must find again after a restart (S6, S7): written durably before
+/// any view is published.
+struct durable_state {
+  topology_view view;
+  int64_t last_failover_ms = 0;  ///< 0 = never
+  std::string last_failover_target;
+  std::string promotion_gtid;
+  bool plan_active = false;
+  failover_plan plan;
+  std::map<std::string, site_recovery> recovery;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, durable_state& x) {
+  return f(caf::meta::type_name("durable_state"), x.view, x.last_failover_ms,
+           x.last_failover_target, x.promotion_gtid, x.plan_active, x.plan, x.recovery);
+}
+
+/// A Kubernetes-style Event (type Normal|Warning, reason from the reference §6.1).
+struct group_event {
+  std::string group;
+  std::string type = "Normal";
+  std::string reason;
+  std::string message;
+  std::string site;
+  uint64_t epoch = 0;
+  int64_t time_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, group_event& x) {
+  return f(caf::meta::type_name("group_event"), x.group, x.type, x.reason, x.message, x.site,
+           x.epoch, x.time_ms);
+}
+
+inline std::string to_string(plan_kind k) {
+  switch (k) {
+    case plan_kind::failover: return "failover";
+    case plan_kind::switchover: return "switchover";
+    case plan_kind::recover: return "recover";
+    case plan_kind::reclone: return "reclone";
+  }
+  return "failover";
+}
+
+inline std::string to_string(plan_phase p) {
+  switch (p) {
+    case plan_phase::pending: return "pending";
+    case plan_phase::fencing_old: return "fencing_old";
+    case plan_phase::killing_sessions: return "killing_sessions";
+    case plan_phase::gating: return "gating";
+    case plan_phase::draining: return "draining";
+    case plan_phase::stopping_replica: return "stopping_replica";
+    case plan_phase::resetting_replica: return "resetting_replica";
+    case plan_phase::recording_gtid: return "recording_gtid";
+    case plan_phase::promoting: return "promoting";
+    case plan_phase::confirming: return "confirming";
+    case plan_phase::steering: return "steering";
+    case plan_phase::repointing: return "repointing";
+    case plan_phase::done: return "done";
+    case plan_phase::failed: return "failed";
+  }
+  return "pending";
+}
+
+}  // namespace br

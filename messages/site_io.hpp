@@ -1,0 +1,122 @@
+// Messages to the MySQL I/O workers: one command type in, one outcome type out (easy to mock).
+#pragma once
+
+#include <caf/meta/type_name.hpp>
+#include <caf/timespan.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace br {
+
+/// Where and as whom to connect. The password is deliberately NOT part of inspect(), so it never
+/// appears in to_string()/logs; local CAF messages carry the whole struct by value.
+struct mysql_target {
+  std::string site;
+  std::string host = "127.0.0.1";
+  uint16_t port = 3306;
+  std::string user;
+  std::string password;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, mysql_target& x) {
+  return f(caf::meta::type_name("mysql_target"), x.site, x.host, x.port, x.user);
+}
+
+enum class mysql_op : uint8_t {
+  probe,              ///< one-round-trip probe -> outcome.probe
+  fence,              ///< SET GLOBAL super_read_only=ON
+  kill_sessions,      ///< kill application sessions -> value = count
+  promote,            ///< super_read_only=OFF, read_only=OFF
+  read_gtid,          ///< value = gtid_executed (server format)
+  wait_executed,      ///< WAIT_FOR_EXECUTED_GTID_SET(gtid, timeout) -> value "reached"|"timed_out"
+  stop_replica,
+  reset_replica_all,
+  change_source,      ///< CHANGE REPLICATION SOURCE TO source (auto-position, ssl per source_ssl)
+  start_replica,
+  clone,              ///< CLONE INSTANCE FROM source into target, deadline = timeout
+};
+
+
+struct mysql_command {
+  mysql_op op = mysql_op::probe;
+  mysql_target target;
+  caf::timespan timeout{std::chrono::seconds(5)};  ///< hard deadline of the whole operation
+  std::string gtid;                                ///< wait_executed
+  mysql_target source;                             ///< change_source (replication user) / clone
+  bool source_ssl = true;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, mysql_command& x) {
+  return f(caf::meta::type_name("mysql_command"), x.op, x.target, x.timeout, x.gtid, x.source,
+           x.source_ssl);
+}
+
+/// Wire form of io/mysql's probe_result (plain strings so it is cheap to copy and to mock).
+struct site_probe {
+  bool read_only = false;
+  bool super_read_only = false;
+  std::string gtid_executed;  ///< server format
+  std::string server_uuid;
+  uint32_t server_id = 0;
+  std::string version;
+  bool channel_configured = false;
+  std::string io_state;   ///< "ON" | "OFF" | "CONNECTING"
+  std::string sql_state;  ///< "ON" | "OFF"
+  std::string source_host;
+  uint16_t source_port = 0;
+  double seconds_behind = -1;  ///< -1 = NULL
+  uint32_t last_io_errno = 0;
+  std::string last_io_error;
+  uint32_t last_sql_errno = 0;
+  std::string last_sql_error;
+  int64_t latency_us = 0;
+  bool writable() const { return !read_only && !super_read_only; }
+  bool replicating() const { return channel_configured && io_state == "ON" && sql_state == "ON"; }
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, site_probe& x) {
+  return f(caf::meta::type_name("site_probe"), x.read_only, x.super_read_only, x.gtid_executed,
+           x.server_uuid, x.server_id, x.version, x.channel_configured, x.io_state, x.sql_state,
+           x.source_host, x.source_port, x.seconds_behind, x.last_io_errno, x.last_io_error,
+           x.last_sql_errno, x.last_sql_error, x.latency_us);
+}
+
+/// Result of one mysql_command. `error_kind` mirrors io/mysql's classification
+/// ("refused" | "timeout" | "lost_connection" | "auth" | "server_error" | "other").
+struct mysql_outcome {
+  bool ok = false;
+  std::string error_kind;
+  std::string error;
+  uint32_t error_code = 0;
+  std::string value;
+  site_probe probe;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, mysql_outcome& x) {
+  return f(caf::meta::type_name("mysql_outcome"), x.ok, x.error_kind, x.error, x.error_code,
+           x.value, x.probe);
+}
+
+inline std::string to_string(mysql_op op) {
+  switch (op) {
+    case mysql_op::probe: return "probe";
+    case mysql_op::fence: return "fence";
+    case mysql_op::kill_sessions: return "kill_sessions";
+    case mysql_op::promote: return "promote";
+    case mysql_op::read_gtid: return "read_gtid";
+    case mysql_op::wait_executed: return "wait_executed";
+    case mysql_op::stop_replica: return "stop_replica";
+    case mysql_op::reset_replica_all: return "reset_replica_all";
+    case mysql_op::change_source: return "change_source";
+    case mysql_op::start_replica: return "start_replica";
+    case mysql_op::clone: return "clone";
+  }
+  return "unknown";
+}
+
+}  // namespace br
