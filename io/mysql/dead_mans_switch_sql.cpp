@@ -1,0 +1,170 @@
+// SQL text, parsing and the arming rule of the in-database dead man's switch.
+#include "io/mysql/dead_mans_switch_sql.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace br::mysql {
+
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return out;
+}
+
+// Bump when the event body changes, so ensure_switch re-creates events made by older code.
+constexpr std::string_view comment_prefix = "bloodraven dead-mans-switch v1 lease_us=";
+
+}  // namespace
+
+std::string_view to_string(scheduler_state s) {
+  switch (s) {
+    case scheduler_state::on: return "on";
+    case scheduler_state::off: return "off";
+    case scheduler_state::disabled: return "disabled";
+    case scheduler_state::unknown: break;
+  }
+  return "unknown";
+}
+
+std::string_view to_string(event_status s) {
+  switch (s) {
+    case event_status::missing: return "missing";
+    case event_status::enabled: return "enabled";
+    case event_status::disabled: return "disabled";
+    case event_status::replica_side_disabled: return "replica_side_disabled";
+    case event_status::unknown: break;
+  }
+  return "unknown";
+}
+
+std::string_view to_string(switch_arming a) {
+  switch (a) {
+    case switch_arming::armed: return "armed";
+    case switch_arming::scheduler_off: return "scheduler_off";
+    case switch_arming::scheduler_disabled: return "scheduler_disabled";
+    case switch_arming::event_missing: return "event_missing";
+    case switch_arming::event_disabled: return "event_disabled";
+    case switch_arming::event_replica_only: return "event_replica_only";
+    case switch_arming::definer_cannot_fence: return "definer_cannot_fence";
+    case switch_arming::lease_mismatch: return "lease_mismatch";
+    case switch_arming::unknown: break;
+  }
+  return "unknown";
+}
+
+scheduler_state parse_scheduler_state(const std::optional<std::string>& value) {
+  if (!value) return scheduler_state::unknown;
+  const std::string v = upper(*value);
+  if (v == "ON" || v == "1") return scheduler_state::on;
+  if (v == "OFF" || v == "0") return scheduler_state::off;
+  if (v == "DISABLED") return scheduler_state::disabled;
+  return scheduler_state::unknown;
+}
+
+event_status parse_event_status(const std::optional<std::string>& value) {
+  if (!value) return event_status::missing;
+  const std::string v = upper(*value);
+  if (v == "ENABLED") return event_status::enabled;
+  if (v == "DISABLED") return event_status::disabled;
+  if (v == "SLAVESIDE_DISABLED") return event_status::replica_side_disabled;
+  return event_status::unknown;
+}
+
+switch_arming assess_switch(scheduler_state scheduler, event_status status) {
+  switch (scheduler) {
+    case scheduler_state::on: break;
+    case scheduler_state::off: return switch_arming::scheduler_off;
+    case scheduler_state::disabled: return switch_arming::scheduler_disabled;
+    case scheduler_state::unknown: return switch_arming::unknown;
+  }
+  switch (status) {
+    case event_status::enabled: return switch_arming::armed;
+    case event_status::missing: return switch_arming::event_missing;
+    case event_status::disabled: return switch_arming::event_disabled;
+    case event_status::replica_side_disabled: return switch_arming::event_replica_only;
+    case event_status::unknown: break;
+  }
+  return switch_arming::unknown;
+}
+
+switch_arming assess_switch(scheduler_state scheduler, event_status status,
+                            std::optional<bool> definer_can_fence,
+                            std::optional<std::chrono::milliseconds> event_lease,
+                            std::chrono::milliseconds wanted_lease) {
+  const switch_arming base = assess_switch(scheduler, status);
+  if (base != switch_arming::armed) return base;
+  if (definer_can_fence == false) return switch_arming::definer_cannot_fence;
+  if (event_lease != wanted_lease) return switch_arming::lease_mismatch;
+  return switch_arming::armed;
+}
+
+std::string switch_comment(std::chrono::milliseconds lease) {
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(lease).count();
+  return std::string(comment_prefix) + std::to_string(us);
+}
+
+std::optional<std::chrono::milliseconds> parse_switch_comment(std::string_view comment) {
+  if (comment.substr(0, comment_prefix.size()) != comment_prefix) return std::nullopt;
+  const std::string_view digits = comment.substr(comment_prefix.size());
+  if (digits.empty()) return std::nullopt;
+  long long us = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), us);
+  if (ec != std::errc{} || p != digits.data() + digits.size() || us <= 0 || us % 1000 != 0)
+    return std::nullopt;
+  return std::chrono::milliseconds{us / 1000};
+}
+
+std::string heartbeat_table_sql_name() {
+  return std::string(switch_schema) + "." + std::string(heartbeat_table_name);
+}
+
+std::string switch_event_sql_name() {
+  return std::string(switch_schema) + "." + std::string(switch_event_name);
+}
+
+std::string create_heartbeat_table_sql() {
+  return "CREATE TABLE IF NOT EXISTS " + heartbeat_table_sql_name() +
+         " (id TINYINT UNSIGNED NOT NULL PRIMARY KEY, at DATETIME(6) NOT NULL) ENGINE=InnoDB";
+}
+
+std::string refresh_heartbeat_sql() {
+  return "INSERT INTO " + heartbeat_table_sql_name() +
+         " (id, at) VALUES (1, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE at = UTC_TIMESTAMP(6)";
+}
+
+std::string seed_heartbeat_sql() {
+  return "INSERT IGNORE INTO " + heartbeat_table_sql_name() +
+         " (id, at) VALUES (1, UTC_TIMESTAMP(6))";
+}
+
+std::string create_event_sql(std::chrono::milliseconds lease) {
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(lease).count();
+  // DEFINER defaults to the creating account (the operator's or the sidecar's): the body runs with
+  // its privileges, so it needs SYSTEM_VARIABLES_ADMIN (or SUPER) for the SET and SELECT/EVENT on
+  // the schema; read_switch_state checks that the definer still exists and can fence.
+  return "CREATE EVENT " + switch_event_sql_name() +
+         " ON SCHEDULE EVERY 1 SECOND ON COMPLETION PRESERVE ENABLE COMMENT '" +
+         switch_comment(lease) +
+         "' DO BEGIN"
+         " IF @@GLOBAL.super_read_only = 0 AND NOT EXISTS (SELECT 1 FROM " +
+         heartbeat_table_sql_name() + " WHERE id = 1 AND at >= UTC_TIMESTAMP(6) - INTERVAL " +
+         std::to_string(us) +
+         " MICROSECOND) THEN SET GLOBAL super_read_only = ON; END IF; END";
+}
+
+std::string drop_event_sql() {
+  return "DROP EVENT IF EXISTS " + switch_event_sql_name();
+}
+
+std::optional<account_name> split_definer(std::string_view definer) {
+  const auto at = definer.rfind('@');
+  if (at == std::string_view::npos) return std::nullopt;
+  return account_name{std::string(definer.substr(0, at)), std::string(definer.substr(at + 1))};
+}
+
+}  // namespace br::mysql

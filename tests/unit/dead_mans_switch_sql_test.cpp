@@ -1,0 +1,116 @@
+// Table tests of the dead man's switch's pure parts: arming rule, state/comment parsing, SQL text.
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/mysql/dead_mans_switch_sql.hpp"
+
+using namespace br::mysql;
+using std::chrono::milliseconds;
+
+BOOST_AUTO_TEST_SUITE(dead_mans_switch_sql)
+
+BOOST_AUTO_TEST_CASE(armed_only_with_scheduler_on_and_event_enabled) {
+  struct row {
+    scheduler_state sched;
+    event_status status;
+    switch_arming want;
+  };
+  const std::vector<row> table = {
+      {scheduler_state::on, event_status::enabled, switch_arming::armed},
+      {scheduler_state::on, event_status::missing, switch_arming::event_missing},
+      {scheduler_state::on, event_status::disabled, switch_arming::event_disabled},
+      {scheduler_state::on, event_status::replica_side_disabled, switch_arming::event_replica_only},
+      {scheduler_state::on, event_status::unknown, switch_arming::unknown},
+      // The scheduler is the more fundamental cause: it is named even when the event is fine.
+      {scheduler_state::off, event_status::enabled, switch_arming::scheduler_off},
+      {scheduler_state::off, event_status::missing, switch_arming::scheduler_off},
+      {scheduler_state::disabled, event_status::enabled, switch_arming::scheduler_disabled},
+      {scheduler_state::unknown, event_status::enabled, switch_arming::unknown},
+  };
+  for (const auto& r : table) {
+    BOOST_TEST_CONTEXT(r.sched << " / " << r.status) {
+      BOOST_TEST(assess_switch(r.sched, r.status) == r.want);
+      BOOST_TEST(is_armed(assess_switch(r.sched, r.status)) == (r.want == switch_arming::armed));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(full_assessment_checks_definer_and_lease) {
+  const milliseconds lease{3000};
+  const auto on = scheduler_state::on;
+  const auto en = event_status::enabled;
+  BOOST_TEST(assess_switch(on, en, true, lease, lease) == switch_arming::armed);
+  // Could not check the definer (no SELECT on mysql.*): not held against the switch.
+  BOOST_TEST(assess_switch(on, en, std::nullopt, lease, lease) == switch_arming::armed);
+  BOOST_TEST(assess_switch(on, en, false, lease, lease) == switch_arming::definer_cannot_fence);
+  BOOST_TEST(assess_switch(on, en, true, milliseconds{2000}, lease) ==
+             switch_arming::lease_mismatch);
+  BOOST_TEST(assess_switch(on, en, true, std::nullopt, lease) == switch_arming::lease_mismatch);
+  // Scheduler/event causes come first.
+  BOOST_TEST(assess_switch(scheduler_state::off, en, false, std::nullopt, lease) ==
+             switch_arming::scheduler_off);
+  BOOST_TEST(assess_switch(on, event_status::missing, false, std::nullopt, lease) ==
+             switch_arming::event_missing);
+}
+
+BOOST_AUTO_TEST_CASE(parses_server_values) {
+  BOOST_TEST(parse_scheduler_state(std::string("ON")) == scheduler_state::on);
+  BOOST_TEST(parse_scheduler_state(std::string("on")) == scheduler_state::on);
+  BOOST_TEST(parse_scheduler_state(std::string("OFF")) == scheduler_state::off);
+  BOOST_TEST(parse_scheduler_state(std::string("DISABLED")) == scheduler_state::disabled);
+  BOOST_TEST(parse_scheduler_state(std::string("1")) == scheduler_state::on);
+  BOOST_TEST(parse_scheduler_state(std::string("maybe")) == scheduler_state::unknown);
+  BOOST_TEST(parse_scheduler_state(std::nullopt) == scheduler_state::unknown);
+  BOOST_TEST(parse_event_status(std::string("ENABLED")) == event_status::enabled);
+  BOOST_TEST(parse_event_status(std::string("DISABLED")) == event_status::disabled);
+  BOOST_TEST(parse_event_status(std::string("SLAVESIDE_DISABLED")) ==
+             event_status::replica_side_disabled);
+  BOOST_TEST(parse_event_status(std::string("REPLICA_SIDE_X")) == event_status::unknown);
+  BOOST_TEST(parse_event_status(std::nullopt) == event_status::missing);
+}
+
+BOOST_AUTO_TEST_CASE(comment_round_trips_the_lease) {
+  for (long ms : {1L, 999L, 1000L, 3000L, 20000L, 86400000L}) {
+    BOOST_TEST_CONTEXT("lease " << ms << " ms") {
+      const auto c = switch_comment(milliseconds{ms});
+      BOOST_TEST(c.find(std::to_string(ms * 1000)) != std::string::npos);
+      BOOST_TEST((parse_switch_comment(c) == std::optional<milliseconds>(milliseconds{ms})));
+    }
+  }
+  BOOST_TEST(!parse_switch_comment(""));
+  BOOST_TEST(!parse_switch_comment("someone else's event"));
+  // An older body version is not ours any more: ensure_switch re-creates it.
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v0 lease_us=3000000"));
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v1 lease_us="));
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v1 lease_us=3000000x"));
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v1 lease_us=1500"));  // not ms
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v1 lease_us=-1000"));
+}
+
+BOOST_AUTO_TEST_CASE(event_sql_bakes_in_the_lease_and_server_clock) {
+  const auto sql = create_event_sql(milliseconds{2500});
+  BOOST_TEST(sql.find("CREATE EVENT bloodraven.dead_mans_switch") == 0u);
+  BOOST_TEST(sql.find("EVERY 1 SECOND") != std::string::npos);
+  BOOST_TEST(sql.find("INTERVAL 2500000 MICROSECOND") != std::string::npos);
+  BOOST_TEST(sql.find("'" + switch_comment(milliseconds{2500}) + "'") != std::string::npos);
+  BOOST_TEST(sql.find("@@GLOBAL.super_read_only = 0") != std::string::npos);
+  BOOST_TEST(sql.find("SET GLOBAL super_read_only = ON") != std::string::npos);
+  // Both sides of the comparison use the server's UTC clock (no session time zone involved).
+  BOOST_TEST(sql.find("UTC_TIMESTAMP(6) - INTERVAL") != std::string::npos);
+  BOOST_TEST(refresh_heartbeat_sql().find("UTC_TIMESTAMP(6)") != std::string::npos);
+  BOOST_TEST(sql.find("NOW(") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(definer_splits_at_the_last_at_sign) {
+  BOOST_TEST((split_definer("bloodraven@%") == std::optional<account_name>({"bloodraven", "%"})));
+  BOOST_TEST((split_definer("a@b@localhost") ==
+              std::optional<account_name>({"a@b", "localhost"})));
+  BOOST_TEST((split_definer("@localhost") == std::optional<account_name>({"", "localhost"})));
+  BOOST_TEST(!split_definer("nobody"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
