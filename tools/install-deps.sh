@@ -10,6 +10,7 @@ packages=(
   prometheus      # promtool, used by tests to lint /metrics output
   debootstrap     # tools/mysql-sandbox builds a Debian sid chroot for MySQL 9.7
   curl ca-certificates
+  nodejs unzip    # tests/chart: helm from an npm package, schema/CEL validation (npm ships with nodejs here)
 )
 
 missing=()

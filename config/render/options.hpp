@@ -1,0 +1,24 @@
+// Inputs to rendering that come from the operator process rather than from the group's spec.
+#pragma once
+
+#include <string>
+
+namespace br::render {
+
+/// Bumped when rendering changes in a way that would roll existing workloads. Groups keep the
+/// version they were created with until their spec is edited (seed 003), so an operator upgrade
+/// alone never restarts MySQL.
+inline constexpr int current_reconciler_version = 1;
+inline constexpr int oldest_reconciler_version = 1;
+
+inline bool is_supported_reconciler_version(int v) {
+  return v >= oldest_reconciler_version && v <= current_reconciler_version;
+}
+
+struct render_options {
+  /// Used when spec.sidecarImage is empty (the operator's --sidecar-image).
+  std::string default_sidecar_image = "ghcr.io/shipstream/bloodraven-sidecar:1.0.0";
+  int reconciler_version = current_reconciler_version;
+};
+
+}  // namespace br::render

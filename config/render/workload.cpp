@@ -1,0 +1,187 @@
+// Per-site workload objects: the single-replica Deployment (mysql + sidecar) and its PVC.
+#include "config/render/workload.hpp"
+
+#include "config/render/names.hpp"
+#include "config/render/rollout.hpp"
+
+namespace br::render {
+namespace {
+
+json field_env(const char* name, const char* path) {
+  return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", path}}}}}};
+}
+
+json value_env(const char* name, const std::string& value) {
+  return {{"name", name}, {"value", value}};
+}
+
+json mysql_container_spec(const config::group_spec& spec) {
+  // preStop fences before SIGTERM so a draining primary stops taking writes first; "|| true"
+  // because a mysqld that is already down is as fenced as it gets.
+  std::string pre_stop =
+      "MYSQL_PWD=\"$MYSQL_ROOT_PASSWORD\" mysql -uroot -h127.0.0.1 --connect-timeout=5 "
+      "-e 'SET GLOBAL super_read_only=ON' || true";
+  return {
+      {"name", std::string{mysql_container}},
+      {"image", spec.image},
+      {"ports",
+       json::array({{{"name", "mysql"}, {"containerPort", mysql_port}, {"protocol", "TCP"}}})},
+      {"env",
+       json::array({{{"name", "MYSQL_ROOT_PASSWORD"},
+                     {"valueFrom",
+                      {{"secretKeyRef",
+                        {{"name", credentials_secret(spec)}, {"key", "MYSQL_ROOT_PASSWORD"}}}}}}})},
+      {"livenessProbe",
+       {{"tcpSocket", {{"port", mysql_port}}},
+        {"initialDelaySeconds", 30},
+        {"periodSeconds", 10},
+        {"timeoutSeconds", 5},
+        {"failureThreshold", 3}}},
+      {"readinessProbe",
+       {{"tcpSocket", {{"port", mysql_port}}},
+        {"initialDelaySeconds", 5},
+        {"periodSeconds", 5},
+        {"timeoutSeconds", 3},
+        {"failureThreshold", 3}}},
+      {"lifecycle", {{"preStop", {{"exec", {{"command", json::array({"sh", "-c", pre_stop})}}}}}}},
+      {"volumeMounts",
+       json::array({{{"name", "data"}, {"mountPath", data_dir}},
+                    {{"name", "config"}, {"mountPath", conf_dir}, {"readOnly", true}}})},
+  };
+}
+
+json sidecar_container_spec(const config::failover_group& g, std::size_t site_index,
+                            const render_options& opts) {
+  return {
+      {"name", std::string{sidecar_container}},
+      {"image", sidecar_image(g.spec, opts)},
+      {"ports",
+       json::array({{{"name", "sidecar"}, {"containerPort", sidecar_port}, {"protocol", "TCP"}}})},
+      {"env", sidecar_env(g, site_index)},
+      // Liveness asks only whether the process answers: /health depends on mysqld, and
+      // restarting the sidecar because MySQL is down would drop the fencing monitor.
+      {"livenessProbe",
+       {{"httpGet", {{"path", "/peer/ping"}, {"port", sidecar_port}}},
+        {"initialDelaySeconds", 5},
+        {"periodSeconds", 10},
+        {"timeoutSeconds", 3},
+        {"failureThreshold", 3}}},
+      {"readinessProbe",
+       {{"httpGet", {{"path", "/ready"}, {"port", sidecar_port}}},
+        {"initialDelaySeconds", 2},
+        {"periodSeconds", 5},
+        {"timeoutSeconds", 3},
+        {"failureThreshold", 3}}},
+      // Runs as the image's mysql uid/gid so it can read the binlogs (archiver) and, through
+      // fsGroup, the credentials files.
+      {"securityContext",
+       {{"runAsUser", 999},
+        {"runAsGroup", 999},
+        {"runAsNonRoot", true},
+        {"allowPrivilegeEscalation", false},
+        {"readOnlyRootFilesystem", true},
+        {"capabilities", {{"drop", json::array({"ALL"})}}}}},
+      {"volumeMounts",
+       json::array({{{"name", "creds"}, {"mountPath", creds_dir}, {"readOnly", true}},
+                    {{"name", "data"}, {"mountPath", data_dir}, {"readOnly", true}}})},
+  };
+}
+
+}  // namespace
+
+std::string credentials_secret(const config::group_spec& spec) {
+  return spec.credentials ? spec.credentials->operator_secret : spec.secret_name;
+}
+
+std::string sidecar_image(const config::group_spec& spec, const render_options& opts) {
+  return spec.sidecar_image.empty() ? opts.default_sidecar_image : spec.sidecar_image;
+}
+
+json sidecar_env(const config::failover_group& g, std::size_t site_index) {
+  const auto& spec = g.spec;
+  const auto& ns = g.metadata.namespace_name;
+  std::string peers;
+  for (std::size_t i = 0; i < spec.sites.size(); ++i) {
+    if (i == site_index) continue;
+    if (!peers.empty()) peers += ',';
+    peers += sidecar_peer_address(g.metadata.name, spec.sites[i].name, ns);
+  }
+  return json::array({
+      field_env("MY_POD_NAME", "metadata.name"),
+      field_env("POD_NAMESPACE", "metadata.namespace"),
+      value_env("LISTEN_ADDR", ":" + std::to_string(sidecar_port)),
+      value_env("MY_SITE", spec.sites.at(site_index).name),
+      value_env("FAILOVER_GROUP", g.metadata.name),
+      value_env("PEER_ADDRESSES", peers),
+      value_env("BLOODRAVEN_ADDRESS", config::effective_bloodraven_address(spec, ns)),
+      value_env("LEASE_TIMEOUT", config::format_duration(spec.sidecar.lease_timeout)),
+      value_env("PEER_CHECK_INTERVAL", config::format_duration(spec.sidecar.peer_check_interval)),
+      value_env("MYSQL_CREDS_DIR", creds_dir),
+  });
+}
+
+json render_deployment(const config::failover_group& g, std::size_t site_index,
+                       const std::string& config_map, const std::string& config_hash,
+                       const render_options& opts) {
+  const auto& spec = g.spec;
+  const auto& site = spec.sites.at(site_index);
+  const auto& group = g.metadata.name;
+  json selector = standard_labels(group, site.name);
+  selector.erase(std::string{label_managed_by});
+  json pod_labels = standard_labels(group, site.name);
+  pod_labels[std::string{label_role}] = "replica";
+  pod_labels[std::string{label_healthy}] = "no";
+
+  json pod_spec = {
+      {"terminationGracePeriodSeconds", 60},
+      {"securityContext", {{"fsGroup", 999}}},
+      {"containers",
+       json::array({mysql_container_spec(spec), sidecar_container_spec(g, site_index, opts)})},
+      {"volumes",
+       json::array(
+           {{{"name", "data"},
+             {"persistentVolumeClaim", {{"claimName", pvc_name(group, site.name)}}}},
+            {{"name", "config"}, {"configMap", {{"name", config_map}}}},
+            {{"name", "creds"},
+             {"secret", {{"secretName", credentials_secret(spec)}, {"defaultMode", 0440}}}}})},
+      // The site's own nodes may carry this group's readonly taint while it is not active; the
+      // replica must stay put (only write-dependent apps are meant to be evicted).
+      {"tolerations",
+       json::array({{{"key", taint_key(group)}, {"operator", "Exists"}, {"effect", "NoExecute"}}})},
+  };
+  if (!site.zone.empty()) pod_spec["nodeSelector"] = {{"topology.kubernetes.io/zone", site.zone}};
+
+  json deployment = {
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata",
+       object_metadata(g, site_name(group, site.name), site.name, opts.reconciler_version)},
+      {"spec",
+       {{"replicas", 1},
+        {"strategy", {{"type", "Recreate"}}},
+        {"selector", {{"matchLabels", selector}}},
+        {"template",
+         {{"metadata",
+           {{"labels", pod_labels}, {"annotations", {{annotation_config_hash, config_hash}}}}},
+          {"spec", pod_spec}}}}},
+  };
+  deployment["metadata"]["annotations"][std::string{annotation_spec_hash}] =
+      workload_spec_hash(deployment);
+  return deployment;
+}
+
+json render_pvc(const config::failover_group& g, std::size_t site_index,
+                const render_options& opts) {
+  const auto& site = g.spec.sites.at(site_index);
+  json spec = {{"accessModes", json::array({"ReadWriteOnce"})},
+               {"resources", {{"requests", {{"storage", site.storage.size}}}}}};
+  if (!site.storage.storage_class_name.empty())
+    spec["storageClassName"] = site.storage.storage_class_name;
+  return {{"apiVersion", "v1"},
+          {"kind", "PersistentVolumeClaim"},
+          {"metadata", object_metadata(g, pvc_name(g.metadata.name, site.name), site.name,
+                                       opts.reconciler_version)},
+          {"spec", std::move(spec)}};
+}
+
+}  // namespace br::render

