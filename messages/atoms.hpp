@@ -33,5 +33,15 @@ using load_atom = caf::atom_constant<caf::atom("load")>;
 using spec_atom = caf::atom_constant<caf::atom("spec")>;          // group spec update
 using report_atom = caf::atom_constant<caf::atom("report")>;      // sidecar report to operator
 using ack_atom = caf::atom_constant<caf::atom("ack")>;            // sidecar acked a pushed view
+using leading_atom = caf::atom_constant<caf::atom("leading")>;    // leader elector: lease acquired
+using lost_atom = caf::atom_constant<caf::atom("lost")>;          // leader elector: lease lost
+
+// Sidecar
+using self_fence_atom = caf::atom_constant<caf::atom("selffence")>;  // fence local MySQL
+using unfence_atom = caf::atom_constant<caf::atom("unfence")>;       // boot guard only
+using http_call_atom = caf::atom_constant<caf::atom("httpcall")>;    // detached HTTP worker
+using offer_atom = caf::atom_constant<caf::atom("offer")>;           // offer a view to the cache
+using push_view_atom = caf::atom_constant<caf::atom("pushview")>;    // PUT /view
+using boot_done_atom = caf::atom_constant<caf::atom("bootdone")>;    // boot guard finished
 
 }  // namespace br

@@ -11,6 +11,7 @@
 #include "messages/actor_info.hpp"
 #include "messages/atoms.hpp"
 #include "messages/operator.hpp"
+#include "messages/sidecar.hpp"
 #include "messages/site_io.hpp"
 
 namespace br {
@@ -89,5 +90,37 @@ struct platform_handles {
   state_store_actor store;
   status_writer_actor status;
 };
+
+// -- sidecar ------------------------------------------------------------------------------------
+
+/// The sidecar's local MySQL worker (detached; every call bounded by its configured deadlines).
+/// - (probe) -> outcome with .probe (and .value = server uptime seconds when readable).
+/// - (self_fence, reason) -> outcome: super_read_only=ON, kill application sessions, then a probe;
+///   ok only when the probe confirmed super_read_only=ON (an ambiguous write is re-checked).
+/// - (unfence) -> outcome: super_read_only=OFF, read_only=OFF (the boot guard only).
+using local_mysql_actor = caf::typed_actor<
+    caf::replies_to<probe_atom>::with<mysql_outcome>,
+    caf::replies_to<self_fence_atom, std::string>::with<mysql_outcome>,
+    caf::replies_to<unfence_atom>::with<mysql_outcome>>;
+
+/// A detached HTTP worker: one blocking request at a time, with the call's own timeout.
+using http_worker_actor = caf::typed_actor<caf::replies_to<http_call_atom, http_call>::with<http_reply>>;
+
+/// The sidecar's view cache (owns the view and its file; epochs never go back).
+/// - (view) -> the cached view.
+/// - (offer, view_offer) -> the cached view after applying the adoption rule.
+using view_cache_actor = caf::typed_actor<caf::replies_to<view_atom>::with<sidecar_view>,
+                                          caf::replies_to<offer_atom, view_offer>::with<sidecar_view>>;
+
+/// The fencing monitor.
+/// - (tick): one round (pull views, evaluate the rules, fence, report); re-arms itself.
+/// - (push_view, view) -> push_ack: a pushed view; fences first when it does not name this site.
+/// - (status) -> sidecar_status.
+/// - (boot_done): the boot guard finished (for /ready).
+using fencing_monitor_actor = caf::typed_actor<
+    caf::reacts_to<tick_atom>,
+    caf::replies_to<push_view_atom, topology_view>::with<push_ack>,
+    caf::replies_to<status_atom>::with<sidecar_status>,
+    caf::reacts_to<boot_done_atom>>;
 
 }  // namespace br

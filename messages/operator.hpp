@@ -66,6 +66,7 @@ enum class plan_phase : uint8_t {
   repointing,       ///< followers CHANGE REPLICATION SOURCE to the new primary
   done,
   failed,
+  cloning,          ///< reclone only: CLONE INSTANCE from the active primary (appended: values stay)
 };
 
 
@@ -84,13 +85,15 @@ struct failover_plan {
   caf::timespan drain_timeout{std::chrono::seconds(30)};
   caf::timespan step_timeout{std::chrono::seconds(10)};
   caf::timespan gate_timeout{std::chrono::minutes(2)};
+  /// recover/reclone: the active primary the repaired site replicates (or clones) from.
+  std::string source;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, failover_plan& x) {
   return f(caf::meta::type_name("failover_plan"), x.id, x.kind, x.group, x.epoch, x.candidate,
            x.old_primary, x.old_primary_reachable, x.followers, x.phase, x.promotion_gtid,
-           x.policy, x.drain_timeout, x.step_timeout, x.gate_timeout);
+           x.policy, x.drain_timeout, x.step_timeout, x.gate_timeout, x.source);
 }
 
 struct plan_result {
@@ -99,11 +102,16 @@ struct plan_result {
   plan_phase reached = plan_phase::pending;  ///< last phase completed (or failed at)
   std::string error;                         ///< names the step: "draining: deadline exceeded"
   std::string promotion_gtid;
+  /// fencing_old: "fenced" | "skipped: unreachable (plan)" | "skipped: <error kind>" | "" (not run).
+  std::string fence_outcome;
+  /// repointing: followers left alone, "site: reason" (divergent set, unreachable, error).
+  std::vector<std::string> not_repointed;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, plan_result& x) {
-  return f(caf::meta::type_name("plan_result"), x.id, x.ok, x.reached, x.error, x.promotion_gtid);
+  return f(caf::meta::type_name("plan_result"), x.id, x.ok, x.reached, x.error, x.promotion_gtid,
+           x.fence_outcome, x.not_repointed);
 }
 
 /// Per-site recovery bookkeeping that must survive restarts.
@@ -179,6 +187,7 @@ inline std::string to_string(plan_phase p) {
     case plan_phase::repointing: return "repointing";
     case plan_phase::done: return "done";
     case plan_phase::failed: return "failed";
+    case plan_phase::cloning: return "cloning";
   }
   return "pending";
 }

@@ -73,6 +73,9 @@ struct site_probe {
   uint32_t last_sql_errno = 0;
   std::string last_sql_error;
   int64_t latency_us = 0;
+  /// RECEIVED_TRANSACTION_SET of the replica channel (server format; "" without a channel): what
+  /// the relay log holds, the target of the failover executor's relay drain.
+  std::string received_gtid;
   bool writable() const { return !read_only && !super_read_only; }
   bool replicating() const { return channel_configured && io_state == "ON" && sql_state == "ON"; }
 };
@@ -82,7 +85,7 @@ typename Inspector::result_type inspect(Inspector& f, site_probe& x) {
   return f(caf::meta::type_name("site_probe"), x.read_only, x.super_read_only, x.gtid_executed,
            x.server_uuid, x.server_id, x.version, x.channel_configured, x.io_state, x.sql_state,
            x.source_host, x.source_port, x.seconds_behind, x.last_io_errno, x.last_io_error,
-           x.last_sql_errno, x.last_sql_error, x.latency_us);
+           x.last_sql_errno, x.last_sql_error, x.latency_us, x.received_gtid);
 }
 
 /// Result of one mysql_command. `error_kind` mirrors io/mysql's classification

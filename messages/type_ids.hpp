@@ -7,6 +7,7 @@
 #include "messages/actor_info.hpp"
 #include "messages/gtid_set.hpp"
 #include "messages/operator.hpp"
+#include "messages/sidecar.hpp"
 #include "messages/site_io.hpp"
 
 CAF_BEGIN_TYPE_ID_BLOCK(bloodraven, caf::first_custom_type_id)
@@ -23,6 +24,12 @@ CAF_ADD_TYPE_ID(bloodraven, (br::plan_result))
 CAF_ADD_TYPE_ID(bloodraven, (br::site_recovery))
 CAF_ADD_TYPE_ID(bloodraven, (br::durable_state))
 CAF_ADD_TYPE_ID(bloodraven, (br::group_event))
+CAF_ADD_TYPE_ID(bloodraven, (br::sidecar_view))
+CAF_ADD_TYPE_ID(bloodraven, (br::view_offer))
+CAF_ADD_TYPE_ID(bloodraven, (br::http_call))
+CAF_ADD_TYPE_ID(bloodraven, (br::http_reply))
+CAF_ADD_TYPE_ID(bloodraven, (br::push_ack))
+CAF_ADD_TYPE_ID(bloodraven, (br::sidecar_status))
 CAF_END_TYPE_ID_BLOCK(bloodraven)
 
 namespace br {

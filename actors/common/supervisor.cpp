@@ -189,6 +189,9 @@ caf::behavior supervisor_impl(sup_ptr self, std::string path, restart_policy pol
         for (auto& c : self->state.children)
           if (c.handle && c.handle.id() == id) {
             log::warn("child did not stop in time; killing", {{"actor", child_path(self, c)}});
+            // `kill` cannot be trapped and travels along links: unlink first or it kills us too.
+            self->unlink_from(c.handle);
+            self->state.linked_ids.erase(c.handle.id());
             self->send_exit(c.handle, caf::exit_reason::kill);
           }
       },

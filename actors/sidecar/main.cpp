@@ -3,40 +3,14 @@
 #include <cstdlib>
 
 #include "actors/common/runtime.hpp"
+#include "actors/sidecar/sidecar_app.hpp"
 #include "config/process_flags.hpp"
+#include "config/sidecar_config.hpp"
 #include "io/log/log.hpp"
-
-namespace {
-
-std::vector<br::config::flag_def> sidecar_flags() {
-  using namespace br::config;
-  return {
-      {"listen", "LISTEN_ADDR", ":8080", "HTTP address of the sidecar API", false,
-       check_listen_address},
-      {"log-level", "LOG_LEVEL", "info", "debug, info, warn or error", false, check_log_level},
-      {"site", "MY_SITE", "", "name of the site this sidecar runs in", false, {}},
-      {"namespace", "POD_NAMESPACE", "", "namespace of the failover group", false, {}},
-      {"group", "FAILOVER_GROUP", "", "name of the failover group", false, {}},
-      {"operator-address", "BLOODRAVEN_ADDRESS", "", "operator status API host:port", false,
-       [](const std::string& v) { return check_host_port_list(v); }},
-      {"peers", "PEER_ADDRESSES", "", "comma-separated peer sidecar host:port list", false,
-       check_host_port_list},
-      {"lease-timeout", "LEASE_TIMEOUT", "20s",
-       "fence when neither the operator nor an anchoring peer answered for this long", false,
-       check_duration},
-      {"peer-check-interval", "PEER_CHECK_INTERVAL", "5s", "fencing tick", false, check_duration},
-      {"mysql-creds-dir", "MYSQL_CREDS_DIR", "", "directory with username and password files",
-       false, {}},
-      {"shutdown-timeout", "SIDECAR_SHUTDOWN_TIMEOUT", "5s",
-       "deadline for a clean stop after SIGTERM", false, check_duration},
-  };
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace br;
-  auto defs = sidecar_flags();
+  auto defs = config::sidecar_flag_defs();
   auto flags = config::parse_flags(defs, argc, argv, [](const char* n) { return std::getenv(n); });
   switch (flags.what) {
     case config::parsed_flags::action::help:
@@ -56,14 +30,28 @@ int main(int argc, char** argv) {
     case config::parsed_flags::action::run:
       break;
   }
+  auto built = config::build_sidecar_config(flags, config::read_small_file);
+  if (!built.config) {
+    std::fprintf(stderr, "bloodraven-sidecar: %s\n", built.error.c_str());
+    return 2;
+  }
+  const auto& cfg = *built.config;
   log::level lvl;
-  log::parse_level(flags.values["log-level"], lvl);
+  log::parse_level(cfg.log_level, lvl);
   log::set_level(lvl);
+  for (auto& w : cfg.warnings) log::warn("configuration", {{"warning", w}});
 
   runtime_options opts;
   opts.binary = "bloodraven-sidecar";
-  opts.listen = {flags.values["listen"]};
-  opts.shutdown_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
-      config::to_duration(flags.values["shutdown-timeout"]));
-  return run_process(opts, {}, {});
+  opts.listen = {cfg.listen};
+  opts.shutdown_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.shutdown_timeout);
+  opts.handler_timeout = sidecar::handler_timeout_for(cfg);
+  opts.max_body_bytes = 64 * 1024;
+  auto handles = std::make_shared<sidecar::sidecar_handles>();
+  return run_process(
+      opts,
+      [&cfg, handles](caf::actor_system&) { return sidecar::sidecar_children(cfg, handles); },
+      [&cfg, handles](http::router& r, caf::actor_system& sys) {
+        sidecar::install_routes(r, sys, cfg, handles);
+      });
 }

@@ -256,4 +256,39 @@ BOOST_AUTO_TEST_CASE(debug_tree_shows_restarts_step_and_error) {
   run();
 }
 
+BOOST_AUTO_TEST_CASE(stuck_child_is_killed_after_stop_timeout_without_killing_supervisor) {
+  // A child that traps exits and ignores user_shutdown must not hold the stop forever (S10), and
+  // killing it must not take the supervisor down with it (kill travels along links).
+  std::vector<std::string> order;
+  child_spec stuck;
+  stuck.name = "stuck";
+  stuck.kind = "test";
+  stuck.start = [&order](caf::event_based_actor* sup, const std::string&) -> caf::actor {
+    return sup->spawn([&order](caf::event_based_actor* self) -> caf::behavior {
+      self->set_exit_handler([](caf::exit_msg&) {});  // ignores user_shutdown
+      self->attach_functor([&order](const caf::error&) { order.push_back("stuck"); });
+      return {[](int) {}};
+    });
+  };
+  auto c = std::make_shared<counters>();
+  auto p = policy();
+  p.stop_timeout = 2s;
+  auto sup = spawn_supervisor(sys, "root", p, {test_child("a", c), stuck});
+  run();
+  self->monitor(sup);
+  self->send(sup, stop_atom::value);
+  run();
+  BOOST_TEST(order.empty());  // still waiting for the stuck child
+  advance(2s);                // stop timeout: killed
+  BOOST_TEST((order == std::vector<std::string>{"stuck"}));
+  BOOST_TEST((c->stopped == std::vector<std::string>{"a"}));  // then the next child in order
+  bool ok = false;
+  self->receive([&](bool b) { ok = b; }, caf::after(std::chrono::seconds(0)) >> [] {});
+  BOOST_TEST(ok);
+  std::string reason = "none";
+  self->receive([&](caf::down_msg& dm) { reason = to_string(dm.reason); },
+                caf::after(std::chrono::seconds(0)) >> [] {});
+  BOOST_TEST(reason == "none");  // the supervisor quit normally, not with `kill`
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,58 @@
+// What a failover executor needs from its group: I/O, platform, coordinator and the spec values.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/timespan.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "messages/interfaces.hpp"
+#include "messages/operator.hpp"
+#include "messages/site_io.hpp"
+#include "messages/topology.hpp"
+
+namespace br {
+
+/// Handed to every executor the coordinator spawns (also when it re-spawns one to resume a plan).
+/// Everything is a value or a handle: the executor never reads the spec itself.
+struct executor_deps {
+  site_io_actor site_io;
+  platform_handles platform;
+  coordinator_actor coordinator;
+  std::string group;
+  std::string namespace_name;  ///< "" in standalone mode; metric/event labels only
+  /// Operator account per site (site, host, port, user, password).
+  std::map<std::string, mysql_target> targets;
+  /// Replication account used in CHANGE REPLICATION SOURCE (site/host/port unused: the source's
+  /// host/port come from `targets`).
+  mysql_target replication;
+  bool replication_ssl = false;  ///< spec.replication.tls
+  /// spec.sites[].lbIP per site (DNS target once the candidate is confirmed writable).
+  std::map<std::string, std::string> lb_ips;
+  /// spec.sites in declared order.
+  std::vector<std::string> sites;
+  std::map<std::string, site_role> roles;
+  /// CAF request timeout for a site_io call: the command's own timeout plus this slack is used
+  /// for long commands (wait_executed, clone); short commands use request_timeout as is.
+  caf::timespan request_timeout{std::chrono::seconds(6)};
+  /// Deadline of one short MySQL command (fence, promote, probe, ...).
+  caf::timespan command_timeout{std::chrono::seconds(5)};
+  /// spec.cloneTimeout (CLONE INSTANCE deadline).
+  caf::timespan clone_timeout{std::chrono::seconds(3600)};
+  /// Registry path of the coordinator; the executor reports its steps under
+  /// "<coordinator_path>/executor".
+  std::string registry_path;
+};
+
+/// How the coordinator starts an executor; injectable so tests can stub it. Production uses
+/// spawn_failover_executor (actors/operator/failover_executor.hpp).
+using executor_factory =
+    std::function<caf::actor(caf::event_based_actor* parent, failover_plan plan, executor_deps deps)>;
+
+}  // namespace br

@@ -1,0 +1,489 @@
+// fencing_monitor: rounds of view pulls and probes, then decide_fencing; fences through the worker.
+#include "actors/sidecar/fencing_monitor.hpp"
+
+#include <caf/all.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "actors/common/registry.hpp"
+#include "actors/sidecar/sidecar_metrics.hpp"
+#include "actors/sidecar/view_json.hpp"
+#include "io/http/router.hpp"
+#include "io/log/log.hpp"
+
+namespace br::sidecar {
+
+namespace {
+
+using self_ptr = fencing_monitor_actor::stateful_pointer<monitor_state>;
+using ms = std::chrono::milliseconds;
+
+std::string url_escape(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+time_point from_ns(int64_t ns) { return time_point{std::chrono::nanoseconds{ns}}; }
+
+int64_t to_ms(caf::timespan d) { return std::chrono::duration_cast<ms>(d).count(); }
+
+http_call get_call(const std::string& url, caf::timespan timeout) {
+  http_call c;
+  c.url = url;
+  c.timeout_ms = to_ms(timeout);
+  return c;
+}
+
+/// CAF-side deadline of one HTTP request: the worker's own hard timeout plus a margin.
+caf::timespan http_deadline(const monitor_options& o) { return o.request_timeout + ms(1000); }
+
+nlohmann::json log_fields(const monitor_state& st) {
+  return {{"site", st.opts.site},
+          {"group", st.opts.group},
+          {"namespace", st.opts.pod_namespace},
+          {"epoch", st.view.present ? st.view.view.epoch : 0},
+          {"activeSite", st.view.present ? st.view.view.active_site : ""}};
+}
+
+void finish_round(self_ptr self);
+void decide(self_ptr self);
+void start_round(self_ptr self, bool refresh);
+
+void step_done(self_ptr self) {
+  if (--self->state.pending > 0) return;
+  auto& st = self->state;
+  // Offer every pulled view to the cache (it applies the adoption rule and persists), then decide
+  // on whatever it holds afterwards (a PUT /view may have raised it meanwhile).
+  auto cache = st.h->cache();
+  if (!cache) {
+    decide(self);
+    return;
+  }
+  auto offers = std::move(st.offers);
+  st.offers.clear();
+  auto remaining = std::make_shared<size_t>(offers.empty() ? 1 : offers.size());
+  auto on_view = [=](const sidecar_view& v) {
+    if (v.present) self->state.view = v;
+    if (--*remaining == 0) decide(self);
+  };
+  auto on_err = [=](caf::error& e) {
+    log::error("view cache did not answer", {{"error", caf::to_string(e)}});
+    if (--*remaining == 0) decide(self);
+  };
+  if (offers.empty()) {  // nothing pulled: still pick up pushes that arrived meanwhile
+    self->request(cache, ms(5000), view_atom::value).then(on_view, on_err);
+    return;
+  }
+  for (auto& o : offers) self->request(cache, ms(5000), offer_atom::value, o).then(on_view, on_err);
+}
+
+void pull_operator(self_ptr self, bool with_health) {
+  auto& st = self->state;
+  if (st.opts.operator_address.empty()) return;
+  auto w = st.h->operator_http();
+  if (!w || st.operator_inflight) return;
+  bool with_view = !st.opts.pod_namespace.empty() && !st.opts.group.empty();
+  int calls = (with_health ? 1 : 0) + (with_view ? 1 : 0);
+  if (calls == 0) return;
+  st.operator_inflight = true;
+  auto outstanding = std::make_shared<int>(calls);
+  auto done = [=] {
+    if (--*outstanding == 0) self->state.operator_inflight = false;
+    step_done(self);
+  };
+  auto contact = [=](const http_reply& r) {
+    self->state.last_operator_contact =
+        std::max(self->state.last_operator_contact, from_ns(r.sent_at_ns));
+    self->state.operator_reachable = true;
+  };
+  if (with_health) {
+    ++st.pending;
+    self->request(w, http_deadline(st.opts), http_call_atom::value,
+                  get_call("http://" + st.opts.operator_address + "/healthz",
+                           st.opts.request_timeout))
+        .then(
+            [=](const http_reply& r) {
+              if (r.status == 200) contact(r);
+              done();
+            },
+            [=](caf::error&) { done(); });
+  }
+  if (!with_view) return;
+  ++st.pending;
+  self->request(w, http_deadline(st.opts), http_call_atom::value,
+                get_call(operator_active_site_url(st.opts), st.opts.request_timeout))
+      .then(
+          [=](const http_reply& r) {
+            if (r.status == 200) {
+              if (auto v = parse_view_answer(r.body)) {
+                self->state.offers.push_back({*v, view_source::operator_poll});
+                self->state.operator_view_this_round = true;
+                contact(r);
+              }
+            }
+            done();
+          },
+          [=](caf::error&) { done(); });
+}
+
+void pull_peer(self_ptr self, size_t i, bool with_ping) {
+  auto& st = self->state;
+  auto w = st.h->peer_http(i);
+  if (!w || st.peer_inflight[i]) return;
+  st.peer_inflight[i] = true;
+  auto base = "http://" + st.opts.peers[i];
+  auto outstanding = std::make_shared<int>(with_ping ? 2 : 1);
+  auto done = [=] {
+    if (--*outstanding == 0) self->state.peer_inflight[i] = false;
+    step_done(self);
+  };
+  if (with_ping) {
+    ++st.pending;
+    self->request(w, http_deadline(st.opts), http_call_atom::value,
+                  get_call(base + "/peer/ping", st.opts.request_timeout))
+        .then(
+            [=](const http_reply& r) {
+              if (r.status == 200)
+                self->state.peer_ping[i] = std::max(self->state.peer_ping[i], from_ns(r.sent_at_ns));
+              done();
+            },
+            [=](caf::error&) { done(); });
+  }
+  ++st.pending;
+  self->request(w, http_deadline(st.opts), http_call_atom::value,
+                get_call(base + "/peer/active-site", st.opts.request_timeout))
+      .then(
+          [=](const http_reply& r) {
+            auto& p = self->state.peers[i];
+            if (r.status == 200) {
+              if (auto v = parse_view_answer(r.body)) {
+                p.kind = peer_view_kind::view;
+                p.epoch = v->epoch;
+                p.last_view_sent = std::max(p.last_view_sent, from_ns(r.sent_at_ns));
+                self->state.offers.push_back({*v, view_source::peer});
+              }
+            } else if (r.status == 204) {
+              p.kind = peer_view_kind::no_view;  // restarted without a view: anchors nobody
+            } else if (r.status == 404) {
+              p.kind = peer_view_kind::old_peer;  // old sidecar: operator-only path, silently
+            }
+            done();
+          },
+          [=](caf::error&) { done(); });
+}
+
+void probe_mysql(self_ptr self) {
+  auto& st = self->state;
+  auto m = st.h->mysql();
+  st.mysql_fresh = false;
+  if (!m || st.mysql_inflight) return;
+  st.mysql_inflight = true;
+  ++st.pending;
+  self->request(m, st.opts.request_timeout + ms(3000), probe_atom::value)
+      .then(
+          [=](const mysql_outcome& o) {
+            auto& s = self->state;
+            s.mysql_inflight = false;
+            s.mysql_fresh = true;
+            s.mysql_reachable = o.ok;
+            s.mysql_writable = o.ok && o.probe.writable();
+            s.super_read_only = o.ok && o.probe.super_read_only;
+            step_done(self);
+          },
+          [=](caf::error&) {
+            self->state.mysql_inflight = false;
+            step_done(self);
+          });
+}
+
+void start_round(self_ptr self, bool refresh) {
+  auto& st = self->state;
+  st.busy = true;
+  st.refresh_round = refresh;
+  st.operator_view_this_round = false;
+  st.offers.clear();
+  if (!refresh) st.operator_reachable = false;
+  st.pending = 1;  // guard: released below, after every request was sent
+  pull_operator(self, !refresh);
+  for (size_t i = 0; i < st.opts.peers.size(); ++i) pull_peer(self, i, !refresh);
+  probe_mysql(self);
+  step_done(self);
+}
+
+void do_fence(self_ptr self, fence_reason reason, const std::string& why) {
+  auto& st = self->state;
+  auto m = st.h->mysql();
+  auto fields = log_fields(st);
+  fields["reason"] = std::string(to_string(reason));
+  fields["why"] = why;
+  log::warn("SELF-FENCING: setting super_read_only=ON and killing application sessions", fields);
+  if (!m) {
+    log::error("SELF-FENCING: no MySQL worker; will retry next tick", fields);
+    finish_round(self);
+    return;
+  }
+  st.fencing = true;
+  self->request(m, st.opts.fence_timeout + ms(2000), self_fence_atom::value,
+                std::string(to_string(reason)))
+      .then(
+          [=](const mysql_outcome& o) {
+            auto& s = self->state;
+            s.fencing = false;
+            auto f = fields;
+            if (o.ok) {
+              s.fenced = true;
+              s.mysql_writable = false;
+              s.super_read_only = true;
+              self_fence_counter(std::string(to_string(reason))).Increment();
+              f["killedSessions"] = o.value;
+              log::warn("SELF-FENCED: super_read_only=ON has been set, only Bloodraven can restore", f);
+            } else {
+              f["error"] = o.error;
+              f["errorKind"] = o.error_kind;
+              log::error("SELF-FENCING: fence failed; retrying on the next tick", f);
+            }
+            finish_round(self);
+          },
+          [=](caf::error& e) {
+            self->state.fencing = false;
+            auto f = fields;
+            f["error"] = caf::to_string(e);
+            log::error("SELF-FENCING: fence did not finish in time; retrying on the next tick", f);
+            finish_round(self);
+          });
+}
+
+void decide(self_ptr self) {
+  auto& st = self->state;
+  fencing_input in;
+  in.my_site = st.opts.site;
+  in.view = st.view;
+  in.mysql_reachable = st.mysql_fresh && st.mysql_reachable;
+  in.mysql_writable = st.mysql_writable;
+  in.now = self->clock().now();
+  in.window_start = st.window_start;
+  in.last_operator_contact = st.last_operator_contact;
+  in.peers = st.peers;
+  in.lease_timeout = st.opts.lease_timeout;
+  in.fenced = st.fenced;
+  in.refreshed = st.refresh_round || st.operator_view_this_round;
+  auto d = decide_fencing(in);
+  if (d.rearm) {
+    st.fenced = false;
+    st.window_start = in.now;
+    log::info("MySQL is writable again after a self-fence (restored by the operator); fencing "
+              "re-armed with a fresh lease window",
+              log_fields(st));
+  }
+  switch (d.action) {
+    case fencing_action::none:
+      finish_round(self);
+      return;
+    case fencing_action::refresh_view: {
+      auto f = log_fields(st);
+      f["reason"] = std::string(to_string(d.reason));
+      log::warn("SELF-FENCING: view does not name this site; refreshing it once", f);
+      start_round(self, true);
+      return;
+    }
+    case fencing_action::fence:
+      do_fence(self, d.reason, d.why);
+      return;
+  }
+}
+
+void report(self_ptr self) {
+  auto& st = self->state;
+  if (st.opts.operator_address.empty() || st.opts.site.empty()) return;
+  auto w = st.h->operator_http();
+  if (!w || st.operator_inflight) return;
+  nlohmann::json body = {{"site", st.opts.site},
+                         {"namespace", st.opts.pod_namespace},
+                         {"group", st.opts.group},
+                         {"epochSeen", st.view.present ? st.view.view.epoch : 0},
+                         {"fenced", st.fenced || (st.mysql_reachable && st.super_read_only)},
+                         {"selfFenced", st.fenced},
+                         {"mysqlReachable", st.mysql_reachable}};
+  http_call c;
+  c.method = "POST";
+  c.url = "http://" + st.opts.operator_address + "/sidecar/report";
+  c.body = body.dump();
+  c.timeout_ms = to_ms(st.opts.request_timeout);
+  st.operator_inflight = true;
+  // The operator endpoint may not exist (404) or be down: the report is best effort.
+  self->request(w, http_deadline(st.opts), http_call_atom::value, c)
+      .then([=](const http_reply&) { self->state.operator_inflight = false; },
+            [=](caf::error&) { self->state.operator_inflight = false; });
+}
+
+void finish_round(self_ptr self) {
+  auto& st = self->state;
+  report(self);
+  st.busy = false;
+  ++st.ticks;
+  report_step(self, "root/fencing_monitor",
+              std::string(st.fenced ? "self-fenced" : "watching") + ", epoch " +
+                  std::to_string(st.view.present ? st.view.view.epoch : 0));
+}
+
+void handle_push(self_ptr self, const topology_view& pushed,
+                 caf::typed_response_promise<push_ack> rp) {
+  auto cache = self->state.h->cache();
+  if (!cache) {
+    push_ack a;
+    a.error = "view cache unavailable";
+    rp.deliver(a);
+    return;
+  }
+  self->request(cache, ms(5000), offer_atom::value, view_offer{pushed, view_source::push})
+      .then(
+          [=](const sidecar_view& cur) mutable {
+            auto& st = self->state;
+            st.view = cur;
+            push_ack a;
+            a.epoch = cur.view.epoch;
+            if (cur.view.epoch > pushed.epoch) {
+              a.stale = true;
+              a.error = "pushed epoch " + std::to_string(pushed.epoch) + " is older than cached " +
+                        std::to_string(cur.view.epoch);
+              rp.deliver(a);
+              return;
+            }
+            if (pushed.active_site == st.opts.site && !st.opts.site.empty()) {
+              // Names this site: acknowledge without touching MySQL (only the operator unfences).
+              a.ok = true;
+              a.fenced = st.fenced;
+              a.mysql_reachable = st.mysql_reachable;
+              rp.deliver(a);
+              return;
+            }
+            auto m = st.h->mysql();
+            if (!m) {
+              a.error = "mysql worker unavailable";
+              rp.deliver(a);
+              return;
+            }
+            self->request(m, st.opts.request_timeout + ms(3000), probe_atom::value)
+                .then(
+                    [=](const mysql_outcome& p) mutable {
+                      auto& s = self->state;
+                      if (!p.ok) {
+                        // mysqld down: S5 makes it boot fenced, so that is an acknowledgement.
+                        // Anything else (timeout, auth) leaves the state unknown: no ack.
+                        if (p.error_kind == "refused" || p.error_kind == "lost_connection") {
+                          a.ok = true;
+                          a.mysql_reachable = false;
+                          a.fenced = false;
+                        } else {
+                          a.error = "cannot confirm MySQL is fenced: " + p.error;
+                        }
+                        rp.deliver(a);
+                        return;
+                      }
+                      s.mysql_reachable = true;
+                      if (p.probe.super_read_only) {
+                        a.ok = true;
+                        a.fenced = true;
+                        rp.deliver(a);
+                        return;
+                      }
+                      auto f = log_fields(s);
+                      f["reason"] = "push";
+                      log::warn("SELF-FENCING: pushed view does not name this site; setting "
+                                "super_read_only=ON and killing application sessions",
+                                f);
+                      self->request(m, s.opts.fence_timeout + ms(2000), self_fence_atom::value,
+                                    std::string("push"))
+                          .then(
+                              [=](const mysql_outcome& o) mutable {
+                                if (o.ok) {
+                                  self->state.fenced = true;
+                                  self->state.mysql_writable = false;
+                                  self->state.super_read_only = true;
+                                  self_fence_counter("push").Increment();
+                                  auto g = f;
+                                  g["killedSessions"] = o.value;
+                                  log::warn("SELF-FENCED: super_read_only=ON has been set, only "
+                                            "Bloodraven can restore",
+                                            g);
+                                  a.ok = true;
+                                  a.fenced = true;
+                                } else {
+                                  a.error = "fence failed: " + o.error;
+                                }
+                                rp.deliver(a);
+                              },
+                              [=](caf::error& e) mutable {
+                                a.error = "fence did not finish: " + caf::to_string(e);
+                                rp.deliver(a);
+                              });
+                    },
+                    [=](caf::error& e) mutable {
+                      a.error = "probe failed: " + caf::to_string(e);
+                      rp.deliver(a);
+                    });
+          },
+          [=](caf::error& e) mutable {
+            push_ack a;
+            a.error = "view cache: " + caf::to_string(e);
+            rp.deliver(a);
+          });
+}
+
+}  // namespace
+
+std::string operator_active_site_url(const monitor_options& o) {
+  return "http://" + o.operator_address + "/active-site?namespace=" + url_escape(o.pod_namespace) +
+         "&group=" + url_escape(o.group);
+}
+
+fencing_monitor_actor::behavior_type fencing_monitor(self_ptr self, monitor_options opts,
+                                                     std::shared_ptr<sidecar_handles> handles) {
+  auto& st = self->state;
+  st.opts = std::move(opts);
+  st.h = std::move(handles);
+  st.window_start = self->clock().now();  // startup grace: a full lease before rule 2 can fire
+  for (auto& p : st.opts.peers) st.peers.push_back({p, peer_view_kind::unknown, 0, {}});
+  st.peer_ping.assign(st.opts.peers.size(), time_point{});
+  st.peer_inflight.assign(st.opts.peers.size(), false);
+  self->delayed_send(self, st.opts.interval, tick_atom::value);
+  return {
+      [=](tick_atom) {
+        self->delayed_send(self, self->state.opts.interval, tick_atom::value);
+        if (self->state.busy) {
+          log::debug("fencing round still running; tick skipped", log_fields(self->state));
+          return;
+        }
+        start_round(self, false);
+      },
+      [=](push_view_atom, const topology_view& v) {
+        auto rp = self->make_response_promise<push_ack>();
+        handle_push(self, v, rp);
+        return rp;
+      },
+      [=](status_atom) {
+        auto& s = self->state;
+        sidecar_status out;
+        out.boot_done = s.boot_done;
+        out.self_fenced = s.fenced;
+        out.epoch = s.view.present ? s.view.view.epoch : 0;
+        out.mysql_reachable = s.mysql_reachable;
+        out.operator_reachable = s.operator_reachable;
+        out.ticks = s.ticks;
+        return out;
+      },
+      [=](boot_done_atom) { self->state.boot_done = true; },
+  };
+}
+
+}  // namespace br::sidecar

@@ -1,0 +1,43 @@
+// Detached HTTP worker: http_call -> io/http perform -> http_reply (send time on the steady clock).
+#include "actors/sidecar/http_worker.hpp"
+
+#include <caf/all.hpp>
+
+#include "io/http/client.hpp"
+
+namespace br::sidecar {
+
+namespace {
+
+http_reply perform_call(const http_call& c) {
+  http::client_request req;
+  req.method = c.method;
+  req.url = c.url;
+  req.body = c.body;
+  if (!c.body.empty()) req.headers.emplace_back("Content-Type", "application/json");
+  req.timeout = std::chrono::milliseconds(c.timeout_ms);
+  req.connect_timeout = std::min(req.timeout, std::chrono::milliseconds(2000));
+  req.max_response_bytes = 1 << 20;
+  auto r = http::perform(req);
+  http_reply out;
+  out.status = r.status;
+  out.body = std::move(r.body);
+  if (r.error != http::client_error::none)
+    out.error = std::string(http::to_string(r.error)) + ": " + r.message;
+  out.sent_at_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       r.sent_at.time_since_epoch())
+                       .count();
+  return out;
+}
+
+http_worker_actor::behavior_type worker() {
+  return {[](http_call_atom, const http_call& c) { return perform_call(c); }};
+}
+
+}  // namespace
+
+http_worker_actor spawn_http_worker(caf::actor_system& sys) {
+  return sys.spawn<caf::detached>(worker);
+}
+
+}  // namespace br::sidecar

@@ -1,0 +1,212 @@
+// Local MySQL worker: probe, fence (super_read_only=ON, kill sessions, confirm), unfence.
+#include "actors/sidecar/mysql_worker.hpp"
+
+#include <caf/all.hpp>
+
+#include <optional>
+
+#include "io/log/log.hpp"
+#include "io/mysql/commands.hpp"
+#include "io/mysql/mysql8_dialect.hpp"
+#include "io/mysql/probe.hpp"
+
+namespace br::sidecar {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+using ms = std::chrono::milliseconds;
+
+struct worker_state {
+  mysql_worker_options opts;
+  std::optional<mysql::connection> conn;  // reused by probes
+  static inline const char* name = "sidecar_mysql_worker";
+};
+
+mysql_outcome failure(const mysql::mysql_error& e) {
+  mysql_outcome out;
+  out.ok = false;
+  out.error_kind = std::string(mysql::to_string(e.kind));
+  out.error = e.to_string();
+  out.error_code = e.code;
+  return out;
+}
+
+mysql_outcome failure(std::string kind, std::string text) {
+  mysql_outcome out;
+  out.error_kind = std::move(kind);
+  out.error = std::move(text);
+  return out;
+}
+
+site_probe to_wire(const mysql::probe_result& p) {
+  site_probe w;
+  w.read_only = p.read_only;
+  w.super_read_only = p.super_read_only;
+  w.gtid_executed = p.gtid_executed.to_string();
+  w.server_uuid = p.server_uuid;
+  w.server_id = p.server_id;
+  w.version = p.version;
+  w.channel_configured = p.channel.configured;
+  auto state = [](mysql::thread_state s) -> std::string {
+    switch (s) {
+      case mysql::thread_state::on: return "ON";
+      case mysql::thread_state::connecting: return "CONNECTING";
+      default: return "OFF";
+    }
+  };
+  w.io_state = state(p.channel.io);
+  w.sql_state = state(p.channel.sql);
+  w.source_host = p.channel.source_host;
+  w.source_port = p.channel.source_port;
+  w.seconds_behind = p.channel.seconds_behind_source ? *p.channel.seconds_behind_source : -1;
+  w.last_io_errno = p.channel.last_io_errno;
+  w.last_io_error = p.channel.last_io_error;
+  w.last_sql_errno = p.channel.last_sql_errno;
+  w.last_sql_error = p.channel.last_sql_error;
+  w.latency_us = p.latency.count();
+  return w;
+}
+
+mysql::connect_options connect_opts(const mysql_worker_options& o, ms budget) {
+  mysql::connect_options c;
+  c.host = o.host;
+  c.port = o.port;
+  c.user = o.user;
+  c.password = o.password;
+  if (budget < ms(1000)) budget = ms(1000);  // the C API's resolution is one second
+  c.connect_timeout = std::min(budget, ms(2000));
+  c.read_timeout = budget;
+  c.write_timeout = budget;
+  return c;
+}
+
+bool connection_level(const mysql::mysql_error& e) {
+  return e.kind != mysql::error_kind::server_error && e.kind != mysql::error_kind::other;
+}
+
+ms remaining(clock::time_point deadline) {
+  auto r = std::chrono::duration_cast<ms>(deadline - clock::now());
+  return r < ms(0) ? ms(0) : r;
+}
+
+/// One probe on a fresh connection (used to resolve ambiguous writes and to confirm fences).
+mysql::result<mysql::probe_result> fresh_probe(const mysql_worker_options& o, ms budget) {
+  auto c = mysql::connection::open(connect_opts(o, budget));
+  if (!c) return c.error();
+  return mysql::probe(*c, mysql::mysql8());
+}
+
+mysql_outcome do_probe(worker_state& st) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!st.conn) {
+      auto c = mysql::connection::open(connect_opts(st.opts, st.opts.probe_timeout));
+      if (!c) return failure(c.error());
+      st.conn.emplace(std::move(c).value());
+    }
+    auto p = mysql::probe(*st.conn, mysql::mysql8());
+    if (!p) {
+      auto err = p.error();
+      st.conn.reset();
+      // A reused connection may have been closed by the server (wait_timeout, restart):
+      // retry once on a new one before reporting the failure.
+      if (attempt == 0 && connection_level(err)) continue;
+      return failure(err);
+    }
+    mysql_outcome out;
+    out.ok = true;
+    out.probe = to_wire(*p);
+    auto up = st.conn->query(
+        "SELECT VARIABLE_VALUE AS uptime FROM performance_schema.global_status "
+        "WHERE VARIABLE_NAME = 'Uptime'");
+    if (up && !up->rows.empty()) out.value = up->get(0, "uptime").value_or("");
+    return out;
+  }
+  return failure("other", "unreachable");
+}
+
+mysql_outcome do_fence(worker_state& st, const std::string& reason) {
+  st.conn.reset();  // the fence uses its own session
+  auto deadline = clock::now() + st.opts.fence_timeout;
+  auto conn = mysql::connection::open(connect_opts(st.opts, remaining(deadline)));
+  if (!conn) return failure(conn.error());
+  auto f = mysql::fence(*conn, mysql::mysql8());
+  if (!f) {
+    if (!connection_level(f.error())) return failure(f.error());
+    // Ambiguous: the statement may or may not have run. A probe tells.
+    log::warn("SELF-FENCING: fence outcome unknown, checking with a probe",
+              {{"reason", reason}, {"error", f.error().to_string()}});
+    auto p = fresh_probe(st.opts, std::min(remaining(deadline), ms(5000)));
+    if (!p) return failure(p.error());
+    if (!p->super_read_only) return failure("other", "fence not applied: " + f.error().to_string());
+    auto again = mysql::connection::open(connect_opts(st.opts, remaining(deadline)));
+    if (!again) return failure(again.error());
+    conn = std::move(again);
+  }
+  if (reason == "boot") {
+    // The boot guard only fences; it unfences moments later when the operator confirms, so killing
+    // the sessions of a healthy primary on every sidecar restart would be pure damage.
+    auto p = fresh_probe(st.opts, std::max(std::min(remaining(deadline), ms(5000)), ms(1000)));
+    if (!p) return failure(p.error());
+    mysql_outcome out;
+    out.probe = to_wire(*p);
+    out.ok = p->super_read_only;
+    out.value = "0";
+    return out;
+  }
+  mysql::kill_policy policy;
+  policy.protected_users.insert(st.opts.user);  // our own and the operator's monitoring sessions
+  unsigned killed = 0;
+  auto k = mysql::kill_application_sessions(*conn, mysql::mysql8(), policy);
+  if (k) {
+    killed = k->killed;
+    for (auto& e : k->failures)
+      log::warn("SELF-FENCING: a session could not be killed", {{"error", e.to_string()}});
+  } else {
+    log::warn("SELF-FENCING: killing sessions failed", {{"error", k.error().to_string()}});
+  }
+  auto p = fresh_probe(st.opts, std::max(std::min(remaining(deadline), ms(5000)), ms(1000)));
+  if (!p) return failure(p.error());
+  mysql_outcome out;
+  out.probe = to_wire(*p);
+  out.ok = p->super_read_only;
+  out.value = std::to_string(killed);
+  if (!out.ok) {
+    out.error_kind = "other";
+    out.error = "probe after the fence shows super_read_only=OFF";
+  }
+  return out;
+}
+
+mysql_outcome do_unfence(worker_state& st) {
+  st.conn.reset();
+  auto conn = mysql::connection::open(connect_opts(st.opts, st.opts.fence_timeout));
+  if (!conn) return failure(conn.error());
+  auto r = mysql::promote(*conn, mysql::mysql8());
+  if (!r) return failure(r.error());
+  auto p = mysql::probe(*conn, mysql::mysql8());
+  if (!p) return failure(p.error());
+  mysql_outcome out;
+  out.ok = p->writable();
+  out.probe = to_wire(*p);
+  if (!out.ok) out.error = "still read-only after unfence";
+  return out;
+}
+
+local_mysql_actor::behavior_type worker(local_mysql_actor::stateful_pointer<worker_state> self,
+                                        mysql_worker_options opts) {
+  self->state.opts = std::move(opts);
+  return {
+      [=](probe_atom) { return do_probe(self->state); },
+      [=](self_fence_atom, const std::string& reason) { return do_fence(self->state, reason); },
+      [=](unfence_atom) { return do_unfence(self->state); },
+  };
+}
+
+}  // namespace
+
+local_mysql_actor spawn_mysql_worker(caf::actor_system& sys, mysql_worker_options opts) {
+  return sys.spawn<caf::detached>(worker, std::move(opts));
+}
+
+}  // namespace br::sidecar

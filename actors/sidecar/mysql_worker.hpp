@@ -1,0 +1,26 @@
+// The sidecar's local MySQL worker: a detached actor for probe, self-fence and boot unfence.
+#pragma once
+
+#include <caf/actor_system.hpp>
+
+#include <chrono>
+#include <string>
+
+#include "messages/interfaces.hpp"
+
+namespace br::sidecar {
+
+struct mysql_worker_options {
+  std::string host = "127.0.0.1";
+  uint16_t port = 3306;
+  std::string user;
+  std::string password;  ///< never logged
+  std::chrono::milliseconds probe_timeout{2000};   ///< connect + read deadline of a probe
+  std::chrono::milliseconds fence_timeout{20000};  ///< whole fence sequence (FENCE_TIMEOUT)
+};
+
+/// Spawns the worker detached (it blocks on MySQL; never on a scheduler thread). It keeps one
+/// connection for probes and drops it after any connection-level error.
+local_mysql_actor spawn_mysql_worker(caf::actor_system& sys, mysql_worker_options opts);
+
+}  // namespace br::sidecar

@@ -1,0 +1,35 @@
+// sidecar_api: the sidecar's HTTP routes (reference §4.2 plus /ready, /primary, /replica, PUT /view).
+#pragma once
+
+#include <caf/actor_system.hpp>
+
+#include <memory>
+#include <string>
+
+#include "actors/sidecar/sidecar_handles.hpp"
+#include "io/http/router.hpp"
+#include "messages/sidecar.hpp"
+
+namespace br::sidecar {
+
+struct api_options {
+  std::string site;
+  std::string token;  ///< "" = every PUT /view is refused
+  std::chrono::milliseconds push_timeout{30000};  ///< > FENCE_TIMEOUT + probe: a push may fence
+};
+
+/// Constant-time check of "Authorization: Bearer <token>"; false when token is empty.
+bool bearer_ok(const http::request& req, const std::string& token);
+
+/// The /status body (reference §4.2 snake_case, plus self_fenced and epoch).
+nlohmann::json status_json(const mysql_outcome& probe, const sidecar_status& st);
+
+/// The PUT /view answer for an acknowledgement (or a refusal).
+http::response push_response(const push_ack& a);
+
+/// Installs GET /health /ready /status /peer/ping /peer/active-site /primary /replica and PUT /view.
+/// Handlers never block: each asks the actors through short-lived event-based actors.
+void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options opts,
+                            std::shared_ptr<sidecar_handles> handles);
+
+}  // namespace br::sidecar

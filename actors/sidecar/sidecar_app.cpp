@@ -1,0 +1,106 @@
+// Sidecar wiring: child specs that (re)spawn each actor and publish its handle; routes.
+#include "actors/sidecar/sidecar_app.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/sidecar/boot_guard.hpp"
+#include "actors/sidecar/fencing_monitor.hpp"
+#include "actors/sidecar/http_worker.hpp"
+#include "actors/sidecar/mysql_worker.hpp"
+#include "actors/sidecar/sidecar_api.hpp"
+#include "actors/sidecar/view_cache.hpp"
+
+namespace br::sidecar {
+
+namespace {
+
+using ms = std::chrono::milliseconds;
+
+ms to_ms(std::chrono::nanoseconds d) { return std::chrono::duration_cast<ms>(d); }
+
+monitor_options monitor_opts(const config::sidecar_config& c) {
+  monitor_options o;
+  o.site = c.site;
+  o.pod_namespace = c.pod_namespace;
+  o.group = c.group;
+  o.operator_address = c.operator_address;
+  o.peers = c.peers;
+  o.interval = c.peer_check_interval;
+  o.lease_timeout = c.lease_timeout;
+  o.request_timeout = c.request_timeout;
+  o.fence_timeout = c.fence_timeout;
+  return o;
+}
+
+child_spec spec(std::string name, std::string kind,
+                std::function<caf::actor(caf::event_based_actor*)> start) {
+  child_spec s;
+  s.name = std::move(name);
+  s.kind = std::move(kind);
+  s.start = [start = std::move(start)](caf::event_based_actor* sup, const std::string&) {
+    return start(sup);
+  };
+  return s;
+}
+
+}  // namespace
+
+std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
+                                         std::shared_ptr<sidecar_handles> h) {
+  std::vector<child_spec> out;
+  auto dir = cfg.state_dir;
+  out.push_back(spec("view_cache", "view_cache", [h, dir](caf::event_based_actor* sup) {
+    auto a = spawn_view_cache(sup->system(), dir);
+    h->set_cache(a);
+    return caf::actor_cast<caf::actor>(a);
+  }));
+  mysql_worker_options mo;
+  mo.host = cfg.mysql_host;
+  mo.port = cfg.mysql_port;
+  mo.user = cfg.mysql_user;
+  mo.password = cfg.mysql_password;
+  mo.probe_timeout = std::min(to_ms(cfg.request_timeout), ms(2000));
+  mo.fence_timeout = to_ms(cfg.fence_timeout);
+  out.push_back(spec("mysql_worker", "mysql_worker", [h, mo](caf::event_based_actor* sup) {
+    auto a = spawn_mysql_worker(sup->system(), mo);
+    h->set_mysql(a);
+    return caf::actor_cast<caf::actor>(a);
+  }));
+  if (!cfg.operator_address.empty())
+    out.push_back(spec("http:operator", "http_worker", [h](caf::event_based_actor* sup) {
+      auto a = spawn_http_worker(sup->system());
+      h->set_operator_http(a);
+      return caf::actor_cast<caf::actor>(a);
+    }));
+  for (size_t i = 0; i < cfg.peers.size(); ++i)
+    out.push_back(spec("http:peer:" + cfg.peers[i], "http_worker", [h, i](caf::event_based_actor* sup) {
+      auto a = spawn_http_worker(sup->system());
+      h->set_peer_http(i, a);
+      return caf::actor_cast<caf::actor>(a);
+    }));
+  auto mopts = monitor_opts(cfg);
+  out.push_back(spec("fencing_monitor", "fencing_monitor", [h, mopts](caf::event_based_actor* sup) {
+    auto a = sup->spawn(fencing_monitor, mopts, h);
+    h->set_monitor(a);
+    return caf::actor_cast<caf::actor>(a);
+  }));
+  out.push_back(spec("boot_guard", "boot_guard", [h, mopts](caf::event_based_actor* sup) {
+    return sup->spawn(boot_guard, mopts, h);
+  }));
+  return out;
+}
+
+void install_routes(http::router& r, caf::actor_system& sys, const config::sidecar_config& cfg,
+                    std::shared_ptr<sidecar_handles> h) {
+  api_options o;
+  o.site = cfg.site;
+  o.token = cfg.token;
+  o.push_timeout = to_ms(cfg.fence_timeout + cfg.request_timeout) + ms(5000);
+  install_sidecar_routes(r, sys, o, std::move(h));
+}
+
+std::chrono::milliseconds handler_timeout_for(const config::sidecar_config& cfg) {
+  return to_ms(cfg.fence_timeout + cfg.request_timeout) + ms(6000);
+}
+
+}  // namespace br::sidecar

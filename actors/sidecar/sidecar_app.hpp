@@ -1,0 +1,27 @@
+// Wiring of the sidecar: the root supervisor's children and the HTTP routes, from the configuration.
+#pragma once
+
+#include <caf/actor_system.hpp>
+
+#include <memory>
+#include <vector>
+
+#include "actors/common/supervisor.hpp"
+#include "actors/sidecar/sidecar_handles.hpp"
+#include "config/sidecar_config.hpp"
+#include "io/http/router.hpp"
+
+namespace br::sidecar {
+
+/// Children in start order: view_cache, mysql_worker, http workers (operator, each peer),
+/// fencing_monitor, boot_guard. Each start stores its new handle in `handles`.
+std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
+                                         std::shared_ptr<sidecar_handles> handles);
+
+void install_routes(http::router& r, caf::actor_system& sys, const config::sidecar_config& cfg,
+                    std::shared_ptr<sidecar_handles> handles);
+
+/// HTTP handler timeout that lets PUT /view finish a fence.
+std::chrono::milliseconds handler_timeout_for(const config::sidecar_config& cfg);
+
+}  // namespace br::sidecar

@@ -1,0 +1,28 @@
+// JSON forms of the topology view: /peer/active-site answers, operator answers, PUT /view, view.json.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "messages/sidecar.hpp"
+
+namespace br::sidecar {
+
+/// {"activeSite","deposing","epoch","observedAt"(RFC3339 UTC)}: what /peer/active-site serves and
+/// what the state file holds.
+std::string view_to_json(const topology_view& v);
+
+/// Lenient parse of an /active-site (operator) or /peer/active-site (peer) answer: `activeSite`
+/// (string) is required; `epoch` (unsigned, default 0 for old operators), `deposing` and
+/// `observedAt` are optional. nullopt when the body is not such an object.
+std::optional<topology_view> parse_view_answer(const std::string& body);
+
+/// Strict parse of a pushed view (PUT /view): an object with `epoch` (unsigned integer),
+/// `activeSite` and `deposing` (strings, may be empty) and `observedAt` (RFC3339 string).
+struct pushed_view_parse {
+  std::optional<topology_view> view;
+  std::string error;  ///< names the field: "missing field \"epoch\"", "field \"epoch\": ..."
+};
+pushed_view_parse parse_pushed_view(const std::string& body);
+
+}  // namespace br::sidecar

@@ -1,0 +1,186 @@
+// bloodraven-sidecar settings: flag table, credentials and token files, clamps.
+#include "config/sidecar_config.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "config/duration.hpp"
+
+namespace br::config {
+
+namespace {
+
+std::string check_port(const std::string& v) {
+  if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos)
+    return "must be a port number from 1 to 65535";
+  auto n = std::stoul(v);
+  if (n == 0 || n > 65535) return "must be a port number from 1 to 65535";
+  return {};
+}
+
+std::vector<std::string> split_list(const std::string& v) {
+  std::vector<std::string> out;
+  std::stringstream ss(v);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    auto b = item.find_first_not_of(' ');
+    auto e = item.find_last_not_of(' ');
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+  }
+  return out;
+}
+
+std::string trim_newline(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::vector<flag_def> sidecar_flag_defs() {
+  return {
+      {"listen", "LISTEN_ADDR", ":8080", "HTTP address of the sidecar API", false,
+       check_listen_address},
+      {"log-level", "LOG_LEVEL", "info", "debug, info, warn or error", false, check_log_level},
+      {"site", "MY_SITE", "", "name of the site this sidecar runs in", false, {}},
+      {"namespace", "POD_NAMESPACE", "", "namespace of the failover group", false, {}},
+      {"group", "FAILOVER_GROUP", "", "name of the failover group", false, {}},
+      {"operator-address", "BLOODRAVEN_ADDRESS", "", "operator status API host:port", false,
+       check_host_port_list},
+      {"peers", "PEER_ADDRESSES", "", "comma-separated peer sidecar host:port list", false,
+       check_host_port_list},
+      {"peer", "PEER_ADDRESS", "", "legacy single peer host:port (used when PEER_ADDRESSES is empty)",
+       false, check_host_port_list},
+      {"lease-timeout", "LEASE_TIMEOUT", "20s",
+       "fence when neither the operator nor an anchoring peer answered for this long "
+       "(clamped to at least max(3s, 3 x PEER_CHECK_INTERVAL))",
+       false, check_duration},
+      {"peer-check-interval", "PEER_CHECK_INTERVAL", "5s", "fencing tick (clamped to at least 1s)",
+       false, check_duration},
+      {"fence-timeout", "FENCE_TIMEOUT", "20s",
+       "deadline of one fence (super_read_only=ON, kill sessions, confirm)", false, check_duration},
+      {"request-timeout", "REQUEST_TIMEOUT", "2s", "deadline of each HTTP request to the operator and peers",
+       false, check_duration},
+      {"mysql-creds-dir", "MYSQL_CREDS_DIR", "",
+       "directory with `username` and `password` files (preferred over MYSQL_USER/MYSQL_PASSWORD)",
+       false, {}},
+      {"mysql-user", "MYSQL_USER", "", "MySQL user when MYSQL_CREDS_DIR is not set", false, {}},
+      {"mysql-password", "MYSQL_PASSWORD", "",
+       "MySQL password when MYSQL_CREDS_DIR is not set (prefer the environment or the creds dir)",
+       false, {}},
+      {"mysql-host", "MYSQL_HOST", "127.0.0.1", "local MySQL host", false, {}},
+      {"mysql-port", "MYSQL_PORT", "3306", "local MySQL port", false, check_port},
+      {"state-dir", "SIDECAR_STATE_DIR", "",
+       "directory where the cached view is persisted (view.json); empty = not persisted", false, {}},
+      {"token-file", "SIDECAR_TOKEN_FILE", "",
+       "file holding the bearer token that PUT /view requires; empty = pushes are refused", false,
+       {}},
+      {"shutdown-timeout", "SIDECAR_SHUTDOWN_TIMEOUT", "5s", "deadline for a clean stop after SIGTERM",
+       false, check_duration},
+  };
+}
+
+std::optional<std::string> read_small_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream os;
+  os << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  auto s = os.str();
+  if (s.size() > 64 * 1024) return std::nullopt;
+  return s;
+}
+
+std::vector<std::string> clamp_intervals(std::chrono::nanoseconds& interval,
+                                         std::chrono::nanoseconds& lease) {
+  using namespace std::chrono_literals;
+  std::vector<std::string> warnings;
+  if (interval < 1s) {
+    warnings.push_back("PEER_CHECK_INTERVAL " + format_duration(interval) +
+                       " is below the minimum; clamped to 1s");
+    interval = 1s;
+  }
+  auto min_lease = std::max<std::chrono::nanoseconds>(3s, 3 * interval);
+  if (lease < min_lease) {
+    warnings.push_back("LEASE_TIMEOUT " + format_duration(lease) +
+                       " is below max(3s, 3 x PEER_CHECK_INTERVAL); clamped to " +
+                       format_duration(min_lease));
+    lease = min_lease;
+  }
+  return warnings;
+}
+
+sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file_reader& read_file) {
+  sidecar_config_result out;
+  sidecar_config c;
+  auto v = [&](const char* name) {
+    auto it = flags.values.find(name);
+    return it == flags.values.end() ? std::string{} : it->second;
+  };
+  auto fail = [&](std::string msg) {
+    out.error = std::move(msg);
+    return out;
+  };
+  c.listen = v("listen");
+  c.log_level = v("log-level");
+  c.site = v("site");
+  c.pod_namespace = v("namespace");
+  c.group = v("group");
+  c.operator_address = v("operator-address");
+  if (split_list(c.operator_address).size() > 1)
+    return fail("invalid value \"" + c.operator_address +
+                "\" for BLOODRAVEN_ADDRESS (--operator-address): must be one host:port");
+  c.peers = split_list(v("peers"));
+  if (c.peers.empty()) c.peers = split_list(v("peer"));
+  c.lease_timeout = to_duration(v("lease-timeout"));
+  c.peer_check_interval = to_duration(v("peer-check-interval"));
+  c.fence_timeout = to_duration(v("fence-timeout"));
+  c.request_timeout = to_duration(v("request-timeout"));
+  c.shutdown_timeout = to_duration(v("shutdown-timeout"));
+  c.warnings = clamp_intervals(c.peer_check_interval, c.lease_timeout);
+  if (c.request_timeout > c.peer_check_interval)
+    c.warnings.push_back("REQUEST_TIMEOUT is longer than PEER_CHECK_INTERVAL; ticks will be skipped "
+                         "while requests hang");
+  c.mysql_host = v("mysql-host");
+  if (c.mysql_host.empty()) return fail("MYSQL_HOST (--mysql-host) must not be empty");
+  c.mysql_port = static_cast<uint16_t>(std::stoul(v("mysql-port")));
+
+  auto creds = v("mysql-creds-dir");
+  if (!creds.empty()) {
+    auto user = read_file(creds + "/username");
+    auto pass = read_file(creds + "/password");
+    if (!user) return fail("MYSQL_CREDS_DIR (--mysql-creds-dir): cannot read " + creds + "/username");
+    if (!pass) return fail("MYSQL_CREDS_DIR (--mysql-creds-dir): cannot read " + creds + "/password");
+    c.mysql_user = trim_newline(*user);
+    c.mysql_password = trim_newline(*pass);
+    if (c.mysql_user.empty())
+      return fail("MYSQL_CREDS_DIR (--mysql-creds-dir): " + creds + "/username is empty");
+  } else {
+    c.mysql_user = v("mysql-user");
+    c.mysql_password = v("mysql-password");
+    if (c.mysql_user.empty())
+      c.warnings.push_back("no MySQL credentials (MYSQL_CREDS_DIR or MYSQL_USER): local MySQL "
+                           "calls will fail and nothing can be fenced");
+  }
+
+  c.state_dir = v("state-dir");
+  if (c.state_dir.empty())
+    c.warnings.push_back("SIDECAR_STATE_DIR is not set: the cached view is not persisted and a "
+                         "restart forgets it");
+  auto token_file = v("token-file");
+  if (!token_file.empty()) {
+    auto t = read_file(token_file);
+    if (!t) return fail("SIDECAR_TOKEN_FILE (--token-file): cannot read " + token_file);
+    c.token = trim_newline(*t);
+    if (c.token.empty()) return fail("SIDECAR_TOKEN_FILE (--token-file): " + token_file + " is empty");
+  } else {
+    c.warnings.push_back("SIDECAR_TOKEN_FILE is not set: every PUT /view is refused with 401");
+  }
+  if (!c.topology_aware())
+    c.warnings.push_back("MY_SITE, POD_NAMESPACE, FAILOVER_GROUP and BLOODRAVEN_ADDRESS are not "
+                         "all set: boot guard skipped, only the lease rule applies");
+  out.config = std::move(c);
+  return out;
+}
+
+}  // namespace br::config

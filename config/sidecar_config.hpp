@@ -1,0 +1,65 @@
+// bloodraven-sidecar settings: flag/environment table, clamps (reference §7.1) and validation.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/process_flags.hpp"
+
+namespace br::config {
+
+struct sidecar_config {
+  std::string listen = ":8080";
+  std::string log_level = "info";
+  std::string site, pod_namespace, group;
+  std::string operator_address;     ///< "" = no operator (boot guard skipped)
+  std::vector<std::string> peers;   ///< sidecar host:port list
+  std::chrono::nanoseconds lease_timeout = std::chrono::seconds(20);
+  std::chrono::nanoseconds peer_check_interval = std::chrono::seconds(5);
+  std::chrono::nanoseconds fence_timeout = std::chrono::seconds(20);
+  std::chrono::nanoseconds request_timeout = std::chrono::seconds(2);
+  std::chrono::nanoseconds shutdown_timeout = std::chrono::seconds(5);
+  std::string mysql_host = "127.0.0.1";
+  uint16_t mysql_port = 3306;
+  std::string mysql_user;
+  std::string mysql_password;  ///< never logged
+  std::string state_dir;       ///< "" = the view is not persisted
+  std::string token;           ///< bearer token for PUT /view; "" = every push is refused (401)
+  /// Adjustments made (clamps, missing optional settings); main logs each as a warning.
+  std::vector<std::string> warnings;
+
+  /// Site, namespace, group and operator address are all set: boot guard and topology-aware
+  /// fencing can ask the operator.
+  bool topology_aware() const {
+    return !site.empty() && !pod_namespace.empty() && !group.empty() && !operator_address.empty();
+  }
+};
+
+/// Every flag with its environment variable (flags mirror the variables).
+std::vector<flag_def> sidecar_flag_defs();
+
+/// Reads a whole small file; nullopt when it cannot be read. Injected so tests need no files.
+using file_reader = std::function<std::optional<std::string>(const std::string& path)>;
+std::optional<std::string> read_small_file(const std::string& path);
+
+struct sidecar_config_result {
+  std::optional<sidecar_config> config;
+  std::string error;  ///< names the variable (and the flag) when config is empty
+};
+
+/// Turns parsed flags (already syntax-checked by their flag_def checks) into the configuration:
+/// PEER_ADDRESSES, else the legacy PEER_ADDRESS; credentials from MYSQL_CREDS_DIR (files
+/// `username`, `password`) else MYSQL_USER/MYSQL_PASSWORD; the token from SIDECAR_TOKEN_FILE;
+/// clamps PEER_CHECK_INTERVAL >= 1s and LEASE_TIMEOUT >= max(3s, 3 x PEER_CHECK_INTERVAL) with a
+/// warning naming the variable.
+sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file_reader& read_file);
+
+/// The clamps alone (pure): returns the warnings it produced.
+std::vector<std::string> clamp_intervals(std::chrono::nanoseconds& peer_check_interval,
+                                         std::chrono::nanoseconds& lease_timeout);
+
+}  // namespace br::config

@@ -1,0 +1,37 @@
+// Names a Kubernetes resource (group/version/plural) and builds its REST paths.
+#pragma once
+
+#include <string>
+
+namespace br::kube {
+
+struct resource_ref {
+  std::string group;  // "" for core
+  std::string version;
+  std::string plural;
+  bool namespaced = true;
+
+  /// /api/v1[/namespaces/ns]/plural[/name[/sub]] or /apis/group/version/...
+  std::string path(const std::string& ns = {}, const std::string& name = {},
+                   const std::string& sub = {}) const {
+    std::string p = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
+    if (namespaced && !ns.empty()) p += "/namespaces/" + ns;
+    p += "/" + plural;
+    if (!name.empty()) p += "/" + name;
+    if (!sub.empty()) p += "/" + sub;
+    return p;
+  }
+  std::string api_version() const { return group.empty() ? version : group + "/" + version; }
+};
+
+namespace resources {
+inline const resource_ref leases{"coordination.k8s.io", "v1", "leases", true};
+inline const resource_ref events{"", "v1", "events", true};
+inline const resource_ref namespaces{"", "v1", "namespaces", false};
+inline const resource_ref pods{"", "v1", "pods", true};
+inline const resource_ref configmaps{"", "v1", "configmaps", true};
+inline const resource_ref secrets{"", "v1", "secrets", true};
+inline const resource_ref crds{"apiextensions.k8s.io", "v1", "customresourcedefinitions", false};
+}  // namespace resources
+
+}  // namespace br::kube

@@ -1,0 +1,489 @@
+// The failover executor in virtual time against a simulated fleet: exact command sequences,
+// deadlines, the promotion gate (Safe/Fast), resume without a second promotion (S6), confirm
+// before steer (S9), divergent followers (S4), recover and reclone.
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "actors/operator/failover_executor.hpp"
+#include "tests/actors/executor_test_support.hpp"
+#include "tests/support/det_fixture.hpp"
+#include "tests/support/recording_platform.hpp"
+
+using namespace std::chrono_literals;
+using namespace br;
+using namespace br::test;
+
+namespace {
+
+const std::string U1 = "11111111-1111-1111-1111-111111111111";
+const std::string U2 = "22222222-2222-2222-2222-222222222222";
+
+struct exec_fixture : det_fixture {
+  std::shared_ptr<fleet> fl = std::make_shared<fleet>();
+  std::shared_ptr<coord_record> coord = std::make_shared<coord_record>();
+  recording_platform platform = spawn_recording_platform(sys);
+  site_io_actor io = spawn_fleet_io(sys, fl);
+  coordinator_actor coordinator = spawn_recording_coordinator(sys, coord);
+  std::vector<caf::actor> executors;
+
+  exec_fixture() {
+    // a: old primary, b: candidate, c: dr-only, r: reader.
+    fl->servers["a"] = {true, false, U1 + ":1-100", "", false};
+    fl->servers["b"] = {false, true, U1 + ":1-98", U1 + ":1-100", false};
+    fl->servers["c"] = {false, true, U1 + ":1-99", U1 + ":1-99", false};
+    fl->servers["r"] = {false, true, U1 + ":1-97", U1 + ":1-97", false};
+  }
+
+  ~exec_fixture() {
+    for (auto& e : executors) self->send_exit(e, caf::exit_reason::kill);
+    self->send_exit(io, caf::exit_reason::kill);
+    self->send_exit(coordinator, caf::exit_reason::kill);
+    stop_recording_platform(platform);
+    run();
+  }
+
+  executor_deps deps() {
+    executor_deps d;
+    d.site_io = io;
+    d.platform = platform.handles;
+    d.coordinator = coordinator;
+    d.group = "orders";
+    d.sites = {"a", "b", "c", "r"};
+    d.roles = {{"a", site_role::primary_candidate},
+               {"b", site_role::primary_candidate},
+               {"c", site_role::dr_only},
+               {"r", site_role::read_only}};
+    uint16_t port = 4001;
+    for (const auto& s : d.sites) {
+      d.targets[s] =
+          mysql_target{s, "10.0.0." + std::to_string(port - 4000), port, "bloodraven", "opw"};
+      d.lb_ips[s] = "192.0.2." + std::to_string(port - 4000);
+      ++port;
+    }
+    d.replication = mysql_target{"", "", 0, "repl", "replpw"};
+    d.registry_path = "root/group:orders";
+    d.clone_timeout = 600s;
+    return d;
+  }
+
+  failover_plan failover(gate_policy policy = gate_policy::safe, bool old_reachable = true) {
+    failover_plan p;
+    p.id = 7;
+    p.kind = plan_kind::failover;
+    p.group = "orders";
+    p.epoch = 3;
+    p.candidate = "b";
+    p.old_primary = "a";
+    p.old_primary_reachable = old_reachable;
+    p.followers = {"c", "r"};
+    p.policy = policy;
+    p.step_timeout = 10s;
+    p.drain_timeout = 30s;
+    p.gate_timeout = 120s;
+    return p;
+  }
+
+  failover_plan repair(plan_kind kind) {
+    failover_plan p;
+    p.id = 9;
+    p.kind = kind;
+    p.group = "orders";
+    p.epoch = 4;
+    p.candidate = "a";
+    p.source = "b";
+    p.step_timeout = 10s;
+    return p;
+  }
+
+  caf::actor start(failover_plan plan) {
+    auto holder = std::make_shared<caf::actor>();
+    auto d = deps();
+    sys.spawn([holder, plan, d](caf::event_based_actor* parent) {
+      *holder = spawn_failover_executor(parent, plan, d);
+    });
+    run();
+    executors.push_back(*holder);
+    return *holder;
+  }
+
+  const plan_result& only_result() {
+    BOOST_TEST_REQUIRE(coord->done.size() == 1u);
+    return coord->done.front();
+  }
+
+  std::vector<std::string> routes() {
+    std::vector<std::string> v;
+    for (auto& [g, p, rs] : platform.rec->routes) {
+      std::string s = g + " " + p + " <-";
+      for (auto& r : rs) s += " " + r;
+      v.push_back(s);
+    }
+    return v;
+  }
+  std::vector<std::string> dns() {
+    std::vector<std::string> v;
+    for (auto& [g, s, t] : platform.rec->dns) v.push_back(g + " " + s + " " + t);
+    return v;
+  }
+  std::vector<std::string> taints() {
+    std::vector<std::string> v;
+    for (auto& [g, s, on] : platform.rec->taints) v.push_back(s + (on ? "=taint" : "=untaint"));
+    return v;
+  }
+};
+
+std::vector<std::string> cmds(std::initializer_list<const char*> l) {
+  return std::vector<std::string>(l.begin(), l.end());
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (auto& x : v) s += x + "\n";
+  return s;
+}
+
+std::string join(const std::vector<plan_phase>& v) {
+  std::string s;
+  for (auto x : v) s += to_string(x) + "\n";
+  return s;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(failover_executor, exec_fixture)
+
+BOOST_AUTO_TEST_CASE(failover_runs_the_exact_sequence) {
+  start(failover());
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(r.reached == plan_phase::done);
+  BOOST_TEST(r.fence_outcome == "fenced");
+  // The drain waited for what b had RECEIVED; that is then the promotion GTID.
+  BOOST_TEST(r.promotion_gtid == U1 + ":1-100");
+  BOOST_TEST(join(fl->log) == join(cmds({
+                                  "fence a",
+                                  "kill_sessions a",  // fencing, killing
+                                  "probe b",
+                                  "wait_executed b",  // draining
+                                  "stop_replica b",
+                                  "reset_replica_all b",
+                                  "read_gtid b",  // recording_gtid
+                                  "promote b",    //
+                                  "probe b",      // confirming
+                                  "read_gtid b",  // repointing: primary set
+                                  "read_gtid c",
+                                  "stop_replica c",
+                                  "change_source c",
+                                  "start_replica c",  //
+                                  "read_gtid r",
+                                  "stop_replica r",
+                                  "change_source r",
+                                  "start_replica r",
+                              })));
+  // The drain target and the followers' new source (b's address, replication account).
+  auto wait = std::find_if(fl->commands.begin(), fl->commands.end(),
+                           [](auto& c) { return c.op == mysql_op::wait_executed; });
+  BOOST_REQUIRE(wait != fl->commands.end());
+  BOOST_TEST(wait->gtid == U1 + ":1-100");
+  BOOST_TEST(wait->timeout.count() == caf::timespan(30s).count());
+  for (auto& c : fl->commands)
+    if (c.op == mysql_op::change_source) {
+      BOOST_TEST(c.source.host == deps().targets["b"].host);
+      BOOST_TEST(c.source.port == deps().targets["b"].port);
+      BOOST_TEST(c.source.user == "repl");
+      BOOST_TEST(c.source.password == "replpw");
+    }
+  // Every step persisted in order, the promotion GTID from recording_gtid on.
+  BOOST_TEST(join(coord->phase_list()) ==
+             join(std::vector<plan_phase>{
+                 plan_phase::fencing_old, plan_phase::killing_sessions, plan_phase::gating,
+                 plan_phase::draining, plan_phase::stopping_replica, plan_phase::resetting_replica,
+                 plan_phase::recording_gtid, plan_phase::promoting, plan_phase::confirming,
+                 plan_phase::steering, plan_phase::repointing}));
+  for (auto& [ph, g] : coord->phases)
+    BOOST_TEST((g == (ph >= plan_phase::recording_gtid ? U1 + ":1-100" : std::string())),
+               to_string(ph) << " carried '" << g << "'");
+  BOOST_TEST(join(routes()) == join(cmds({"orders b <- c r"})));
+  BOOST_TEST(join(dns()) == join(cmds({"orders b 192.0.2.2"})));
+  // Readers are never tainted; the old primary and the dr-only site are.
+  BOOST_TEST(join(taints()) == join(cmds({"a=taint", "b=untaint", "c=taint"})));
+  BOOST_TEST(fl->servers["b"].writable);
+  BOOST_TEST(!fl->servers["a"].writable);
+  BOOST_TEST(fl->servers["c"].replicating);
+}
+
+BOOST_AUTO_TEST_CASE(a_step_that_never_answers_aborts_with_its_name) {
+  fl->hang.insert({"b", mysql_op::stop_replica});
+  start(failover());
+  BOOST_TEST(coord->done.empty());
+  advance(10s - 1ms);
+  BOOST_TEST(coord->done.empty());
+  advance(1ms);
+  const auto& r = only_result();
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.reached == plan_phase::stopping_replica);
+  BOOST_TEST(r.error == "stopping_replica: deadline exceeded");
+  BOOST_TEST(fl->count("b", mysql_op::promote) == 0u);
+  BOOST_TEST(platform.rec->dns.empty());
+}
+
+BOOST_AUTO_TEST_CASE(an_unanswered_persist_is_a_deadline_too) {
+  coord->has_hold = true;
+  coord->hold_at = plan_phase::gating;
+  start(failover());
+  advance(10s);
+  const auto& r = only_result();
+  BOOST_TEST(r.error == "gating: deadline exceeded");
+  BOOST_TEST(fl->count("b", mysql_op::stop_replica) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_refused_persist_stops_the_plan) {
+  coord->has_refuse = true;
+  coord->refuse_at = plan_phase::recording_gtid;
+  start(failover());
+  const auto& r = only_result();
+  BOOST_TEST(r.error == "recording_gtid: progress not persisted");
+  BOOST_TEST(fl->count("b", mysql_op::promote) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(the_drain_is_best_effort) {
+  fl->hang.insert({"b", mysql_op::wait_executed});
+  start(failover());
+  BOOST_TEST(fl->count("b", mysql_op::stop_replica) == 0u);
+  advance(30s);
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(fl->count("b", mysql_op::promote) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(safe_gate_with_unreachable_old_primary_times_out_without_promoting) {
+  fl->servers["a"].down = true;
+  start(failover(gate_policy::safe, false));
+  BOOST_TEST(coord->done.empty());
+  advance(119s);
+  BOOST_TEST(coord->done.empty());
+  BOOST_TEST(fl->count("b", mysql_op::stop_replica) == 0u);
+  advance(1s);
+  const auto& r = only_result();
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.reached == plan_phase::gating);
+  BOOST_TEST(r.error == "gating: promotion gate timed out");
+  BOOST_TEST(r.fence_outcome == "skipped: unreachable (plan)");
+  BOOST_TEST(fl->count("a", mysql_op::fence) == 0u);
+  BOOST_TEST(fl->count("b", mysql_op::promote) == 0u);
+  BOOST_TEST(fl->count("b", mysql_op::reset_replica_all) == 0u);
+  BOOST_TEST(platform.rec->dns.empty());
+}
+
+BOOST_AUTO_TEST_CASE(safe_gate_after_a_connection_level_fence_failure_also_waits) {
+  fl->servers["a"].down = true;  // the plan thought it reachable; the fence is refused
+  start(failover(gate_policy::safe, true));
+  advance(120s);
+  const auto& r = only_result();
+  BOOST_TEST(r.fence_outcome == "skipped: refused");
+  BOOST_TEST(fl->count("a", mysql_op::fence) == 2u);  // one retry on a fresh connection
+  BOOST_TEST(r.error == "gating: promotion gate timed out");
+  BOOST_TEST(fl->count("b", mysql_op::promote) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_stale_session_does_not_make_a_live_old_primary_look_dead) {
+  // site_io answers lost_connection once (a session cached before a restart), then works.
+  mysql_outcome lost;
+  lost.error_kind = "lost_connection";
+  lost.error_code = 2013;
+  lost.error = "lost_connection 2013 (HY000): Lost connection to server during query";
+  fl->once[{"a", mysql_op::fence}].push_back(lost);
+  start(failover(gate_policy::fast, true));
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(r.fence_outcome == "fenced");
+  BOOST_TEST(fl->count("a", mysql_op::fence) == 2u);
+  BOOST_TEST(fl->count("a", mysql_op::kill_sessions) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(fast_policy_promotes_past_an_unreachable_old_primary) {
+  fl->servers["a"].down = true;
+  start(failover(gate_policy::fast, false));
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(r.fence_outcome == "skipped: unreachable (plan)");
+  BOOST_TEST(fl->count("a", mysql_op::kill_sessions) == 0u);
+  BOOST_TEST(fl->count("b", mysql_op::promote) == 1u);
+  BOOST_TEST(join(dns()) == join(cmds({"orders b 192.0.2.2"})));
+}
+
+BOOST_AUTO_TEST_CASE(a_reachable_old_primary_refusing_the_fence_fails_the_plan) {
+  mysql_outcome denied;
+  denied.error_kind = "server_error";
+  denied.error_code = 1227;
+  denied.error = "Access denied";
+  fl->forced[{"a", mysql_op::fence}] = denied;
+  start(failover(gate_policy::fast, true));
+  const auto& r = only_result();
+  BOOST_TEST(r.reached == plan_phase::fencing_old);
+  BOOST_TEST(r.error.rfind("fencing_old: fence of old primary a failed", 0) == 0u, r.error);
+  BOOST_TEST(fl->count("b", mysql_op::promote) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(killed_after_promoting_persisted_resumes_without_second_promotion) {
+  coord->has_hold = true;
+  coord->hold_at = plan_phase::promoting;
+  auto first = start(failover());
+  BOOST_TEST(fl->count("b", mysql_op::promote) == 1u);
+  BOOST_TEST(coord->phase_list().back() == plan_phase::promoting);
+  auto gtid = coord->phases.back().second;
+  BOOST_TEST(gtid == U1 + ":1-100");
+  // The coordinator persisted `promoting`; the executor dies before it hears so.
+  self->send_exit(first, caf::exit_reason::kill);
+  run();
+  BOOST_TEST(platform.rec->dns.empty());
+  coord->has_hold = false;
+  auto plan = failover();
+  plan.phase = plan_phase::promoting;
+  plan.promotion_gtid = gtid;
+  start(plan);
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(r.promotion_gtid == gtid);
+  BOOST_TEST(fl->count("b", mysql_op::promote) == 1u);  // S6: still exactly one
+  // The second run did nothing before promotion: no fence, drain, stop, reset or gtid record.
+  auto promote_at = std::find(fl->log.begin(), fl->log.end(), "promote b");
+  BOOST_TEST_REQUIRE((promote_at != fl->log.end()));
+  std::vector<std::string> second(promote_at + 1, fl->log.end());
+  BOOST_TEST(join(second) == join(cmds({"probe b", "read_gtid b", "read_gtid c", "stop_replica c",
+                                        "change_source c", "start_replica c", "read_gtid r",
+                                        "stop_replica r", "change_source r", "start_replica r"})));
+  BOOST_TEST(join(routes()) == join(cmds({"orders b <- c r"})));
+  BOOST_TEST(join(dns()) == join(cmds({"orders b 192.0.2.2"})));
+  BOOST_TEST(join(taints()) == join(cmds({"a=taint", "b=untaint", "c=taint"})));
+}
+
+BOOST_AUTO_TEST_CASE(resume_after_confirming_confirms_again_before_steering) {
+  fl->servers["b"].writable = false;  // fenced meanwhile (e.g. by its sidecar)
+  auto plan = failover();
+  plan.phase = plan_phase::confirming;
+  start(plan);
+  const auto& r = only_result();
+  BOOST_TEST(r.reached == plan_phase::confirming);
+  BOOST_TEST(r.error.rfind("confirming: ", 0) == 0u, r.error);
+  BOOST_TEST(join(fl->log) == join(cmds({"probe b"})));
+  BOOST_TEST(platform.rec->routes.empty());
+  BOOST_TEST(platform.rec->dns.empty());
+  BOOST_TEST(platform.rec->taints.empty());
+}
+
+BOOST_AUTO_TEST_CASE(failed_confirmation_steers_nothing) {
+  fl->promote_takes_effect = false;
+  start(failover());
+  const auto& r = only_result();
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.reached == plan_phase::confirming);
+  BOOST_TEST(r.error.rfind("confirming: ", 0) == 0u, r.error);
+  BOOST_TEST(fl->count("b", mysql_op::promote) == 1u);
+  BOOST_TEST(platform.rec->routes.empty());
+  BOOST_TEST(platform.rec->dns.empty());
+  BOOST_TEST(platform.rec->taints.empty());
+  BOOST_TEST(fl->count("c", mysql_op::change_source) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(divergent_follower_is_not_repointed) {
+  fl->servers["c"].gtid = U1 + ":1-99," + U2 + ":1-3";
+  start(failover());
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST_REQUIRE(r.not_repointed.size() == 1u);
+  BOOST_TEST(r.not_repointed[0].rfind("c: divergent: " + U2 + ":1-3 (3 transactions", 0) == 0u,
+             r.not_repointed[0]);
+  BOOST_TEST(fl->count("c", mysql_op::change_source) == 0u);
+  BOOST_TEST(fl->count("c", mysql_op::stop_replica) == 0u);
+  BOOST_TEST(fl->count("r", mysql_op::change_source) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(unreachable_follower_is_reported_and_others_repointed) {
+  fl->servers["c"].down = true;
+  start(failover());
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST_REQUIRE(r.not_repointed.size() == 1u);
+  BOOST_TEST(r.not_repointed[0].rfind("c: unreachable", 0) == 0u, r.not_repointed[0]);
+  BOOST_TEST(fl->count("r", mysql_op::start_replica) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(recover_rejoins_a_contained_old_primary) {
+  fl->servers["a"] = {false, false, U1 + ":1-90", "", false};
+  fl->servers["b"] = {true, false, U1 + ":1-120", "", false};
+  start(repair(plan_kind::recover));
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(join(fl->log) ==
+             join(cmds({"fence a", "stop_replica a", "reset_replica_all a", "read_gtid b",
+                        "read_gtid a", "change_source a", "start_replica a", "probe a"})));
+  for (auto& c : fl->commands)
+    if (c.op == mysql_op::change_source) {
+      BOOST_TEST(c.source.port == deps().targets["b"].port);
+      BOOST_TEST(c.source.user == "repl");
+    }
+  BOOST_TEST(join(coord->phase_list()) ==
+             join(std::vector<plan_phase>{plan_phase::fencing_old, plan_phase::stopping_replica,
+                                          plan_phase::resetting_replica, plan_phase::repointing,
+                                          plan_phase::confirming}));
+  BOOST_TEST(platform.rec->dns.empty());
+}
+
+BOOST_AUTO_TEST_CASE(recover_waits_for_the_threads_within_the_step_timeout) {
+  fl->servers["a"] = {false, false, U1 + ":1-90", "", false};
+  fl->servers["b"] = {true, false, U1 + ":1-120", "", false};
+  fl->replica_comes_up = false;
+  start(repair(plan_kind::recover));
+  BOOST_TEST(coord->done.empty());
+  for (int i = 0; i < 19; ++i) advance(500ms);
+  BOOST_TEST(coord->done.empty());
+  advance(500ms);
+  const auto& r = only_result();
+  BOOST_TEST(r.error.rfind("confirming: deadline exceeded (io OFF, sql OFF", 0) == 0u, r.error);
+  BOOST_TEST(fl->count("a", mysql_op::probe) == 20u);  // re-probed every 500 ms
+}
+
+BOOST_AUTO_TEST_CASE(recover_refuses_a_divergent_site) {
+  fl->servers["a"] = {false, false, U1 + ":1-90," + U2 + ":1-2", "", false};
+  fl->servers["b"] = {true, false, U1 + ":1-120", "", false};
+  start(repair(plan_kind::recover));
+  const auto& r = only_result();
+  BOOST_TEST(r.reached == plan_phase::repointing);
+  BOOST_TEST(r.error.find("divergent: " + U2 + ":1-2 (2 transactions") != std::string::npos,
+             r.error);
+  BOOST_TEST(fl->count("a", mysql_op::change_source) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(reclone_clones_then_rejoins) {
+  fl->servers["a"] = {false, false, U1 + ":1-90," + U2 + ":1-2", "", false};
+  fl->servers["b"] = {true, false, U1 + ":1-120", "", false};
+  start(repair(plan_kind::reclone));
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(join(fl->log) == join(cmds({"clone a", "fence a", "stop_replica a",
+                                         "reset_replica_all a", "read_gtid b", "read_gtid a",
+                                         "change_source a", "start_replica a", "probe a"})));
+  const auto& clone = fl->commands.front();
+  BOOST_TEST(clone.source.port == deps().targets["b"].port);
+  BOOST_TEST(clone.source.user == "repl");
+  BOOST_TEST(clone.timeout.count() == caf::timespan(600s).count());
+  BOOST_TEST(fl->servers["a"].gtid == U1 + ":1-120");
+}
+
+BOOST_AUTO_TEST_CASE(reclone_of_the_active_primary_is_refused) {
+  auto plan = repair(plan_kind::reclone);
+  plan.candidate = "b";
+  start(plan);
+  const auto& r = only_result();
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.reached == plan_phase::cloning);
+  BOOST_TEST(r.error == "cloning: refusing to reclone the active primary b");
+  BOOST_TEST(fl->log.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

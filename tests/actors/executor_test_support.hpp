@@ -1,0 +1,198 @@
+// Test doubles for the failover executor: a small simulated MySQL fleet behind the site_io
+// interface (records every command, can hang a command forever) and a recording coordinator
+// (records persisted phases and plan results, can hold or refuse a phase).
+#pragma once
+
+#include <caf/all.hpp>
+#include <deque>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "messages/interfaces.hpp"
+#include "messages/operator.hpp"
+#include "messages/site_io.hpp"
+
+namespace br {
+/// Boost.Test prints compared values.
+inline std::ostream& operator<<(std::ostream& os, plan_phase p) {
+  return os << to_string(p);
+}
+}  // namespace br
+
+namespace br::test {
+
+/// One simulated server.
+struct sim_server {
+  bool writable = false;
+  bool replicating = false;
+  std::string gtid;      ///< gtid_executed
+  std::string received;  ///< channel's received set
+  bool down = false;     ///< every command answers "refused"
+};
+
+struct fleet {
+  std::map<std::string, sim_server> servers;
+  /// "op site" per command, probes included, in arrival order.
+  std::vector<std::string> log;
+  std::vector<mysql_command> commands;
+  /// (site, op) pairs that are never answered.
+  std::set<std::pair<std::string, mysql_op>> hang;
+  /// (site, op) -> forced outcome (instead of the simulation).
+  std::map<std::pair<std::string, mysql_op>, mysql_outcome> forced;
+  /// (site, op) -> one-shot outcomes, used (and consumed) before `forced` and the simulation.
+  std::map<std::pair<std::string, mysql_op>, std::deque<mysql_outcome>> once;
+  /// False: promote "succeeds" but the server stays read-only (confirmation must catch it).
+  bool promote_takes_effect = true;
+  /// False: start_replica succeeds but the threads never come up.
+  bool replica_comes_up = true;
+
+  size_t count(const std::string& site, mysql_op op) const {
+    auto key = to_string(op) + " " + site;
+    size_t n = 0;
+    for (const auto& l : log) n += l == key ? 1 : 0;
+    return n;
+  }
+  /// The log restricted to commands of the given sites.
+  std::vector<std::string> log_for(const std::set<std::string>& sites) const {
+    std::vector<std::string> out;
+    for (const auto& l : log)
+      if (sites.count(l.substr(l.find(' ') + 1))) out.push_back(l);
+    return out;
+  }
+};
+
+struct fleet_state {
+  std::vector<caf::typed_response_promise<mysql_outcome>> held;  ///< hung commands stay pending
+  static inline const char* name = "sim_site_io";
+};
+
+inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
+  mysql_outcome o;
+  auto& s = f.servers[cmd.target.site];
+  if (s.down) {
+    o.error_kind = "refused";
+    o.error = "refused 2003: Can't connect";
+    o.error_code = 2003;
+    return o;
+  }
+  o.ok = true;
+  switch (cmd.op) {
+    case mysql_op::probe:
+      o.probe.read_only = o.probe.super_read_only = !s.writable;
+      o.probe.gtid_executed = s.gtid;
+      o.probe.received_gtid = s.received;
+      o.probe.channel_configured = s.replicating;
+      o.probe.io_state = o.probe.sql_state = s.replicating ? "ON" : "OFF";
+      break;
+    case mysql_op::fence:
+      s.writable = false;
+      break;
+    case mysql_op::kill_sessions:
+      o.value = "2";
+      break;
+    case mysql_op::promote:
+      s.writable = s.writable || f.promote_takes_effect;
+      break;
+    case mysql_op::read_gtid:
+      o.value = s.gtid;
+      break;
+    case mysql_op::wait_executed:  // the relay log is applied: executed catches up
+      s.gtid = cmd.gtid;
+      o.value = "reached";
+      break;
+    case mysql_op::stop_replica:
+      s.replicating = false;
+      break;
+    case mysql_op::reset_replica_all:
+      s.received.clear();
+      break;
+    case mysql_op::change_source:
+      break;
+    case mysql_op::start_replica:
+      s.replicating = f.replica_comes_up;
+      break;
+    case mysql_op::clone:
+      s.gtid = f.servers[cmd.source.site].gtid;
+      s.writable = false;  // boots fenced (S5)
+      break;
+  }
+  return o;
+}
+
+inline site_io_actor spawn_fleet_io(caf::actor_system& sys, std::shared_ptr<fleet> f) {
+  return sys.spawn(
+      [f](site_io_actor::stateful_pointer<fleet_state> self) -> site_io_actor::behavior_type {
+        return {[=](mysql_command& cmd) -> caf::typed_response_promise<mysql_outcome> {
+          f->log.push_back(to_string(cmd.op) + " " + cmd.target.site);
+          f->commands.push_back(cmd);
+          auto rp = self->make_response_promise<mysql_outcome>();
+          auto key = std::make_pair(cmd.target.site, cmd.op);
+          if (f->hang.count(key)) {
+            self->state.held.push_back(rp);
+            return rp;
+          }
+          if (auto q = f->once.find(key); q != f->once.end() && !q->second.empty()) {
+            rp.deliver(q->second.front());
+            q->second.pop_front();
+          } else if (auto it = f->forced.find(key); it != f->forced.end()) {
+            rp.deliver(it->second);
+          } else {
+            rp.deliver(simulate(*f, cmd));
+          }
+          return rp;
+        }};
+      });
+}
+
+/// What the executor told its coordinator.
+struct coord_record {
+  std::vector<std::pair<plan_phase, std::string>> phases;  ///< (phase, promotion_gtid)
+  std::vector<plan_result> done;
+  bool has_hold = false;
+  plan_phase hold_at = plan_phase::pending;  ///< record this phase but never answer
+  bool has_refuse = false;
+  plan_phase refuse_at = plan_phase::pending;  ///< answer false for this phase
+
+  std::vector<plan_phase> phase_list() const {
+    std::vector<plan_phase> v;
+    for (const auto& p : phases) v.push_back(p.first);
+    return v;
+  }
+};
+
+struct coord_state {
+  std::vector<caf::typed_response_promise<bool>> held;
+  static inline const char* name = "recording_coordinator";
+};
+
+inline coordinator_actor spawn_recording_coordinator(caf::actor_system& sys,
+                                                     std::shared_ptr<coord_record> rec) {
+  return sys.spawn([rec](coordinator_actor::stateful_pointer<coord_state> self)
+                       -> coordinator_actor::behavior_type {
+    return {
+        [=](observe_atom, const site_report&) {},
+        [=](view_atom) { return topology_view{}; },
+        [=](status_atom) { return std::string("{}"); },
+        [=](phase_atom, uint64_t, plan_phase ph,
+            const std::string& gtid) -> caf::typed_response_promise<bool> {
+          rec->phases.emplace_back(ph, gtid);
+          auto rp = self->make_response_promise<bool>();
+          if (rec->has_hold && rec->hold_at == ph) {
+            self->state.held.push_back(rp);
+            return rp;
+          }
+          rp.deliver(!(rec->has_refuse && rec->refuse_at == ph));
+          return rp;
+        },
+        [=](plan_done_atom, const plan_result& r) { rec->done.push_back(r); },
+        [=](annotate_atom, const std::string&, const std::string&) { return std::string(); },
+    };
+  });
+}
+
+}  // namespace br::test

@@ -1,0 +1,183 @@
+// Coordinator decisions in virtual time: fencing writable non-candidates, split-brain tiers,
+// returning old primary (contained -> recover plan, divergent -> RecoveryBlocked), reclone token.
+#include <boost/test/unit_test.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/actors/operator_fixture.hpp"
+
+using namespace br;
+using namespace br::test;
+
+namespace {
+
+struct topo : operator_fixture {
+  /// A durable record of an earlier failover to `target` (long before the test starts).
+  durable_state history(const std::string& target, uint64_t epoch) {
+    durable_state d;
+    d.view = {epoch, target, "", 1};
+    d.last_failover_ms = 1000;
+    d.last_failover_target = target;
+    d.promotion_gtid = gtid(U1, 1, 10);
+    d.plan.id = 7;
+    return d;
+  }
+
+  nlohmann::json status() {
+    std::string s;
+    self->send(coord(), status_atom::value);
+    run();
+    self->receive([&](std::string& x) { s = x; }, caf::after(std::chrono::seconds(0)) >> [] {});
+    return nlohmann::json::parse(s);
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(writable_dr_only_site_is_fenced_without_promotion, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  add_site("c", site_role::dr_only);
+  io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
+  io_rec->probe["b"] = read_only_probe(gtid(U1, 1, 10), true);
+  io_rec->probe["c"] = writable_probe(gtid(U1, 1, 10));
+  start();
+  polls(3);
+  BOOST_TEST(io_rec->count("c", mysql_op::fence) >= 1u);
+  BOOST_TEST(io_rec->count("c", mysql_op::kill_sessions) >= 1u);
+  auto ops = io_rec->ops_for("c");
+  BOOST_REQUIRE(!ops.empty());
+  BOOST_TEST(ops.front() == mysql_op::fence);  // fence first, then kill sessions
+  BOOST_TEST(io_rec->ops_for("a").empty());
+  BOOST_TEST(io_rec->ops_for("b").empty());
+  BOOST_TEST(exec->plans.empty());
+  check_no_unexpected();
+}
+
+BOOST_FIXTURE_TEST_CASE(split_brain_tier1_history_fences_every_other_writer, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  preset(history("b", 5));
+  io_rec->probe["a"] = writable_probe(gtid(U1, 1, 12));
+  io_rec->probe["b"] = writable_probe(gtid(U1, 1, 10) + "," + gtid(U2, 1, 3));
+  start();
+  polls(3);
+  BOOST_TEST(io_rec->count("a", mysql_op::fence) >= 1u);
+  BOOST_TEST(io_rec->count("b", mysql_op::fence) == 0u);
+  BOOST_TEST(exec->plans.empty());
+  BOOST_TEST(view().epoch == 5u);
+  BOOST_TEST(platform.rec->count_events("SplitBrainDetected") == 1u);
+  check_no_unexpected();
+}
+
+BOOST_FIXTURE_TEST_CASE(split_brain_tier2_priorities_fence_losers_and_repromote, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  spec.split_brain_policy.site_priorities = {"b", "a"};
+  io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
+  io_rec->probe["b"] = writable_probe(gtid(U1, 1, 10));
+  start();
+  polls(3);
+  BOOST_TEST(io_rec->count("a", mysql_op::fence) >= 1u);
+  BOOST_TEST(io_rec->count("b", mysql_op::fence) == 0u);
+  BOOST_REQUIRE_EQUAL(exec->plans.size(), 1u);
+  BOOST_TEST(exec->plans[0].candidate == "b");
+  BOOST_TEST(exec->plans[0].old_primary == "a");
+  BOOST_TEST(view().deposing == "a");
+  check_no_unexpected();
+}
+
+BOOST_FIXTURE_TEST_CASE(split_brain_tier3_alerts_only, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
+  io_rec->probe["b"] = writable_probe(gtid(U1, 1, 10));
+  start();
+  polls(5);
+  BOOST_TEST(io_rec->commands.empty());
+  BOOST_TEST(exec->plans.empty());
+  BOOST_TEST(platform.rec->count_events("SplitBrainDetected") == 1u);
+  BOOST_TEST(platform.rec->last_event("SplitBrainDetected")->type == "Warning");
+  check_no_unexpected();
+}
+
+BOOST_FIXTURE_TEST_CASE(contained_returning_primary_gets_a_recover_plan, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  preset(history("b", 3));
+  io_rec->probe["a"] = read_only_probe(gtid(U1, 1, 10), false);  // RESET REPLICA ALL signature
+  io_rec->probe["b"] = writable_probe(gtid(U1, 1, 10) + "," + gtid(U2, 1, 4));
+  start();
+  polls(3);
+  auto ops = io_rec->ops_for("a");
+  BOOST_REQUIRE(ops.size() >= 3u);
+  BOOST_TEST(ops[0] == mysql_op::fence);  // defensively fenced before anything else
+  BOOST_REQUIRE_EQUAL(exec->plans.size(), 1u);
+  BOOST_TEST(exec->plans[0].kind == plan_kind::recover);
+  BOOST_TEST(exec->plans[0].candidate == "a");
+  BOOST_TEST(view().epoch == 3u);  // recovery does not change authority
+  BOOST_TEST(platform.rec->disk.recovery["a"].state == "RecoveryInProgress");
+  // Done: the recovery state is cleared and RecoveryComplete raised.
+  self->send(coord(), plan_done_atom::value,
+             result_of(exec->plans[0].id, true));
+  run();
+  BOOST_TEST(platform.rec->disk.recovery.count("a") == 0u);
+  BOOST_TEST(platform.rec->count_events("RecoveryComplete") == 1u);
+  check_no_unexpected();
+}
+
+BOOST_FIXTURE_TEST_CASE(divergent_returning_primary_is_blocked_and_never_repointed, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  preset(history("b", 3));
+  io_rec->probe["a"] = read_only_probe(gtid(U1, 1, 12), false);
+  io_rec->probe["b"] = writable_probe(gtid(U1, 1, 10) + "," + gtid(U2, 1, 4));
+  start();
+  polls(6);
+  BOOST_TEST(exec->plans.empty());
+  BOOST_TEST(io_rec->count("a", mysql_op::fence) >= 1u);
+  BOOST_TEST(io_rec->count("a", mysql_op::change_source) == 0u);
+  BOOST_TEST(io_rec->count("a", mysql_op::start_replica) == 0u);
+  auto rec = platform.rec->disk.recovery["a"];
+  BOOST_TEST(rec.state == "RecoveryBlocked");
+  BOOST_TEST(rec.divergent_gtid == U1 + ":11-12");
+  BOOST_TEST(rec.divergent_count == 2u);
+  BOOST_TEST(platform.rec->count_events("DataLossDetected") == 1u);
+  BOOST_TEST(platform.rec->last_event("DataLossDetected")->type == "Warning");
+  auto st = status();
+  BOOST_TEST(st["sites"][0]["name"] == "a");
+  BOOST_TEST(st["sites"][0]["recoveryState"] == "RecoveryBlocked");
+  BOOST_TEST(st["sites"][0]["divergentTransactionCount"] == 2);
+  BOOST_TEST(st["activeSite"] == "b");
+  check_no_unexpected();
+}
+
+BOOST_FIXTURE_TEST_CASE(reclone_token_valid_starts_a_plan_invalid_changes_nothing, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  auto d = history("b", 3);
+  d.recovery["a"] = {"RecoveryBlocked", U1 + ":11-12", 2};
+  preset(d);
+  io_rec->probe["a"] = read_only_probe(gtid(U1, 1, 12), false);
+  io_rec->probe["b"] = writable_probe(gtid(U1, 1, 10));
+  start();
+  polls(2);
+  auto persisted = platform.rec->persisted.size();
+  auto bad = annotate(reclone_annotation, "a:deadbeef");
+  BOOST_TEST(bad.rfind("rejected: ", 0) == 0u);
+  BOOST_TEST(platform.rec->count_events("RecloneRejected") == 1u);
+  BOOST_TEST(exec->plans.empty());
+  BOOST_TEST(platform.rec->persisted.size() == persisted);
+  BOOST_TEST(platform.rec->disk.recovery["a"].state == "RecoveryBlocked");
+  auto bad2 = annotate(reclone_annotation, "b:confirm=g");  // the active primary
+  BOOST_TEST(bad2.rfind("rejected: ", 0) == 0u);
+  BOOST_TEST(exec->plans.empty());
+  auto good = annotate(reclone_annotation, "a:" + U1.substr(0, 8));
+  BOOST_TEST(good.rfind("accepted: ", 0) == 0u);
+  BOOST_TEST(platform.rec->count_events("RecloneRequested") == 1u);
+  BOOST_REQUIRE_EQUAL(exec->plans.size(), 1u);
+  BOOST_TEST(exec->plans[0].kind == plan_kind::reclone);
+  BOOST_TEST(exec->plans[0].candidate == "a");
+  BOOST_TEST(annotate("other/key", "x").rfind("rejected: ", 0) == 0u);
+  check_no_unexpected();
+}

@@ -1,0 +1,523 @@
+// Virtual-time tests of the sidecar's fencing monitor with mock HTTP and MySQL workers.
+#include <boost/test/unit_test.hpp>
+
+#include <caf/all.hpp>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <memory>
+
+#include "actors/sidecar/fencing_monitor.hpp"
+#include "actors/sidecar/view_cache.hpp"
+#include "actors/sidecar/view_json.hpp"
+#include "tests/support/det_fixture.hpp"
+
+using namespace br;
+using namespace br::sidecar;
+using namespace std::chrono_literals;
+
+namespace {
+
+// -- mock HTTP worker ---------------------------------------------------------------------------
+
+struct http_script {
+  /// URL -> answers in order (the last one repeats). A URL without a script answers 404.
+  std::map<std::string, std::vector<http_reply>> by_url;
+  std::map<std::string, size_t> served;
+  std::vector<http_call> calls;
+
+  void set(const std::string& url, std::vector<http_reply> replies) {
+    by_url[url] = std::move(replies);
+    served[url] = 0;
+  }
+  size_t count(const std::string& url_prefix) const {
+    size_t n = 0;
+    for (auto& c : calls)
+      if (c.url.rfind(url_prefix, 0) == 0) ++n;
+    return n;
+  }
+};
+
+http_reply ok(int status, std::string body = {}) {
+  http_reply r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+http_reply down() {
+  http_reply r;
+  r.error = "timeout: no answer";
+  return r;
+}
+
+http_reply view_reply(uint64_t epoch, std::string active, std::string deposing = "") {
+  topology_view v;
+  v.epoch = epoch;
+  v.active_site = std::move(active);
+  v.deposing = std::move(deposing);
+  v.observed_at_ms = 1714564800000;
+  return ok(200, view_to_json(v));
+}
+
+struct mock_http_state {
+  std::shared_ptr<http_script> script;
+};
+
+http_worker_actor::behavior_type mock_http(http_worker_actor::stateful_pointer<mock_http_state> self,
+                                           std::shared_ptr<http_script> script) {
+  self->state.script = script;
+  return {[=](http_call_atom, const http_call& c) {
+    auto& s = *self->state.script;
+    s.calls.push_back(c);
+    http_reply r = ok(404, R"({"error":"not found"})");
+    if (auto it = s.by_url.find(c.url); it != s.by_url.end() && !it->second.empty()) {
+      auto& i = s.served[c.url];
+      r = it->second[std::min(i, it->second.size() - 1)];
+      ++i;
+    }
+    // The send time on the actor clock (virtual time here), as the real worker stamps it.
+    r.sent_at_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       self->clock().now().time_since_epoch())
+                       .count();
+    return r;
+  }};
+}
+
+// -- mock MySQL worker --------------------------------------------------------------------------
+
+struct mysql_script {
+  bool reachable = true;
+  std::string error_kind = "refused";  ///< when unreachable
+  bool writable = true;
+  bool fence_works = true;
+  bool hold_fence = false;  ///< keep fence answers until release() (push ordering test)
+  int fences = 0;
+  std::vector<std::string> reasons;
+  std::vector<caf::typed_response_promise<mysql_outcome>> held;
+
+  mysql_outcome probe_outcome() const {
+    mysql_outcome o;
+    o.ok = reachable;
+    if (!reachable) {
+      o.error_kind = error_kind;
+      o.error = "mock: unreachable";
+      return o;
+    }
+    o.probe.read_only = !writable;
+    o.probe.super_read_only = !writable;
+    return o;
+  }
+  mysql_outcome fence_outcome() {
+    if (!reachable) return probe_outcome();
+    if (fence_works) writable = false;
+    auto o = probe_outcome();
+    o.ok = fence_works;
+    o.value = "0";
+    if (!fence_works) o.error = "mock: fence refused";
+    return o;
+  }
+  void release() {
+    for (auto& p : held) p.deliver(fence_outcome());
+    held.clear();
+  }
+};
+
+struct mock_mysql_state {
+  std::shared_ptr<mysql_script> script;
+};
+
+local_mysql_actor::behavior_type mock_mysql(local_mysql_actor::stateful_pointer<mock_mysql_state> self,
+                                            std::shared_ptr<mysql_script> script) {
+  self->state.script = script;
+  return {
+      [=](probe_atom) { return self->state.script->probe_outcome(); },
+      [=](self_fence_atom, const std::string& reason) -> caf::result<mysql_outcome> {
+        auto& s = *self->state.script;
+        ++s.fences;
+        s.reasons.push_back(reason);
+        if (s.hold_fence) {
+          auto rp = self->make_response_promise<mysql_outcome>();
+          s.held.push_back(rp);
+          return rp;
+        }
+        return s.fence_outcome();
+      },
+      [=](unfence_atom) {
+        auto& s = *self->state.script;
+        if (!s.held.empty()) {
+          // Test hook: (unfence) while fences are held releases them, inside this actor.
+          s.release();
+          return s.probe_outcome();
+        }
+        s.writable = true;
+        return s.probe_outcome();
+      },
+  };
+}
+
+// -- fixture ------------------------------------------------------------------------------------
+
+const std::string op_view = "http://op:1/active-site?namespace=ns&group=g";
+const std::string op_health = "http://op:1/healthz";
+const std::string p1_view = "http://p1:1/peer/active-site";
+const std::string p1_ping = "http://p1:1/peer/ping";
+
+struct monitor_fixture : test::det_fixture {
+  std::shared_ptr<http_script> http = std::make_shared<http_script>();
+  std::shared_ptr<mysql_script> db = std::make_shared<mysql_script>();
+  std::shared_ptr<sidecar_handles> h = std::make_shared<sidecar_handles>();
+  fencing_monitor_actor mon;
+  monitor_options opts;
+  // Strong references (the handles are weak, as in production where the supervisor owns them).
+  local_mysql_actor mysql_mock;
+  view_cache_actor cache;
+  http_worker_actor http_mock;
+
+  monitor_fixture() {
+    opts.site = "a";
+    opts.pod_namespace = "ns";
+    opts.group = "g";
+    opts.operator_address = "op:1";
+    opts.peers = {"p1:1"};
+    opts.interval = 5s;
+    opts.lease_timeout = 20s;
+    mysql_mock = sys.spawn(mock_mysql, db);
+    cache = spawn_view_cache(sys, "", false);
+    http_mock = sys.spawn(mock_http, http);
+    h->set_mysql(mysql_mock);
+    h->set_cache(cache);
+    h->set_operator_http(http_mock);
+    h->set_peer_http(0, http_mock);
+    // Healthy defaults: operator and peer answer with epoch 5 naming "a".
+    http->set(op_health, {ok(200, "ok")});
+    http->set(op_view, {view_reply(5, "a")});
+    http->set(p1_ping, {ok(200, "pong")});
+    http->set(p1_view, {view_reply(5, "a")});
+  }
+
+  ~monitor_fixture() {
+    if (mon) self->send_exit(mon, caf::exit_reason::user_shutdown);
+    run();
+  }
+
+  void start() {
+    mon = sys.spawn(fencing_monitor, opts, h);
+    h->set_monitor(mon);
+    run();
+  }
+
+  /// Seeds the cache as a pushed/operator view would.
+  void seed(uint64_t epoch, std::string active, std::string deposing = "") {
+    topology_view v;
+    v.epoch = epoch;
+    v.active_site = std::move(active);
+    v.deposing = std::move(deposing);
+    self->send(h->cache(), offer_atom::value, view_offer{v, view_source::operator_poll});
+    run();
+    self->receive([](const sidecar_view&) {}, caf::after(0s) >> [] {});
+  }
+
+  monitor_state& st() {
+    // state_of<> assumes an untyped stateful actor; the monitor is typed.
+    auto ptr = caf::actor_cast<caf::abstract_actor*>(mon);
+    return static_cast<fencing_monitor_actor::stateful_pointer<monitor_state>>(ptr)->state;
+  }
+
+  void ticks(int n) {
+    for (int i = 0; i < n; ++i) advance(opts.interval);
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(sidecar_monitor, monitor_fixture)
+
+BOOST_AUTO_TEST_CASE(healthy_primary_is_left_alone_and_reports_every_tick) {
+  start();
+  ticks(6);  // 30 s: beyond the lease
+  BOOST_TEST(db->fences == 0);
+  BOOST_TEST(db->writable);
+  BOOST_TEST(st().ticks == 6u);
+  BOOST_TEST(st().view.view.epoch == 5u);
+  BOOST_TEST(http->count("http://op:1/sidecar/report") == 6u);
+  auto& last = http->calls.back();
+  BOOST_TEST(last.method == "POST");
+  auto j = nlohmann::json::parse(last.body);
+  BOOST_TEST(j["site"] == "a");
+  BOOST_TEST(j["epochSeen"] == 5);
+  BOOST_TEST(j["fenced"] == false);
+  BOOST_TEST(j["mysqlReachable"] == true);
+}
+
+BOOST_AUTO_TEST_CASE(mismatch_fences_within_one_tick) {
+  http->set(op_view, {view_reply(6, "b")});
+  http->set(p1_view, {view_reply(6, "b")});
+  start();
+  ticks(1);
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(db->reasons.at(0) == "mismatch");
+  BOOST_TEST(st().fenced);
+  BOOST_TEST(!db->writable);
+  // The operator answered in that tick: no second pull of the view was needed.
+  BOOST_TEST(http->count(op_view) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(transition_deposing_this_site_fences) {
+  http->set(op_view, {view_reply(6, "", "a")});
+  start();
+  ticks(1);
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(db->reasons.at(0) == "transition");
+}
+
+BOOST_AUTO_TEST_CASE(transition_deposing_another_site_does_not_fence_the_candidate) {
+  http->set(op_view, {view_reply(6, "", "b")});
+  start();
+  ticks(3);
+  BOOST_TEST(db->fences == 0);
+}
+
+BOOST_AUTO_TEST_CASE(stale_view_is_refreshed_before_fencing_a_freshly_promoted_primary) {
+  seed(5, "b");  // the cache still names the old primary
+  // This tick the operator is briefly unreachable; the refresh reaches it: epoch 6 names "a".
+  http->set(op_view, {down(), view_reply(6, "a")});
+  http->set(op_health, {down(), ok(200, "ok")});
+  http->set(p1_view, {view_reply(5, "b")});  // the peer still holds the old view
+  start();
+  ticks(1);
+  BOOST_TEST(db->fences == 0);
+  BOOST_TEST(http->count(op_view) == 2u);  // the tick's pull and the refresh
+  BOOST_TEST(st().view.view.epoch == 6u);
+  BOOST_TEST(st().view.view.active_site == "a");
+  ticks(5);
+  BOOST_TEST(db->fences == 0);
+}
+
+BOOST_AUTO_TEST_CASE(stale_view_fences_when_the_refresh_still_names_another_site) {
+  seed(5, "b");
+  http->set(op_view, {down()});
+  http->set(op_health, {down()});
+  http->set(p1_view, {view_reply(5, "b")});
+  start();
+  ticks(1);
+  BOOST_TEST(http->count(op_view) == 2u);
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(db->reasons.at(0) == "mismatch");
+}
+
+BOOST_AUTO_TEST_CASE(peer_view_adopted_only_with_strictly_higher_epoch) {
+  opts.operator_address = "";  // only the peer talks to us
+  seed(5, "a");
+  http->set(p1_view, {view_reply(5, "b")});  // same epoch, other content: ignored
+  start();
+  ticks(2);
+  BOOST_TEST(db->fences == 0);
+  BOOST_TEST(st().view.view.active_site == "a");
+  http->set(p1_view, {view_reply(4, "b")});  // older: ignored
+  ticks(1);
+  BOOST_TEST(db->fences == 0);
+  BOOST_TEST(st().view.view.epoch == 5u);
+  http->set(p1_view, {view_reply(6, "b")});  // strictly newer: adopted, then rule 1 fences
+  ticks(1);
+  BOOST_TEST(st().view.view.epoch == 6u);
+  BOOST_TEST(st().view.view.active_site == "b");
+  BOOST_TEST(db->fences == 1);
+}
+
+BOOST_AUTO_TEST_CASE(lease_needs_operator_and_every_anchoring_peer_silent) {
+  http->set(op_view, {down()});
+  http->set(op_health, {down()});
+  start();
+  ticks(8);  // 40 s with the operator silent, the peer anchoring (same epoch)
+  BOOST_TEST(db->fences == 0);
+  http->set(p1_view, {down()});
+  http->set(p1_ping, {down()});
+  // The peer's last view was sent at 40 s: silent for more than 20 s only at the 65 s tick.
+  ticks(4);  // 60 s
+  BOOST_TEST(db->fences == 0);
+  ticks(1);  // 65 s
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(db->reasons.at(0) == "lease");
+  BOOST_TEST(st().fenced);
+}
+
+BOOST_AUTO_TEST_CASE(no_lease_fence_during_startup_grace) {
+  http->set(op_view, {down()});
+  http->set(op_health, {down()});
+  http->set(p1_view, {down()});
+  http->set(p1_ping, {down()});
+  start();
+  ticks(4);  // 20 s: exactly one lease since start
+  BOOST_TEST(db->fences == 0);
+  ticks(1);  // 25 s
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(db->reasons.at(0) == "lease");
+}
+
+BOOST_AUTO_TEST_CASE(peer_restarted_without_a_view_does_not_keep_the_primary_writable) {
+  http->set(op_view, {down()});
+  http->set(op_health, {down()});
+  http->set(p1_view, {ok(204)});  // answers ping, but has no view
+  start();
+  ticks(5);
+  BOOST_TEST((st().peers.at(0).kind == peer_view_kind::no_view));
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(db->reasons.at(0) == "lease");
+}
+
+BOOST_AUTO_TEST_CASE(peer_with_an_older_view_does_not_anchor) {
+  seed(7, "a");
+  http->set(op_view, {down()});
+  http->set(op_health, {down()});
+  http->set(p1_view, {view_reply(6, "a")});
+  start();
+  ticks(5);
+  BOOST_TEST(db->fences == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_404_peer_changes_nothing) {
+  http->set(p1_view, {ok(404, R"({"error":"not found"})")});
+  start();
+  ticks(8);
+  BOOST_TEST((st().peers.at(0).kind == peer_view_kind::old_peer));
+  BOOST_TEST(db->fences == 0);
+  BOOST_TEST(st().view.view.epoch == 5u);
+  BOOST_TEST(st().view.view.active_site == "a");
+}
+
+BOOST_AUTO_TEST_CASE(rearm_after_the_operator_unfences) {
+  http->set(op_view, {down()});
+  http->set(op_health, {down()});
+  http->set(p1_view, {down()});
+  start();
+  ticks(5);
+  BOOST_REQUIRE(db->fences == 1);
+  BOOST_REQUIRE(st().fenced);
+  db->writable = true;  // the operator restores the site (e.g. after it came back)
+  ticks(1);
+  BOOST_TEST(!st().fenced);
+  ticks(3);  // within the fresh window: no lease fence although everyone is still silent
+  BOOST_TEST(db->fences == 1);
+  ticks(2);  // beyond it
+  BOOST_TEST(db->fences == 2);
+}
+
+BOOST_AUTO_TEST_CASE(replica_is_never_fenced) {
+  db->writable = false;
+  http->set(op_view, {view_reply(6, "b")});
+  start();
+  ticks(10);
+  BOOST_TEST(db->fences == 0);
+}
+
+BOOST_AUTO_TEST_CASE(failed_fence_is_retried_next_tick) {
+  db->fence_works = false;
+  http->set(op_view, {view_reply(6, "b")});
+  start();
+  ticks(1);
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(!st().fenced);
+  db->fence_works = true;
+  ticks(1);
+  BOOST_TEST(db->fences == 2);
+  BOOST_TEST(st().fenced);
+}
+
+// -- pushed views -------------------------------------------------------------------------------
+
+namespace {
+
+topology_view pushed(uint64_t epoch, std::string active, std::string deposing) {
+  topology_view v;
+  v.epoch = epoch;
+  v.active_site = std::move(active);
+  v.deposing = std::move(deposing);
+  return v;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(pushed_view_is_acknowledged_only_after_the_fence_is_confirmed) {
+  start();
+  db->hold_fence = true;
+  self->send(mon, push_view_atom::value, pushed(6, "", "a"));
+  run();
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(db->writable);  // the fence has not completed yet
+  bool early = false;
+  self->receive([&](const push_ack&) { early = true; }, caf::after(0s) >> [] {});
+  BOOST_TEST(!early);
+  self->send(h->mysql(), unfence_atom::value);  // releases the held fence (see mock_mysql)
+  run();
+  push_ack ack;
+  bool got = false;
+  for (int i = 0; i < 2; ++i)
+    self->receive([&](const push_ack& a) { ack = a, got = true; },
+                  [&](const mysql_outcome&) {}, caf::after(0s) >> [] {});
+  BOOST_REQUIRE(got);
+  BOOST_TEST(ack.ok);
+  BOOST_TEST(ack.fenced);
+  BOOST_TEST(ack.epoch == 6u);
+  BOOST_TEST(!db->writable);
+  BOOST_TEST(st().fenced);
+}
+
+BOOST_AUTO_TEST_CASE(push_without_a_confirmed_fence_is_not_acknowledged) {
+  start();
+  db->fence_works = false;
+  self->send(mon, push_view_atom::value, pushed(6, "b", "a"));
+  run();
+  push_ack ack;
+  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  BOOST_TEST(!ack.ok);
+  BOOST_TEST(!ack.error.empty());
+}
+
+BOOST_AUTO_TEST_CASE(push_with_mysqld_down_acks_unreachable) {
+  start();
+  db->reachable = false;
+  self->send(mon, push_view_atom::value, pushed(6, "b", "a"));
+  run();
+  push_ack ack;
+  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  BOOST_TEST(ack.ok);
+  BOOST_TEST(!ack.mysql_reachable);
+  BOOST_TEST(db->fences == 0);
+  // A hung server (timeout) is not an acknowledgement.
+  db->error_kind = "timeout";
+  self->send(mon, push_view_atom::value, pushed(7, "b", "a"));
+  run();
+  push_ack ack2;
+  self->receive([&](const push_ack& a) { ack2 = a; }, caf::after(0s) >> [] {});
+  BOOST_TEST(!ack2.ok);
+}
+
+BOOST_AUTO_TEST_CASE(push_naming_this_site_does_not_touch_mysql) {
+  start();
+  db->writable = false;
+  self->send(mon, push_view_atom::value, pushed(6, "a", "b"));
+  run();
+  push_ack ack;
+  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  BOOST_TEST(ack.ok);
+  BOOST_TEST(ack.epoch == 6u);
+  BOOST_TEST(db->fences == 0);
+  BOOST_TEST(!db->writable);  // never unfenced by the sidecar
+}
+
+BOOST_AUTO_TEST_CASE(stale_push_is_refused_and_changes_nothing) {
+  seed(9, "a");
+  start();
+  self->send(mon, push_view_atom::value, pushed(8, "b", "a"));
+  run();
+  push_ack ack;
+  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  BOOST_TEST(!ack.ok);
+  BOOST_TEST(ack.stale);
+  BOOST_TEST(ack.epoch == 9u);
+  BOOST_TEST(db->fences == 0);
+  BOOST_TEST(db->writable);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,19 @@
+# Kubernetes: API simulator library + kube-sim program, io/kube client conformance, kubectl, leader election.
+br_library(br_kube_sim FOLDER ${PROJECT_SOURCE_DIR}/tests/support/kube_sim
+  LIBS br_io_http Boost::headers nlohmann_json::nlohmann_json Threads::Threads)
+add_executable(kube-sim ${PROJECT_SOURCE_DIR}/tests/support/kube_sim/main.cpp)
+target_link_libraries(kube-sim PRIVATE br_kube_sim br_warnings)
+br_test(integration_kube_client
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_client_test.cpp
+  LIBS br_kube_sim br_io_kube yaml-cpp
+  LABELS "integration;kube" TIMEOUT 300)
+br_test(integration_kubectl
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_kubectl_test.cpp ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
+  LIBS br_kube_sim br_io_kube yaml-cpp
+  LABELS "integration;kube;process" TIMEOUT 300)
+br_test(integration_kube_leader
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_leader_test.cpp
+          ${PROJECT_SOURCE_DIR}/actors/operator/lease_lock.cpp
+          ${PROJECT_SOURCE_DIR}/actors/operator/leader_elector.cpp
+  LIBS br_kube_sim br_io_kube yaml-cpp CAF::core
+  LABELS "integration;kube" TIMEOUT 300)

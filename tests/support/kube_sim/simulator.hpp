@@ -1,0 +1,75 @@
+// In-process Kubernetes API simulator over HTTP/1.1 (for tests and the kube-sim program).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace br::kube_sim {
+
+/// Header a client sets to name the writer (the write log attributes writes by it).
+inline constexpr const char* identity_header = "X-Bloodraven-Identity";
+
+/// One mutating request as the simulator saw it.
+struct write_record {
+  std::chrono::system_clock::time_point wall;
+  std::chrono::steady_clock::time_point mono;  // when the request was received
+  std::string verb;                            // POST PUT PATCH DELETE
+  std::string path;
+  std::string user_agent;
+  std::string identity;  // the identity header, "" when absent
+  int status = 0;
+  std::string resource_version;  // of the object in the reply, "" when none
+  nlohmann::json object;         // the reply body
+};
+
+struct options {
+  std::string address = "127.0.0.1";
+  std::uint16_t port = 0;                               // 0 = pick a free one
+  std::size_t history_limit = 1000;                     // changes kept for watch resumption
+  std::chrono::milliseconds bookmark_interval{1000};   // for watches with allowWatchBookmarks
+};
+
+/// Returns a non-zero HTTP status to fail a request with (fault injection), 0 to serve it.
+/// `identity` is the request's identity header ("" when absent).
+using failure_rule = std::function<int(const std::string& method, const std::string& path,
+                                       const std::string& identity)>;
+
+class simulator {
+ public:
+  explicit simulator(options o = {});
+  ~simulator();  // stop()
+  simulator(const simulator&) = delete;
+  simulator& operator=(const simulator&) = delete;
+
+  /// Binds and serves on background threads; returns the port.
+  std::uint16_t start();
+  /// Closes every connection (open watches end abruptly) and joins all threads. Idempotent.
+  void stop();
+  std::uint16_t port() const;
+  std::string url() const;  // http://127.0.0.1:<port>
+
+  /// Ends every open watch stream abruptly (no terminating chunk), as a dropped connection.
+  void drop_watches();
+  /// Forgets all history: resuming a watch from any older resourceVersion gets 410 Gone.
+  void compact();
+  /// Installs (or with {} removes) a fault-injection rule.
+  void set_failure_rule(failure_rule rule);
+  /// Every mutating request so far, in arrival order.
+  std::vector<write_record> writes() const;
+  std::size_t open_watches() const;
+  std::uint64_t resource_version() const;
+  /// Writes a kubeconfig that points at this simulator (for kubectl); returns its path.
+  std::string write_kubeconfig(const std::string& dir) const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace br::kube_sim

@@ -1,0 +1,153 @@
+// Table tests of the coordinator's pure helpers: observations, fact changes, old primary,
+// followers, candidate sets and the group status built from them.
+#include <boost/test/unit_test.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "actors/operator/coordinator_decide.hpp"
+#include "actors/operator/durable_state_json.hpp"
+
+using namespace br;
+
+namespace {
+
+const std::string U1 = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+
+site_report report(const std::string& site, site_state state, bool ok, bool writable = false,
+                   bool channel = false, bool transitioned = false) {
+  site_report r;
+  r.site = site;
+  r.step.next.state = state;
+  r.step.transitioned = transitioned;
+  r.probe_ok = ok;
+  r.probe.read_only = !writable;
+  r.probe.super_read_only = !writable;
+  r.probe.channel_configured = channel;
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(observations_follow_declared_order_and_default_to_unknown) {
+  std::map<std::string, site_report> reports;
+  reports["b"] = report("b", site_state::writable, true, true);
+  auto obs = build_observations({"a", "b", "c"},
+                                {{"a", site_role::primary_candidate}, {"c", site_role::dr_only}},
+                                reports);
+  BOOST_REQUIRE_EQUAL(obs.size(), 3u);
+  BOOST_TEST(obs[0].name == "a");
+  BOOST_TEST((obs[0].state == site_state::unknown));
+  BOOST_TEST((obs[1].state == site_state::writable));
+  BOOST_TEST((obs[1].role == site_role::primary_candidate));  // missing role -> candidate
+  BOOST_TEST((obs[2].role == site_role::dr_only));
+}
+
+BOOST_AUTO_TEST_CASE(fact_changes_table) {
+  struct row {
+    const char* name;
+    bool has_prev;
+    site_report prev, next;
+    bool expected;
+  };
+  auto ro = report("a", site_state::read_only, true);
+  auto ro_chan = report("a", site_state::read_only, true, false, true);
+  auto fail_ro = report("a", site_state::read_only, false);
+  auto fail_ro2 = fail_ro;
+  auto unreach = report("a", site_state::unreachable, false, false, false, true);
+  auto wr_probe_ro_state = report("a", site_state::read_only, true, true);
+  std::vector<row> rows = {
+      {"first report", false, {}, ro, true},
+      {"same read-only report", true, ro, ro, false},
+      {"channel appears", true, ro, ro_chan, true},
+      {"probe starts failing", true, ro, fail_ro, true},
+      {"still failing, same state", true, fail_ro, fail_ro2, false},
+      {"transition to unreachable", true, fail_ro, unreach, true},
+      {"probe writable, state not yet", true, ro, wr_probe_ro_state, true},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      BOOST_TEST(report_changes_facts(r.has_prev ? &r.prev : nullptr, r.next) == r.expected);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(old_primary_choice_table) {
+  std::vector<site_observation> obs = {{"a", site_role::primary_candidate, site_state::read_only},
+                                       {"c", site_role::dr_only, site_state::unreachable},
+                                       {"b", site_role::primary_candidate, site_state::unreachable}};
+  BOOST_TEST(choose_old_primary({3, "a", "", 0}, obs) == "a");
+  BOOST_TEST(choose_old_primary({4, "", "b", 0}, obs) == "b");
+  BOOST_TEST(choose_old_primary({0, "", "", 0}, obs) == "b");  // dr-only c is never a primary
+  obs[2].state = site_state::read_only;
+  BOOST_TEST(choose_old_primary({0, "", "", 0}, obs) == "");
+}
+
+BOOST_AUTO_TEST_CASE(followers_exclude_candidate_and_deposed_site) {
+  auto f = plan_followers({"a", "b", "c", "d"}, "b", "a");
+  BOOST_TEST(f == (std::vector<std::string>{"c", "d"}));
+  auto g = plan_followers({"a", "b", "c"}, "c", "");
+  BOOST_TEST(g == (std::vector<std::string>{"a", "b"}));
+}
+
+BOOST_AUTO_TEST_CASE(candidate_sets_report_missing_and_unparsable) {
+  std::map<std::string, site_probe> probes;
+  probes["a"].gtid_executed = U1 + ":1-5";
+  probes["b"].gtid_executed = "not a gtid";
+  std::vector<std::string> missing;
+  auto sets = candidate_sets({"c", "b", "a"}, {"a", "b", "c"}, probes, missing);
+  BOOST_REQUIRE_EQUAL(sets.size(), 1u);
+  BOOST_TEST(sets[0].name == "a");
+  BOOST_TEST(sets[0].executed.count() == 5u);
+  BOOST_TEST(missing == (std::vector<std::string>{"c", "b"}));  // declared order
+}
+
+BOOST_AUTO_TEST_CASE(group_status_reflects_view_sites_recovery_and_conditions) {
+  status_inputs in;
+  in.sites = {"a", "b"};
+  in.roles = {{"a", site_role::primary_candidate}, {"b", site_role::primary_candidate}};
+  in.reports["a"] = report("a", site_state::read_only, true);
+  in.reports["b"] = report("b", site_state::writable, true, true);
+  in.good_probes["a"] = in.reports["a"].probe;
+  in.good_probes["a"].gtid_executed = U1 + ":1-12";
+  in.good_probes["b"] = in.reports["b"].probe;
+  in.last_seen_ms["b"] = 1700000000999;
+  in.durable.last_failover_ms = 1700000000000;
+  in.durable.last_failover_target = "b";
+  in.durable.promotion_gtid = U1 + ":1-10";
+  in.durable.recovery["a"] = {"RecoveryBlocked", U1 + ":11-12", 2};
+  in.view = {9, "b", "", 0};
+  in.evaluated = true;
+  in.evaluation.verdict = group_verdict::healthy;
+  in.evaluation.reason = "Healthy";
+  nlohmann::json j = build_group_status(in);
+  BOOST_TEST(j["activeSite"] == "b");
+  BOOST_TEST(j["epoch"] == 9);
+  BOOST_TEST(j["lastFailoverTarget"] == "b");
+  BOOST_TEST(j["lastFailover"] == "2023-11-14T22:13:20Z");
+  BOOST_TEST(j["promotionGtidExecuted"] == U1 + ":1-10");
+  BOOST_TEST(j["sites"][0]["recoveryState"] == "RecoveryBlocked");
+  BOOST_TEST(j["sites"][0]["divergentGtid"] == U1 + ":11-12");
+  BOOST_TEST(j["sites"][0]["divergentTransactionCount"] == 2);
+  BOOST_TEST(j["sites"][0]["gtidExecuted"] == U1 + ":1-12");
+  BOOST_TEST(j["sites"][1]["state"] == "writable");
+  BOOST_TEST(j["sites"][1]["lastSeen"] == "2023-11-14T22:13:20Z");  // whole seconds
+  bool ready = false, pending = false;
+  for (auto& c : j["conditions"]) {
+    if (c["type"] == "Ready") ready = c["status"] == "True";
+    if (c["type"] == "RecoveryPending")
+      pending = c["status"] == "True" && c["reason"] == "DivergentTransactions";
+  }
+  BOOST_TEST(ready);
+  BOOST_TEST(pending);
+}
+
+BOOST_AUTO_TEST_CASE(durable_state_json_rejects_unknown_enums) {
+  durable_state s;
+  auto j = durable_state_to_json(s);
+  BOOST_TEST(static_cast<bool>(durable_state_from_json(j)));
+  j["plan"]["phase"] = "exploding";
+  BOOST_TEST(!durable_state_from_json(j));
+  j = durable_state_to_json(s);
+  j["plan"]["kind"] = "teleport";
+  BOOST_TEST(!durable_state_from_json(j));
+}

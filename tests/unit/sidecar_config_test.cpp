@@ -1,0 +1,179 @@
+// bloodraven-sidecar configuration: clamps, legacy PEER_ADDRESS, credentials and token files, errors.
+#include <boost/test/unit_test.hpp>
+
+#include <map>
+
+#include "config/duration.hpp"
+#include "config/sidecar_config.hpp"
+
+using namespace br::config;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct env_case {
+  std::map<std::string, std::string> env;
+  std::map<std::string, std::string> files;
+};
+
+struct built {
+  parsed_flags flags;
+  sidecar_config_result result;
+};
+
+built build(const env_case& c, std::vector<const char*> argv = {"bloodraven-sidecar"}) {
+  built b;
+  auto defs = sidecar_flag_defs();
+  b.flags = parse_flags(defs, static_cast<int>(argv.size()), argv.data(), [&](const char* n) -> const char* {
+    auto it = c.env.find(n);
+    return it == c.env.end() ? nullptr : it->second.c_str();
+  });
+  if (b.flags.what != parsed_flags::action::run) return b;
+  b.result = build_sidecar_config(b.flags, [&](const std::string& p) -> std::optional<std::string> {
+    auto it = c.files.find(p);
+    if (it == c.files.end()) return std::nullopt;
+    return it->second;
+  });
+  return b;
+}
+
+bool has_warning(const sidecar_config& c, const std::string& needle) {
+  for (auto& w : c.warnings)
+    if (w.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sidecar_config_suite)
+
+BOOST_AUTO_TEST_CASE(defaults) {
+  auto b = build({});
+  BOOST_REQUIRE(b.result.config.has_value());
+  auto& c = *b.result.config;
+  BOOST_TEST(c.listen == ":8080");
+  BOOST_TEST((c.lease_timeout == 20s));
+  BOOST_TEST((c.peer_check_interval == 5s));
+  BOOST_TEST((c.fence_timeout == 20s));
+  BOOST_TEST((c.request_timeout == 2s));
+  BOOST_TEST(c.mysql_host == "127.0.0.1");
+  BOOST_TEST(c.mysql_port == 3306);
+  BOOST_TEST(c.peers.empty());
+  BOOST_TEST(!c.topology_aware());
+  BOOST_TEST(has_warning(c, "SIDECAR_TOKEN_FILE"));
+  BOOST_TEST(has_warning(c, "SIDECAR_STATE_DIR"));
+  BOOST_TEST(!has_warning(c, "clamped"));
+}
+
+BOOST_AUTO_TEST_CASE(clamps_table) {
+  struct row {
+    std::chrono::nanoseconds interval, lease, want_interval, want_lease;
+    bool warn_interval, warn_lease;
+  };
+  const row rows[] = {
+      {5s, 20s, 5s, 20s, false, false},
+      {5s, 15s, 5s, 15s, false, false},   // exactly 3 x interval
+      {5s, 14s, 5s, 15s, false, true},
+      {500ms, 20s, 1s, 20s, true, false},
+      {500ms, 2s, 1s, 3s, true, true},    // floor of 3 s
+      {1s, 3s, 1s, 3s, false, false},
+      {1s, 2999ms, 1s, 3s, false, true},
+      {10s, 20s, 10s, 30s, false, true},
+  };
+  for (auto& r : rows) {
+    auto i = r.interval, l = r.lease;
+    auto w = clamp_intervals(i, l);
+    BOOST_TEST_CONTEXT(format_duration(r.interval) << " / " << format_duration(r.lease)) {
+      BOOST_TEST((i == r.want_interval));
+      BOOST_TEST((l == r.want_lease));
+      bool wi = false, wl = false;
+      for (auto& s : w) {
+        if (s.rfind("PEER_CHECK_INTERVAL", 0) == 0) wi = true;
+        if (s.rfind("LEASE_TIMEOUT", 0) == 0) wl = true;
+      }
+      BOOST_TEST(wi == r.warn_interval);
+      BOOST_TEST(wl == r.warn_lease);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(clamps_apply_from_the_environment) {
+  auto b = build({{{"PEER_CHECK_INTERVAL", "2s"}, {"LEASE_TIMEOUT", "4s"}}, {}});
+  BOOST_REQUIRE(b.result.config.has_value());
+  BOOST_TEST((b.result.config->lease_timeout == 6s));
+  BOOST_TEST(has_warning(*b.result.config, "LEASE_TIMEOUT"));
+}
+
+BOOST_AUTO_TEST_CASE(peers_and_legacy_peer_address) {
+  auto b = build({{{"PEER_ADDRESSES", "a:1, b:2"}, {"PEER_ADDRESS", "c:3"}}, {}});
+  BOOST_REQUIRE(b.result.config.has_value());
+  BOOST_TEST((b.result.config->peers == std::vector<std::string>{"a:1", "b:2"}));
+  b = build({{{"PEER_ADDRESS", "c:3"}}, {}});
+  BOOST_REQUIRE(b.result.config.has_value());
+  BOOST_TEST((b.result.config->peers == std::vector<std::string>{"c:3"}));
+  b = build({{{"PEER_ADDRESS", "c"}}, {}});
+  BOOST_TEST((b.flags.what == parsed_flags::action::fail));
+  BOOST_TEST(b.flags.error.find("PEER_ADDRESS") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(credentials_from_dir_win_over_user_and_password) {
+  auto b = build({{{"MYSQL_CREDS_DIR", "/creds"}, {"MYSQL_USER", "u2"}, {"MYSQL_PASSWORD", "p2"}},
+                  {{"/creds/username", "sidecar\n"}, {"/creds/password", "s3cret\n"}}});
+  BOOST_REQUIRE(b.result.config.has_value());
+  BOOST_TEST(b.result.config->mysql_user == "sidecar");
+  BOOST_TEST(b.result.config->mysql_password == "s3cret");
+  b = build({{{"MYSQL_USER", "u2"}, {"MYSQL_PASSWORD", "p2"}, {"MYSQL_PORT", "3310"}}, {}});
+  BOOST_REQUIRE(b.result.config.has_value());
+  BOOST_TEST(b.result.config->mysql_user == "u2");
+  BOOST_TEST(b.result.config->mysql_port == 3310);
+}
+
+BOOST_AUTO_TEST_CASE(errors_name_the_variable) {
+  struct row {
+    env_case c;
+    std::string must_name;
+  };
+  const std::vector<row> rows = {
+      {{{{"MYSQL_CREDS_DIR", "/nope"}}, {}}, "MYSQL_CREDS_DIR"},
+      {{{{"MYSQL_CREDS_DIR", "/c"}}, {{"/c/username", "u"}}}, "MYSQL_CREDS_DIR"},
+      {{{{"MYSQL_CREDS_DIR", "/c"}}, {{"/c/username", "\n"}, {"/c/password", "p"}}}, "MYSQL_CREDS_DIR"},
+      {{{{"SIDECAR_TOKEN_FILE", "/t"}}, {}}, "SIDECAR_TOKEN_FILE"},
+      {{{{"SIDECAR_TOKEN_FILE", "/t"}}, {{"/t", "\n"}}}, "SIDECAR_TOKEN_FILE"},
+      {{{{"BLOODRAVEN_ADDRESS", "a:1,b:2"}}, {}}, "BLOODRAVEN_ADDRESS"},
+      {{{{"MYSQL_PORT", "0"}}, {}}, "MYSQL_PORT"},
+      {{{{"MYSQL_PORT", "x"}}, {}}, "MYSQL_PORT"},
+      {{{{"FENCE_TIMEOUT", "10"}}, {}}, "FENCE_TIMEOUT"},
+      {{{{"REQUEST_TIMEOUT", "-1s"}}, {}}, "REQUEST_TIMEOUT"},
+      {{{{"MYSQL_HOST", ""}}, {}}, "MYSQL_HOST"},
+  };
+  for (auto& r : rows) {
+    auto b = build(r.c);
+    BOOST_TEST_CONTEXT(r.must_name) {
+      std::string err = b.flags.what == parsed_flags::action::fail ? b.flags.error : b.result.error;
+      BOOST_TEST(!b.result.config.has_value());
+      BOOST_TEST(err.find(r.must_name) != std::string::npos, err);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(token_and_identity) {
+  auto b = build({{{"SIDECAR_TOKEN_FILE", "/t"}, {"MY_SITE", "a"}, {"POD_NAMESPACE", "ns"},
+                   {"FAILOVER_GROUP", "g"}, {"BLOODRAVEN_ADDRESS", "op:8082"}},
+                  {{"/t", "tok123\n"}}});
+  BOOST_REQUIRE(b.result.config.has_value());
+  BOOST_TEST(b.result.config->token == "tok123");
+  BOOST_TEST(b.result.config->topology_aware());
+  BOOST_TEST(!has_warning(*b.result.config, "SIDECAR_TOKEN_FILE"));
+}
+
+BOOST_AUTO_TEST_CASE(flags_mirror_variables) {
+  auto b = build({{{"LEASE_TIMEOUT", "30s"}}, {}},
+                 {"bloodraven-sidecar", "--lease-timeout", "40s", "--mysql-port", "4000",
+                  "--state-dir", "/s"});
+  BOOST_REQUIRE(b.result.config.has_value());
+  BOOST_TEST((b.result.config->lease_timeout == 40s));
+  BOOST_TEST(b.result.config->mysql_port == 4000);
+  BOOST_TEST(b.result.config->state_dir == "/s");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
