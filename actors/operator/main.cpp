@@ -1,8 +1,18 @@
 // bloodraven: the operator binary (flags, then the shared process runtime).
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
 
 #include "actors/common/runtime.hpp"
+#include "actors/operator/group_supervisor.hpp"
+#include "actors/operator/local_platform.hpp"
+#include "actors/operator/operator_api.hpp"
+#include "actors/operator/site_io.hpp"
+#include "config/failover_group.hpp"
 #include "config/process_flags.hpp"
 #include "io/log/log.hpp"
 
@@ -20,6 +30,16 @@ std::vector<br::config::flag_def> operator_flags() {
        check_log_level},
       {"standalone", "BLOODRAVEN_STANDALONE", "",
        "run without Kubernetes, managing the group described in this YAML file", false, {}},
+      {"state-dir", "BLOODRAVEN_STATE_DIR", "./bloodraven-state",
+       "standalone: directory for the durable state, DNS/route files and events", false, {}},
+      {"mysql-user", "BLOODRAVEN_MYSQL_USER", "",
+       "standalone: the operator's MySQL account (password: --mysql-password-file, else "
+       "BLOODRAVEN_MYSQL_PASSWORD)",
+       false, {}},
+      {"mysql-password-file", "BLOODRAVEN_MYSQL_PASSWORD_FILE", "",
+       "standalone: file holding the operator's MySQL password (wins over "
+       "BLOODRAVEN_MYSQL_PASSWORD)",
+       false, {}},
       {"namespace", "POD_NAMESPACE", "default", "namespace the operator runs in", false, {}},
       {"leader-elect", "BLOODRAVEN_LEADER_ELECT", "true", "use a Lease for leader election",
        false, check_bool},
@@ -30,6 +50,69 @@ std::vector<br::config::flag_def> operator_flags() {
       {"http-handler-timeout", "BLOODRAVEN_HTTP_HANDLER_TIMEOUT", "5s",
        "answer 503 when an endpoint has no answer within this time", false, check_duration},
   };
+}
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return static_cast<bool>(in) || in.eof();
+}
+
+/// A loaded standalone group and what its supervisor needs; 0 or the exit code on failure.
+struct standalone_setup {
+  std::string namespace_name;
+  br::config::failover_group group;
+  br::group_credentials creds;
+};
+
+int load_standalone(std::map<std::string, std::string>& flags, standalone_setup& out) {
+  using namespace br;
+  const auto& file = flags["standalone"];
+  std::string text;
+  if (!read_file(file, text)) {
+    std::fprintf(stderr, "bloodraven: cannot read group file %s\n", file.c_str());
+    return 2;
+  }
+  auto parsed = config::load_group_yaml(text, config::run_mode::standalone);
+  if (!parsed.ok()) {
+    // Every error with its field path, so one edit round fixes the whole file.
+    std::fprintf(stderr, "bloodraven: invalid group file %s (%zu errors):\n", file.c_str(),
+                 parsed.errors.size());
+    for (const auto& e : parsed.errors) std::fprintf(stderr, "  %s\n", e.to_string().c_str());
+    return 2;
+  }
+  out.group = parsed.group;
+  if (out.group.metadata.name.empty()) {
+    std::fprintf(stderr, "bloodraven: invalid group file %s:\n  metadata.name: required\n",
+                 file.c_str());
+    return 2;
+  }
+  out.namespace_name =
+      out.group.metadata.namespace_name.empty() ? "default" : out.group.metadata.namespace_name;
+  out.creds.operator_user = flags["mysql-user"];
+  if (out.creds.operator_user.empty()) {
+    std::fprintf(stderr,
+                 "bloodraven: --standalone needs --mysql-user (or BLOODRAVEN_MYSQL_USER)\n");
+    return 2;
+  }
+  if (!flags["mysql-password-file"].empty()) {
+    if (!read_file(flags["mysql-password-file"], out.creds.operator_password)) {
+      std::fprintf(stderr, "bloodraven: cannot read --mysql-password-file %s\n",
+                   flags["mysql-password-file"].c_str());
+      return 2;
+    }
+    while (!out.creds.operator_password.empty() &&
+           (out.creds.operator_password.back() == '\n' || out.creds.operator_password.back() == '\r'))
+      out.creds.operator_password.pop_back();
+  } else if (const char* pw = std::getenv("BLOODRAVEN_MYSQL_PASSWORD")) {
+    out.creds.operator_password = pw;
+  }
+  out.creds.replication_user = out.group.spec.replication.user;
+  out.creds.replication_password = out.group.spec.replication.password;
+  return 0;
 }
 
 }  // namespace
@@ -68,5 +151,78 @@ int main(int argc, char** argv) {
   opts.max_body_bytes = config::to_size(flags.values["http-max-body"]);
   opts.handler_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
       config::to_duration(flags.values["http-handler-timeout"]));
-  return run_process(opts, {}, {});
+
+  auto groups = std::make_shared<group_table>();
+  operator_api_options api;
+  api.groups = groups;
+  children_factory children;
+  // Filled once the actor system exists (after the routes are installed), read by GET /events.
+  struct platform_holder {
+    std::mutex mx;
+    local_platform p;
+    site_io_actor io;
+  };
+  auto platform = std::make_shared<platform_holder>();
+  if (!flags.values["standalone"].empty()) {
+    auto setup = std::make_shared<standalone_setup>();
+    if (int rc = load_standalone(flags.values, *setup); rc != 0) return rc;
+    local_platform_config pc;
+    pc.dir = flags.values["state-dir"];
+    std::error_code ec;
+    std::filesystem::create_directories(pc.dir, ec);
+    if (ec) {
+      std::fprintf(stderr, "bloodraven: cannot create --state-dir %s: %s\n", pc.dir.c_str(),
+                   ec.message().c_str());
+      return 2;
+    }
+    api.events = [platform]() -> std::vector<group_event> {
+      std::lock_guard<std::mutex> lk(platform->mx);
+      return platform->p.events ? platform->p.events->snapshot() : std::vector<group_event>{};
+    };
+    log::info("standalone mode", {{"file", flags.values["standalone"]},
+                                  {"group", setup->group.metadata.name},
+                                  {"namespace", setup->namespace_name},
+                                  {"stateDir", pc.dir}});
+    children = [setup, pc, groups, platform](caf::actor_system& sys) {
+      group_runtime rt;
+      {
+        std::lock_guard<std::mutex> lk(platform->mx);
+        platform->p = spawn_local_platform(sys, pc);
+        platform->io = spawn_site_io(sys);
+        rt.site_io = platform->io;
+        rt.platform = platform->p.handles;
+      }
+      rt.namespace_name = setup->namespace_name;
+      auto name = setup->group.metadata.name;
+      std::vector<child_spec> out;
+      // First child, so it stops last: when the tree stops it kills the platform and MySQL
+      // workers, which live outside the tree but must not outlive it.
+      out.push_back({"platform", "local_platform",
+                     [platform, groups](caf::event_based_actor* sup,
+                                        const std::string&) -> caf::actor {
+                       return sup->spawn([platform, groups](caf::event_based_actor* self) {
+                         self->attach_functor([platform, groups] {
+                           groups->drop_handles();
+                           std::lock_guard<std::mutex> lk(platform->mx);
+                           stop_local_platform(platform->p);
+                           caf::anon_send_exit(platform->io, caf::exit_reason::user_shutdown);
+                           // Handles must not outlive the actor system (main keeps `platform`).
+                           platform->p = local_platform{};
+                           platform->io = nullptr;
+                         });
+                         return caf::behavior{[](ping_atom) {}};
+                       });
+                     }});
+      out.push_back(groups->track(setup->namespace_name, name,
+                                  group_supervisor_child(name, setup->group.spec, setup->creds, rt)));
+      return out;
+    };
+  } else {
+    log::info("kubernetes mode not wired yet; serving health and status only (use --standalone)",
+              {});
+  }
+  int rc = run_process(opts, children, [&api](http::router& r, caf::actor_system& sys) {
+    install_operator_routes(r, sys, api);
+  });
+  return rc;
 }

@@ -1,0 +1,61 @@
+// The operator's HTTP API: /active-site, /status, /events and /sidecar/report over the running groups.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "actors/common/supervisor.hpp"
+#include "actors/operator/local_platform.hpp"
+#include "io/http/router.hpp"
+
+namespace br {
+
+/// The groups this process runs, keyed "<namespace>/<name>", and the last sidecar report per
+/// site. Thread-safe: supervisors write handles from actor threads, HTTP handlers read them.
+class group_table {
+ public:
+  struct entry {
+    std::string namespace_name;
+    std::string group;
+    caf::actor supervisor;  ///< the group's supervisor; replaced whenever it (re)starts
+  };
+
+  /// Wraps `c` (a group supervisor child) so every (re)start records its handle here.
+  child_spec track(const std::string& namespace_name, const std::string& group, child_spec c);
+
+  /// Drops every held handle (call while the actor system still runs: a handle must not
+  /// outlive its system).
+  void drop_handles();
+
+  std::vector<entry> groups() const;
+  bool find(const std::string& namespace_name, const std::string& group, entry& out) const;
+
+  void record_report(const std::string& key, const std::string& site, nlohmann::json report);
+  std::map<std::string, nlohmann::json> reports(const std::string& key) const;
+
+ private:
+  mutable std::mutex mx_;
+  std::map<std::string, entry> groups_;
+  std::map<std::string, std::map<std::string, nlohmann::json>> reports_;
+};
+
+struct operator_api_options {
+  std::shared_ptr<group_table> groups;
+  /// The newest events, newest last; empty function = no event source.
+  std::function<std::vector<group_event>()> events;
+  std::chrono::milliseconds ask_timeout{std::chrono::seconds(2)};
+};
+
+void install_operator_routes(http::router& r, caf::actor_system& sys, operator_api_options o);
+
+}  // namespace br

@@ -1,0 +1,152 @@
+// Deterministic simulation test of the fencing/promotion protocol (SAFETY.md; S1 on every event).
+//
+// Three sites (mysqld + sidecar) and one operator in discrete one-second ticks with a seeded
+// std::mt19937_64. Faults: partitions of every link (operator<->sidecar, operator<->mysqld,
+// sidecar<->sidecar, sidecar<->own mysqld), crashes and restarts of every process (mysqld boots
+// fenced, a sidecar keeps its view file, the operator keeps its durable view), hung sidecars,
+// answers delayed by up to requestTimeout. Decisions are the project's real pure functions:
+// sidecar::decide_fencing / should_adopt, debounce, evaluate, promotion_gate.
+//
+// CI cases (seconds under ASan): Safe + rule 7 finds no violation; Fast finds one; Safe without
+// rule 7 finds one (self-checks: the test can fail).
+//
+// Long run (its own command; prints seeds, steps, violations):
+//   BR_DST_SEEDS=200000 ./build-dst/tests/dst_fencing --run_test=dst/safe_with_switch_long
+// Optional: BR_DST_STEPS (ticks per seed, default 200), BR_DST_FIRST_SEED (default 1);
+// BR_DST_POLICY=fast, BR_DST_SWITCH=0 or BR_DST_GATE_LEASE=<s> measure the violation rate of a
+// broken configuration instead (the case then expects violations); BR_DST_HB_FROM_LEASE=1
+// models the candidate fix for the heartbeat hole the long run found (see world.hpp).
+// A failure prints the seed; replay it with BR_DST_SEEDS=1 BR_DST_FIRST_SEED=<seed>.
+// KNOWN (2026-11-22): the long run finds S1 violations under Safe + rule 7 as implemented
+// (e.g. seed 114016: the old primary's sidecar writes a fresh heartbeat near the end of its own
+// lease, then cannot fence; the switch fires about 2 x leaseTimeout after the last ack, after
+// rule 3's wait). BR_DST_HB_FROM_LEASE=1 removes it in the model; the fix is the lead's call.
+#include <boost/test/unit_test.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "tests/dst/world.hpp"
+
+namespace {
+
+using namespace br::dst;
+
+struct batch_result {
+  int64_t seeds = 0;
+  int64_t steps = 0;
+  int64_t violations = 0;
+  int64_t promotions = 0;
+  int64_t failovers = 0;
+  int64_t switch_fences = 0;
+  uint64_t first_bad_seed = 0;
+  violation first;
+};
+
+batch_result run_batch(const sim_config& cfg, uint64_t first_seed, int64_t seeds,
+                       bool stop_at_first) {
+  batch_result r;
+  for (uint64_t seed = first_seed; seed < first_seed + static_cast<uint64_t>(seeds); ++seed) {
+    world w(seed, cfg);
+    auto v = w.run();
+    ++r.seeds;
+    r.steps += v.found ? v.tick : cfg.steps;
+    r.promotions += w.stats().promotions;
+    r.failovers += w.stats().failovers_started;
+    r.switch_fences += w.stats().switch_fences;
+    if (!v.found) continue;
+    if (r.violations++ == 0) {
+      r.first_bad_seed = seed;
+      r.first = v;
+    }
+    if (stop_at_first) break;
+  }
+  return r;
+}
+
+void report(const std::string& label, const batch_result& r) {
+  std::cout << "[dst] " << label << ": seeds=" << r.seeds << " steps=" << r.steps
+            << " violations=" << r.violations << " failovers=" << r.failovers
+            << " promotions=" << r.promotions << " switch_fences=" << r.switch_fences << '\n';
+  if (r.violations > 0)
+    std::cout << "[dst] first violation: seed " << r.first_bad_seed << " at t=" << r.first.tick
+              << ", last events:\n"
+              << r.first.trace;
+}
+
+int64_t env_int(const char* name, int64_t fallback) {
+  auto* v = std::getenv(name);
+  return v && *v ? std::stoll(v) : fallback;
+}
+
+constexpr int64_t ci_seeds = 400;
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(dst)
+
+BOOST_AUTO_TEST_CASE(safe_with_switch_no_violation) {
+  sim_config cfg;
+  auto r = run_batch(cfg, 1, ci_seeds, false);
+  report("Safe + rule 7", r);
+  BOOST_TEST(r.violations == 0);
+  // The run must exercise the protocol, or "no violation" means nothing.
+  BOOST_TEST(r.promotions > ci_seeds / 4);
+  BOOST_TEST(r.switch_fences > 0);
+}
+
+BOOST_AUTO_TEST_CASE(self_check_fast_policy_finds_violation) {
+  sim_config cfg;
+  cfg.policy = br::gate_policy::fast;
+  auto r = run_batch(cfg, 1, ci_seeds, true);
+  report("Fast + rule 7 (self-check)", r);
+  BOOST_TEST(r.violations > 0);
+}
+
+BOOST_AUTO_TEST_CASE(self_check_safe_without_switch_finds_violation) {
+  sim_config cfg;
+  cfg.dead_mans_switch = false;
+  auto r = run_batch(cfg, 1, ci_seeds, true);
+  report("Safe without rule 7 (self-check)", r);
+  BOOST_TEST(r.violations > 0);
+}
+
+// A printed seed is only useful if it replays: the same seed gives the same run, event for event.
+BOOST_AUTO_TEST_CASE(same_seed_replays_identically) {
+  sim_config cfg;
+  cfg.dead_mans_switch = false;
+  auto first = run_batch(cfg, 1, ci_seeds, true);
+  BOOST_REQUIRE(first.violations == 1);
+  world again(first.first_bad_seed, cfg);
+  auto v = again.run();
+  BOOST_TEST(v.found);
+  BOOST_TEST(v.tick == first.first.tick);
+  BOOST_TEST(v.writers == first.first.writers);
+  BOOST_TEST(v.trace == first.first.trace);
+}
+
+// Skipped (not failed) in CI: it runs only when BR_DST_SEEDS asks for it.
+BOOST_AUTO_TEST_CASE(safe_with_switch_long,
+                     *boost::unit_test::precondition([](boost::unit_test::test_unit_id) {
+                       return env_int("BR_DST_SEEDS", 0) > 0;
+                     })) {
+  auto seeds = env_int("BR_DST_SEEDS", 0);
+  sim_config cfg;
+  cfg.steps = env_int("BR_DST_STEPS", cfg.steps);
+  auto* pol = std::getenv("BR_DST_POLICY");
+  if (pol && std::string(pol) == "fast") cfg.policy = br::gate_policy::fast;
+  cfg.dead_mans_switch = env_int("BR_DST_SWITCH", 1) != 0;
+  cfg.heartbeat_from_lease_contact = env_int("BR_DST_HB_FROM_LEASE", 0) != 0;
+  cfg.gate_lease = std::chrono::seconds(env_int("BR_DST_GATE_LEASE", cfg.lease.count()));
+  bool sound = cfg.policy == br::gate_policy::safe && cfg.dead_mans_switch &&
+               cfg.gate_lease >= cfg.lease;
+  auto r = run_batch(cfg, static_cast<uint64_t>(env_int("BR_DST_FIRST_SEED", 1)), seeds, false);
+  report(std::string("long run, ") + (sound ? "Safe + rule 7" : "broken configuration"), r);
+  if (sound)
+    BOOST_TEST(r.violations == 0);
+  else
+    BOOST_TEST(r.violations > 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,143 @@
+// DST world model: three sites (mysqld + sidecar) and one operator in discrete simulated time,
+// whose decisions are the project's real pure functions (fencing rules, debounce, evaluate, gate).
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "actors/sidecar/fencing_rules.hpp"
+#include "messages/decisions.hpp"
+#include "tests/dst/checker.hpp"
+#include "tests/dst/faults.hpp"
+
+namespace br::dst {
+
+using sim_time = std::chrono::steady_clock::time_point;
+using std::chrono::seconds;
+
+constexpr int n_sites = 3;
+
+struct sim_config {
+  gate_policy policy = gate_policy::safe;
+  bool dead_mans_switch = true;  ///< SAFETY.md rule 7
+  int64_t steps = 200;           ///< ticks of one second
+  /// false (as implemented): the sidecar writes the server's NOW() as its heartbeat. true (a
+  /// candidate fix): it writes NOW() minus the age of its freshest lease contact (rule 6 applied
+  /// to rule 7), so the server's switch never outlives the sidecar's own lease.
+  bool heartbeat_from_lease_contact = false;
+  seconds lease{6};
+  /// The leaseTimeout the operator's gate assumes; a value below `lease` is a deliberately
+  /// mis-configured gate (self-check: rule 3 must then be caught waiting too little).
+  seconds gate_lease{6};
+  seconds peer_check{1};
+  seconds fence_timeout{1};
+  seconds request_timeout{1};  ///< bound on message delay
+  seconds gate_timeout{40};
+  uint32_t failure_threshold = 3;
+  uint32_t recovery_threshold = 1;
+};
+
+struct mysqld_model {
+  bool alive = true;
+  bool writable = false;  ///< accepts application writes (super_read_only and read_only OFF)
+  sim_time heartbeat{};   ///< rule 7 row, in this server's clock; persists across restarts
+  seconds clock_offset{0};  ///< this server's clock minus simulated time (clocks are not synced)
+};
+
+/// A view answer in flight to a sidecar (delayed by at most requestTimeout).
+struct in_flight {
+  int to = 0;
+  int from = -1;  ///< -1: the operator; else the peer site's index
+  sidecar_view view;
+  sim_time sent{};
+  int64_t deliver_tick = 0;
+};
+
+struct sidecar_model {
+  bool alive = true;
+  bool hung = false;
+  int64_t hung_until = 0;
+  sidecar_view view;       ///< cache
+  sidecar_view persisted;  ///< the local view file
+  sim_time window_start{};
+  sim_time last_operator_contact{};
+  std::vector<sidecar::peer_observation> peers;
+  bool fenced = false;
+};
+
+struct operator_model {
+  bool alive = true;
+  topology_view view;  ///< durable (S6): survives restarts
+  std::string candidate;
+  // Executor state of the running failover (volatile: rebuilt after a restart).
+  bool fenced_old = false;
+  bool old_acked = false;
+  std::map<std::string, mono_time> acks;
+  sim_time gate_started{};
+  std::array<debounce_state, n_sites> debounce{};
+};
+
+/// Links: operator<->sidecar, operator<->mysqld, sidecar<->own mysqld, sidecar<->sidecar.
+enum class link_kind : uint8_t { op_sidecar, op_mysql, sidecar_mysql, sidecar_sidecar };
+
+struct run_stats {
+  int64_t promotions = 0;
+  int64_t failovers_started = 0;
+  int64_t switch_fences = 0;
+};
+
+class world {
+ public:
+  world(uint64_t seed, const sim_config& cfg);
+
+  /// Runs until the first S1 violation or the end; returns the violation (found=false if none).
+  violation run();
+
+  const run_stats& stats() const { return stats_; }
+
+  static const std::array<std::string, n_sites>& names();
+
+ private:
+  sim_time now() const { return base_ + seconds(tick_); }
+  /// Rule 7 compares the heartbeat with the server's own clock on both sides.
+  sim_time server_now(int x) const { return now() + mysql_[x].clock_offset; }
+  bool up(link_kind k, int a, int b = 0) const;
+  void log(std::string what) { trace_.add(tick_, std::move(what)); }
+  bool check_s1();  // true = violation recorded
+
+  void faults();
+  void sidecar_boot(int x);
+  void sidecar_tick(int x);
+  void deliver(const in_flight& m);
+  bool pull_operator_now(int x);  // rule 1's single refresh; true if it got an answer
+  void fence_mysql(int x, const std::string& why);
+  /// The sidecar's answer to a pushed view (fencing_monitor's push handler, simplified).
+  bool push(int x);
+  void operator_tick();
+  void operator_poll();
+  void operator_failover_step();
+  void dead_mans_switch();
+
+  sidecar_view served_view() const;
+
+  std::mt19937_64 rng_;
+  sim_config cfg_;
+  fault_rates rates_;
+  sim_time base_;
+  int64_t tick_ = 0;
+  std::array<mysqld_model, n_sites> mysql_;
+  std::array<sidecar_model, n_sites> sc_;
+  operator_model op_;
+  std::map<std::array<int, 3>, bool> links_;
+  std::vector<in_flight> flight_;
+  trace_log trace_;
+  violation bad_;
+  run_stats stats_;
+};
+
+}  // namespace br::dst

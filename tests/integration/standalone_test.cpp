@@ -1,0 +1,210 @@
+// bloodraven --standalone FILE as a real process: a two-site group on sandbox MySQL 9 and 10.
+#include <boost/test/unit_test.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "io/http/client.hpp"
+#include "tests/support/child_process.hpp"
+#include "tests/support/mysql_sandbox.hpp"
+
+using namespace std::chrono_literals;
+using br::test::binary_path;
+using br::test::child_process;
+using nlohmann::json;
+
+namespace {
+
+constexpr int primary = 9;
+constexpr int replica = 10;
+
+br::test::mysql_sandbox& sandbox() {
+  static br::test::mysql_sandbox s;
+  return s;
+}
+
+std::string site_of(int i) { return "s" + std::to_string(i); }
+
+struct temp_dir {
+  std::filesystem::path path;
+  temp_dir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "br-standalone-XXXXXX").string();
+    BOOST_TEST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    auto p = (path / name).string();
+    std::ofstream(p) << text;
+    return p;
+  }
+};
+
+std::string group_yaml() {
+  std::string y =
+      "apiVersion: shipstream.io/v1alpha1\n"
+      "kind: MysqlFailoverGroup\n"
+      "metadata: {name: orders, namespace: shop}\n"
+      "spec:\n"
+      "  pollInterval: 300ms\n"
+      "  replication: {user: repl, password: replpw}\n"
+      "  sites:\n";
+  for (int i : {primary, replica})
+    y += "    - {name: " + site_of(i) + ", address: {host: 127.0.0.1, port: " +
+         std::to_string(sandbox().port(i)) + "}}\n";
+  return y;
+}
+
+/// Calls `probe` until it returns true or the (generous, safety-only) deadline passes.
+bool eventually(const std::function<bool()>& probe, std::chrono::seconds deadline) {
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while (std::chrono::steady_clock::now() < until) {
+    if (probe()) return true;
+    std::this_thread::sleep_for(300ms);
+  }
+  return probe();
+}
+
+/// How many nodes of the /debug/actors tree have this kind.
+int count_kind(const json& node, const std::string& kind) {
+  int n = 0;
+  if (node.is_object()) {
+    if (node.contains("kind") && node["kind"] == kind) ++n;
+    for (const auto& [k, v] : node.items()) n += count_kind(v, kind);
+  } else if (node.is_array()) {
+    for (const auto& v : node) n += count_kind(v, kind);
+  }
+  return n;
+}
+
+struct sandbox_fixture {
+  sandbox_fixture() {
+    for (int i : {primary, replica}) sandbox().reset(i);
+    sandbox().replicate(replica, primary);
+  }
+  ~sandbox_fixture() {
+    for (int i : {primary, replica}) {
+      auto r = sandbox().run({"stop", std::to_string(i)});
+      if (r.exit_code != 0) BOOST_TEST_MESSAGE("stop " << i << ": " << r.err);
+    }
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(standalone)
+
+BOOST_AUTO_TEST_CASE(broken_group_file_exits_2_listing_every_field) {
+  temp_dir dir;
+  // Two independent mistakes: a bad site name and a missing standalone address.
+  auto file = dir.write("broken.yaml",
+                        "metadata: {name: orders}\n"
+                        "spec:\n"
+                        "  sites:\n"
+                        "    - {name: BAD_NAME, address: {host: 127.0.0.1}}\n"
+                        "    - {name: pdx}\n");
+  child_process p(binary_path("bloodraven"),
+                  {"--standalone", file, "--listen", "127.0.0.1:0", "--metrics-listen", "",
+                   "--state-dir", (dir.path / "state").string(), "--mysql-user", "bloodraven"});
+  auto rc = p.wait_exit(30s);
+  BOOST_TEST_REQUIRE(rc.has_value(), p.output());
+  BOOST_TEST(*rc == 2, p.output());
+  BOOST_TEST(p.output().find("spec.sites[0].name") != std::string::npos, p.output());
+  BOOST_TEST(p.output().find("spec.sites[1].address") != std::string::npos, p.output());
+}
+
+BOOST_FIXTURE_TEST_CASE(runs_a_two_site_group, sandbox_fixture) {
+  temp_dir dir;
+  auto file = dir.write("group.yaml", group_yaml());
+  child_process p(binary_path("bloodraven"),
+                  {"--standalone", file, "--listen", "127.0.0.1:0", "--metrics-listen", "",
+                   "--state-dir", (dir.path / "state").string(), "--mysql-user", "bloodraven"},
+                  {{"BLOODRAVEN_MYSQL_PASSWORD", "bloodravenpw"}});
+  auto line = p.wait_for_line("http server listening", 30s);
+  BOOST_TEST_REQUIRE(line.has_value(), p.output());
+  int port = br::test::listening_port(*line);
+  BOOST_TEST_REQUIRE(port > 0);
+  std::string base = "http://127.0.0.1:" + std::to_string(port);
+  br::http::client c;
+
+  // The writable instance becomes the active site under a real epoch.
+  json view;
+  bool active = eventually(
+      [&] {
+        auto r = c.get(base + "/active-site?namespace=shop&group=orders");
+        if (r.status != 200) return false;
+        view = json::parse(r.body, nullptr, false);
+        return view.is_object() && view.value("activeSite", "") == site_of(primary) &&
+               view.value("epoch", 0) >= 1;
+      },
+      120s);
+  BOOST_TEST_REQUIRE(active, "last view: " + view.dump() + "\noutput:\n" + p.output());
+  BOOST_TEST(view["namespace"] == "shop");
+  BOOST_TEST(view["group"] == "orders");
+  BOOST_TEST(view.contains("deposing"));
+
+  // Status: both sites with their polled states.
+  json status;
+  bool states = eventually(
+      [&] {
+        auto r = c.get(base + "/status");
+        if (r.status != 200) return false;
+        status = json::parse(r.body, nullptr, false);
+        if (!status.is_object() || !status.contains("shop/orders")) return false;
+        std::map<std::string, std::string> st;
+        for (const auto& s : status["shop/orders"].value("sites", json::array()))
+          st[s.value("name", "")] = s.value("state", "");
+        return st[site_of(primary)] == "writable" && st[site_of(replica)] == "read-only";
+      },
+      120s);
+  BOOST_TEST(states, "last status: " + status.dump());
+
+  // The supervision tree: group supervisor, coordinator and one poller per site.
+  auto actors = json::parse(c.get(base + "/debug/actors").body, nullptr, false);
+  // The group supervisor is a plain supervisor named after the group.
+  BOOST_TEST(actors.dump().find(R"("path":"root/group:orders")") != std::string::npos,
+             actors.dump());
+  BOOST_TEST(count_kind(actors, "supervisor") == 2, actors.dump());  // root + the group's
+  BOOST_TEST(count_kind(actors, "coordinator") == 1, actors.dump());
+  BOOST_TEST(count_kind(actors, "site_poller") == 2, actors.dump());
+
+  // Error shapes.
+  auto bad = c.get(base + "/active-site?group=orders");
+  BOOST_TEST(bad.status == 400);
+  BOOST_TEST(json::parse(bad.body, nullptr, false).value("error", "") ==
+             "namespace and group query parameters are required");
+  BOOST_TEST(c.get(base + "/active-site?namespace=shop&group=nosuch").status == 404);
+  BOOST_TEST(c.get(base + "/active-site?namespace=default&group=orders").status == 404);
+  BOOST_TEST(c.post(base + "/sidecar/report", "{not json").status == 400);
+  BOOST_TEST(c.post(base + "/sidecar/report", R"({"site":"s9","namespace":"shop"})").status == 400);
+
+  // A well-formed report shows up under its site in /status.
+  auto ok = c.post(base + "/sidecar/report",
+                   R"({"site":"s10","namespace":"shop","group":"orders","epochSeen":7,)"
+                   R"("fenced":true,"selfFenced":false,"mysqlReachable":true})");
+  BOOST_TEST(ok.status == 200, ok.body);
+  auto st = json::parse(c.get(base + "/status").body, nullptr, false);
+  bool seen = false;
+  for (const auto& s : st["shop/orders"].value("sites", json::array()))
+    if (s.value("name", "") == site_of(replica) && s.contains("sidecar"))
+      seen = s["sidecar"].value("epochSeen", 0) == 7;
+  BOOST_TEST(seen, st.dump());
+
+  BOOST_TEST(c.get(base + "/events").status == 200);
+
+  p.signal(SIGTERM);
+  auto rc = p.wait_exit(60s);
+  BOOST_TEST_REQUIRE(rc.has_value(), p.output());
+  BOOST_TEST(*rc == 0, p.output());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
