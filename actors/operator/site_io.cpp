@@ -14,6 +14,7 @@
 #include "io/mysql/connection.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
+#include "io/mysql/probe_wire.hpp"
 
 namespace br {
 
@@ -74,35 +75,6 @@ bool connection_level(const mysql::mysql_error& e) {
   return e.kind != mysql::error_kind::server_error && e.kind != mysql::error_kind::other;
 }
 
-site_probe to_wire(const mysql::probe_result& p) {
-  site_probe w;
-  w.read_only = p.read_only;
-  w.super_read_only = p.super_read_only;
-  w.gtid_executed = p.gtid_executed.to_string();
-  w.server_uuid = p.server_uuid;
-  w.server_id = p.server_id;
-  w.version = p.version;
-  w.channel_configured = p.channel.configured;
-  auto state = [](mysql::thread_state s) -> std::string {
-    switch (s) {
-      case mysql::thread_state::on: return "ON";
-      case mysql::thread_state::connecting: return "CONNECTING";
-      default: return "OFF";
-    }
-  };
-  w.io_state = state(p.channel.io);
-  w.sql_state = state(p.channel.sql);
-  w.source_host = p.channel.source_host;
-  w.source_port = p.channel.source_port;
-  w.seconds_behind = p.channel.seconds_behind_source ? *p.channel.seconds_behind_source : -1;
-  w.received_gtid = p.channel.received.to_string();
-  w.last_io_errno = p.channel.last_io_errno;
-  w.last_io_error = p.channel.last_io_error;
-  w.last_sql_errno = p.channel.last_sql_errno;
-  w.last_sql_error = p.channel.last_sql_error;
-  w.latency_us = p.latency.count();
-  return w;
-}
 
 template <class T>
 bool fail_if(const mysql::result<T>& r, mysql_outcome& out, worker_state& st,
@@ -161,7 +133,7 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
     case mysql_op::probe: {
       auto r = mysql::probe(conn, d);
       if (fail_if(r, out, st, key)) return out;
-      out.probe = to_wire(*r);
+      out.probe = mysql::to_wire(*r);
       break;
     }
     case mysql_op::fence: {

@@ -9,6 +9,7 @@
 #include "io/mysql/commands.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
+#include "io/mysql/probe_wire.hpp"
 
 namespace br::sidecar {
 
@@ -39,34 +40,6 @@ mysql_outcome failure(std::string kind, std::string text) {
   return out;
 }
 
-site_probe to_wire(const mysql::probe_result& p) {
-  site_probe w;
-  w.read_only = p.read_only;
-  w.super_read_only = p.super_read_only;
-  w.gtid_executed = p.gtid_executed.to_string();
-  w.server_uuid = p.server_uuid;
-  w.server_id = p.server_id;
-  w.version = p.version;
-  w.channel_configured = p.channel.configured;
-  auto state = [](mysql::thread_state s) -> std::string {
-    switch (s) {
-      case mysql::thread_state::on: return "ON";
-      case mysql::thread_state::connecting: return "CONNECTING";
-      default: return "OFF";
-    }
-  };
-  w.io_state = state(p.channel.io);
-  w.sql_state = state(p.channel.sql);
-  w.source_host = p.channel.source_host;
-  w.source_port = p.channel.source_port;
-  w.seconds_behind = p.channel.seconds_behind_source ? *p.channel.seconds_behind_source : -1;
-  w.last_io_errno = p.channel.last_io_errno;
-  w.last_io_error = p.channel.last_io_error;
-  w.last_sql_errno = p.channel.last_sql_errno;
-  w.last_sql_error = p.channel.last_sql_error;
-  w.latency_us = p.latency.count();
-  return w;
-}
 
 mysql::connect_options connect_opts(const mysql_worker_options& o, ms budget) {
   mysql::connect_options c;
@@ -115,7 +88,7 @@ mysql_outcome do_probe(worker_state& st) {
     }
     mysql_outcome out;
     out.ok = true;
-    out.probe = to_wire(*p);
+    out.probe = mysql::to_wire(*p);
     auto up = st.conn->query(
         "SELECT VARIABLE_VALUE AS uptime FROM performance_schema.global_status "
         "WHERE VARIABLE_NAME = 'Uptime'");
@@ -149,7 +122,7 @@ mysql_outcome do_fence(worker_state& st, const std::string& reason) {
     auto p = fresh_probe(st.opts, std::max(std::min(remaining(deadline), ms(5000)), ms(1000)));
     if (!p) return failure(p.error());
     mysql_outcome out;
-    out.probe = to_wire(*p);
+    out.probe = mysql::to_wire(*p);
     out.ok = p->super_read_only;
     out.value = "0";
     return out;
@@ -168,7 +141,7 @@ mysql_outcome do_fence(worker_state& st, const std::string& reason) {
   auto p = fresh_probe(st.opts, std::max(std::min(remaining(deadline), ms(5000)), ms(1000)));
   if (!p) return failure(p.error());
   mysql_outcome out;
-  out.probe = to_wire(*p);
+  out.probe = mysql::to_wire(*p);
   out.ok = p->super_read_only;
   out.value = std::to_string(killed);
   if (!out.ok) {
@@ -188,7 +161,7 @@ mysql_outcome do_unfence(worker_state& st) {
   if (!p) return failure(p.error());
   mysql_outcome out;
   out.ok = p->writable();
-  out.probe = to_wire(*p);
+  out.probe = mysql::to_wire(*p);
   if (!out.ok) out.error = "still read-only after unfence";
   return out;
 }
