@@ -11,6 +11,9 @@ packages=(
   debootstrap     # tools/mysql-sandbox builds a Debian sid chroot for MySQL 9.7
   curl ca-certificates
   nodejs unzip    # tests/chart: helm from an npm package, schema/CEL validation (npm ships with nodejs here)
+  haproxy         # standalone router: primary/replicas frontends checking the sidecars (playground, chaos)
+  iproute2 iptables  # tests/chaos: one network namespace per site, real partitions
+  chromium        # tests/browser: the dashboard in headless Chromium
 )
 
 missing=()
