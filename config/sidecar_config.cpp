@@ -75,6 +75,10 @@ std::vector<flag_def> sidecar_flag_defs() {
       {"token-file", "SIDECAR_TOKEN_FILE", "",
        "file holding the bearer token that PUT /view requires; empty = pushes are refused", false,
        {}},
+      {"dead-mans-switch", "DEAD_MANS_SWITCH", "true",
+       "keep the in-database dead man's switch (SAFETY.md rule 7) armed and its heartbeat fresh "
+       "while this server is the writable primary",
+       false, check_bool},
       {"shutdown-timeout", "SIDECAR_SHUTDOWN_TIMEOUT", "5s", "deadline for a clean stop after SIGTERM",
        false, check_duration},
   };
@@ -135,6 +139,7 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
   c.lease_timeout = to_duration(v("lease-timeout"));
   c.peer_check_interval = to_duration(v("peer-check-interval"));
   c.fence_timeout = to_duration(v("fence-timeout"));
+  c.dead_mans_switch = v("dead-mans-switch") == "true" || v("dead-mans-switch") == "1";
   c.request_timeout = to_duration(v("request-timeout"));
   c.shutdown_timeout = to_duration(v("shutdown-timeout"));
   c.warnings = clamp_intervals(c.peer_check_interval, c.lease_timeout);

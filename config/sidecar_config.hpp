@@ -29,6 +29,7 @@ struct sidecar_config {
   std::string mysql_password;  ///< never logged
   std::string state_dir;       ///< "" = the view is not persisted
   std::string token;           ///< bearer token for PUT /view; "" = every push is refused (401)
+  bool dead_mans_switch = true;  ///< DEAD_MANS_SWITCH: SAFETY.md rule 7 heartbeats
   /// Adjustments made (clamps, missing optional settings); main logs each as a warning.
   std::vector<std::string> warnings;
 

@@ -35,6 +35,12 @@ using report_atom = caf::atom_constant<caf::atom("report")>;      // sidecar rep
 using ack_atom = caf::atom_constant<caf::atom("ack")>;            // sidecar acked a pushed view
 using leading_atom = caf::atom_constant<caf::atom("leading")>;    // leader elector: lease acquired
 using lost_atom = caf::atom_constant<caf::atom("lost")>;          // leader elector: lease lost
+// Kubernetes mode (group source, status writer, state store)
+using kube_event_atom = caf::atom_constant<caf::atom("kubeevent")>;  // watch event: type, JSON
+using resolve_atom = caf::atom_constant<caf::atom("resolve")>;       // parse+validate+credentials
+using write_atom = caf::atom_constant<caf::atom("write")>;           // one blocking API write
+using retry_later_atom = caf::atom_constant<caf::atom("retrylater")>;  // retry a failed write later
+using run_atom = caf::atom_constant<caf::atom("run")>;               // start a blocking loop
 
 // Sidecar
 using self_fence_atom = caf::atom_constant<caf::atom("selffence")>;  // fence local MySQL
@@ -43,5 +49,6 @@ using http_call_atom = caf::atom_constant<caf::atom("httpcall")>;    // detached
 using offer_atom = caf::atom_constant<caf::atom("offer")>;           // offer a view to the cache
 using push_view_atom = caf::atom_constant<caf::atom("pushview")>;    // PUT /view
 using boot_done_atom = caf::atom_constant<caf::atom("bootdone")>;    // boot guard finished
+using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;  // dead man's switch heartbeat
 
 }  // namespace br

@@ -97,11 +97,15 @@ struct platform_handles {
 /// - (probe) -> outcome with .probe (and .value = server uptime seconds when readable).
 /// - (self_fence, reason) -> outcome: super_read_only=ON, kill application sessions, then a probe;
 ///   ok only when the probe confirmed super_read_only=ON (an ambiguous write is re-checked).
-/// - (unfence) -> outcome: super_read_only=OFF, read_only=OFF (the boot guard only).
+/// - (unfence) -> outcome: super_read_only=OFF, read_only=OFF (the boot guard only; through the
+///   dead man's switch when it is enabled).
+/// - (heartbeat, age_us) -> outcome: SAFETY.md rule 7 heartbeat dated age_us before the server's
+///   now (value "refreshed" | "fenced"); installs/repairs the switch first when needed.
 using local_mysql_actor = caf::typed_actor<
     caf::replies_to<probe_atom>::with<mysql_outcome>,
     caf::replies_to<self_fence_atom, std::string>::with<mysql_outcome>,
-    caf::replies_to<unfence_atom>::with<mysql_outcome>>;
+    caf::replies_to<unfence_atom>::with<mysql_outcome>,
+    caf::replies_to<heartbeat_atom, int64_t>::with<mysql_outcome>>;
 
 /// A detached HTTP worker: one blocking request at a time, with the call's own timeout.
 using http_worker_actor = caf::typed_actor<caf::replies_to<http_call_atom, http_call>::with<http_reply>>;

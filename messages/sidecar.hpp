@@ -42,11 +42,12 @@ struct http_call {
   std::string url;
   std::string body;
   int64_t timeout_ms = 2000;
+  std::string bearer;  ///< Authorization: Bearer <token> when not empty (never logged)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, http_call& x) {
-  return f(caf::meta::type_name("http_call"), x.method, x.url, x.body, x.timeout_ms);
+  return f(caf::meta::type_name("http_call"), x.method, x.url, x.body, x.timeout_ms, x.bearer);
 }
 
 /// Its result. `sent_at_ns` is the steady clock (the actor clock's time base) just before the

@@ -36,6 +36,11 @@ enum class mysql_op : uint8_t {
   change_source,      ///< CHANGE REPLICATION SOURCE TO source (auto-position, ssl per source_ssl)
   start_replica,
   clone,              ///< CLONE INSTANCE FROM source into target, deadline = timeout
+  /// Dead man's switch (SAFETY.md rule 7), all with sql_log_bin=0 and `lease`:
+  heartbeat,          ///< refresh the heartbeat row (value "refreshed"|"fenced"); creates the
+                      ///< switch first when its table is missing
+  ensure_switch,      ///< create/repair table, row and event; value = arming ("armed", ...)
+  promote_switch,     ///< promote through the switch (retries); value = arming after it
 };
 
 
@@ -46,12 +51,16 @@ struct mysql_command {
   std::string gtid;                                ///< wait_executed
   mysql_target source;                             ///< change_source (replication user) / clone
   bool source_ssl = true;
+  caf::timespan lease{std::chrono::seconds(20)};  ///< heartbeat/ensure_switch/promote_switch
+  /// promote_switch: refuse (error_kind "switch_not_armed", server untouched) unless the switch
+  /// is armed after ensure_switch; policy Safe promotes only onto an armed server.
+  bool require_armed = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, mysql_command& x) {
   return f(caf::meta::type_name("mysql_command"), x.op, x.target, x.timeout, x.gtid, x.source,
-           x.source_ssl);
+           x.source_ssl, x.lease, x.require_armed);
 }
 
 /// Wire form of io/mysql's probe_result (plain strings so it is cheap to copy and to mock).
@@ -118,6 +127,9 @@ inline std::string to_string(mysql_op op) {
     case mysql_op::change_source: return "change_source";
     case mysql_op::start_replica: return "start_replica";
     case mysql_op::clone: return "clone";
+    case mysql_op::heartbeat: return "heartbeat";
+    case mysql_op::ensure_switch: return "ensure_switch";
+    case mysql_op::promote_switch: return "promote_switch";
   }
   return "unknown";
 }

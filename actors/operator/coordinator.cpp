@@ -1,5 +1,6 @@
 // coordinator: evaluates reports, persists before publishing, starts and tracks plans.
 #include "actors/operator/coordinator.hpp"
+#include "actors/operator/view_push.hpp"
 
 #include <caf/all.hpp>
 
@@ -122,6 +123,87 @@ void status_changed(self_ptr self, bool now) {
 
 // -- durable state -------------------------------------------------------------------------------
 
+bool busy(self_ptr self);
+mysql_command command_for(self_ptr self, mysql_op op, const std::string& site);
+caf::timespan request_timeout(self_ptr self);
+
+/// Tells every sidecar the view just published (PUT /view), best effort and without retries: the
+/// sidecars also pull it every tick. A promoting view reaches the new primary's sidecar before its
+/// next pull, so rule 1 there never sees a stale view naming the old primary. The executor's own
+/// deposing pushes (with retries and acknowledgements) are what the gate counts.
+void push_view_to_sidecars(self_ptr self) {
+  auto& st = self->state;
+  if (!st.cfg.deps.http_worker) return;
+  auto timeout =
+      std::chrono::duration_cast<std::chrono::milliseconds>(st.cfg.deps.sidecar_request_timeout);
+  for (const auto& [site, addr] : st.cfg.deps.sidecars) {
+    if (addr.empty() || !st.push_inflight.insert(site).second) continue;
+    auto& w = st.push_workers[site];
+    if (!w) w = st.cfg.deps.http_worker();
+    auto view = st.view;
+    auto s = site;
+    self->request(w, st.cfg.deps.sidecar_request_timeout + std::chrono::seconds(1),
+                  http_call_atom::value,
+                  view_push_call(addr, st.cfg.deps.sidecar_token, view, timeout))
+        .then(
+            [=](const http_reply& r) {
+              self->state.push_inflight.erase(s);
+              auto a = parse_view_ack(s, view, r);
+              auto f = fields(self, s);
+              f["viewEpoch"] = view.epoch;
+              f["acked"] = a.acked;
+              if (!a.acked) f["error"] = a.error;
+              log::debug("view pushed to sidecar", f);
+            },
+            [=](caf::error&) { self->state.push_inflight.erase(s); });
+  }
+}
+
+/// After a good poll of the active site: refresh its dead man's switch heartbeat (rule 7), and
+/// once a minute make sure the switch exists and is armed (Event DeadMansSwitchNotArmed if not).
+/// Never while deposing or while a plan runs: the operator vouches only for the site it holds
+/// active. The write lands within the command timeout, which rule 3's wait already covers.
+void maybe_heartbeat(self_ptr self, const std::string& site, const site_report& r) {
+  auto& st = self->state;
+  if (!r.probe_ok || !r.probe.writable() || site != st.view.active_site ||
+      !st.view.deposing.empty() || busy(self))
+    return;
+  if (!st.heartbeat_inflight.insert(site).second) return;
+  auto now = self->clock().now();
+  auto checked = st.switch_checked.find(site);
+  bool ensure = checked == st.switch_checked.end() || now - checked->second >= std::chrono::minutes(1);
+  if (ensure) st.switch_checked[site] = now;
+  auto cmd = command_for(self, ensure ? mysql_op::ensure_switch : mysql_op::heartbeat, site);
+  cmd.lease = st.cfg.deps.lease_timeout;
+  self->request(st.cfg.deps.site_io, request_timeout(self), cmd)
+      .then(
+          [=](const mysql_outcome& o) {
+            auto& s = self->state;
+            s.heartbeat_inflight.erase(site);
+            auto key = "switch-not-armed:" + site;
+            if (!o.ok) {
+              auto f = fields(self, site);
+              f["error"] = o.error;
+              log::warn(ensure ? "dead man's switch check failed" : "heartbeat failed", f);
+              if (ensure) s.switch_checked.erase(site);  // check again on the next poll
+              return;
+            }
+            if (!ensure) return;
+            if (o.value == "armed") {
+              s.alerts.erase(key);
+              // The switch exists now; the heartbeat follows on the next poll.
+              return;
+            }
+            alert_once(self, key, "Warning", "DeadMansSwitchNotArmed",
+                       "the in-database dead man's switch on " + site + " is not armed (" +
+                           o.value +
+                           "): a primary cut off from every authority will not fence itself; "
+                           "policy Safe will not promote onto this server",
+                       site);
+          },
+          [=](caf::error&) { self->state.heartbeat_inflight.erase(site); });
+}
+
 void publish(self_ptr self) {
   auto& st = self->state;
   if (st.view.epoch != st.durable.view.epoch || st.view.active_site != st.durable.view.active_site ||
@@ -134,6 +216,7 @@ void publish(self_ptr self) {
     report_step(self, st.cfg.path,
                 "epoch " + std::to_string(st.view.epoch) + ", active " +
                     (st.view.active_site.empty() ? std::string("none") : st.view.active_site));
+    push_view_to_sidecars(self);
   }
   status_changed(self, true);
 }
@@ -676,6 +759,7 @@ void on_report(self_ptr self, site_report& r) {
     st.good_probes[r.site] = r.probe;
     st.last_seen_ms[r.site] = r.polled_at_ms;
   }
+  maybe_heartbeat(self, r.site, r);
   st.reports[r.site] = std::move(r);
   // Unchanged reports are evaluated at most once per poll interval: with many sites this keeps
   // the cost linear, and timed conditions (cooldown expiry, retries) are still rechecked.
@@ -758,6 +842,10 @@ caf::behavior coordinator(caf::stateful_actor<coordinator_state>* self, coordina
   auto& st = self->state;
   announce(self, st.cfg.path, "coordinator");
   report_step(self, st.cfg.path, "loading state");
+  self->attach_functor([self] {
+    for (auto& [site, w] : self->state.push_workers)
+      caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+  });
   self->set_down_handler([=](caf::down_msg& dm) { on_executor_down(self, dm); });
   self->request(st.cfg.deps.platform.store, st.cfg.store_timeout, load_atom::value, st.cfg.group)
       .then([=](durable_state& d) { on_loaded(self, d); },

@@ -71,6 +71,12 @@ struct coordinator_state {
   bool evaluated = false;
   std::string last_status;
   bool status_flush_scheduled = false;
+  // SAFETY.md rule 7: the operator's heartbeat on the site it holds active and is not deposing.
+  std::set<std::string> heartbeat_inflight;
+  std::map<std::string, caf::actor_clock::time_point> switch_checked;  ///< last ensure_switch
+  // Best-effort pushes of every published view to the sidecars (one worker per sidecar).
+  std::map<std::string, http_worker_actor> push_workers;
+  std::set<std::string> push_inflight;
   static inline const char* name = "coordinator";
 };
 

@@ -45,6 +45,21 @@ struct executor_deps {
   caf::timespan command_timeout{std::chrono::seconds(5)};
   /// spec.cloneTimeout (CLONE INSTANCE deadline).
   caf::timespan clone_timeout{std::chrono::seconds(3600)};
+  /// Sidecars (SAFETY.md promotion gate rules 2-3): site -> "host:port" of its sidecar API
+  /// (spec.sites[].sidecarAddress); a site without one never acknowledges.
+  std::map<std::string, std::string> sidecars;
+  std::string sidecar_token;  ///< bearer token for PUT /view (never logged)
+  /// A detached HTTP worker for view pushes (one per sidecar per executor; the executor stops
+  /// them when it ends). Empty: no pushes (only rule 1 and Fast can open the gate).
+  std::function<http_worker_actor()> http_worker;
+  /// Rule 3's wait inputs, as the sidecars run them (lease already clamped like the sidecar
+  /// clamps it) and the lease of the in-database dead man's switch.
+  caf::timespan lease_timeout{std::chrono::seconds(20)};
+  caf::timespan peer_check_interval{std::chrono::seconds(5)};
+  caf::timespan sidecar_fence_timeout{std::chrono::seconds(20)};
+  caf::timespan sidecar_request_timeout{std::chrono::seconds(2)};
+  /// Pause between pushes to a sidecar that has not acknowledged yet.
+  caf::timespan push_retry{std::chrono::seconds(1)};
   /// Registry path of the coordinator; the executor reports its steps under
   /// "<coordinator_path>/executor".
   std::string registry_path;

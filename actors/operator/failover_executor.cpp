@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <caf/all.hpp>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "actors/common/registry.hpp"
 #include "actors/operator/plan_steps.hpp"
 #include "actors/operator/promotion_gate.hpp"
+#include "actors/operator/view_push.hpp"
 #include "io/log/log.hpp"
 #include "messages/gtid_set.hpp"
 
@@ -22,6 +25,7 @@ using begin_atom = caf::atom_constant<caf::atom("begin")>;
 using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
 using gate_atom = caf::atom_constant<caf::atom("gate")>;
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
+using push_atom = caf::atom_constant<caf::atom("push")>;
 
 /// Pause between confirmation probes (a promoted server answers at once; a repaired replica's IO
 /// thread needs a moment to connect).
@@ -48,6 +52,11 @@ struct executor_state {
   bool fenced_old = false;       ///< gate rule 1: super_read_only=ON acknowledged
   bool old_unreachable = false;  ///< the plan said so, or the fence failed at connection level
   mono_time gate_started{};
+  // Gate rules 2-3: the deposing view pushed to the sidecars and their acknowledgements.
+  bool old_acked = false;                       ///< rule 2
+  std::map<std::string, mono_time> peer_acks;   ///< rule 3: site -> when its ack arrived
+  std::map<std::string, http_worker_actor> push_workers;
+  std::set<std::string> push_inflight;
   std::string last_note;     ///< detail of the latest retry (appended to a deadline error)
   std::string primary_gtid;  ///< new primary's gtid_executed read at repointing
   size_t follower = 0;       ///< repointing: index into plan.followers
@@ -88,10 +97,16 @@ caf::timespan remaining(exec_ptr self) {
 
 void start_next(exec_ptr self);
 
+void stop_push_workers(executor_state& st) {
+  for (auto& [site, w] : st.push_workers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+  st.push_workers.clear();
+}
+
 void finish(exec_ptr self) {
   auto& st = self->state;
   st.finished = true;
   ++st.seq;
+  stop_push_workers(st);
   if (st.deps.coordinator) self->send(st.deps.coordinator, plan_done_atom::value, st.result);
   self->quit();
 }
@@ -310,12 +325,18 @@ void evaluate_gate(exec_ptr self) {
   }
   gate_input in;
   in.operator_fenced_old_primary = st.fenced_old;
+  in.old_primary_sidecar_acked = st.old_acked;
   in.old_primary_unreachable = st.old_unreachable;
   for (const auto& s : st.deps.sites)
     if (s != p.old_primary) in.other_sites.push_back(s);
+  in.peer_acks = st.peer_acks;
   in.policy = p.policy;
   in.started = st.gate_started;
   in.now = now_of(self);
+  in.lease_timeout = st.deps.lease_timeout;
+  in.peer_check_interval = st.deps.peer_check_interval;
+  in.fence_timeout = st.deps.sidecar_fence_timeout;
+  in.request_timeout = st.deps.sidecar_request_timeout;
   in.gate_timeout = p.gate_timeout;
   auto d = promotion_gate(in);
   auto f = fields(self, p.candidate);
@@ -340,8 +361,81 @@ void evaluate_gate(exec_ptr self) {
   }
 }
 
+/// The deposing view of this plan: no active site, the old primary being deposed.
+topology_view deposing_view(const failover_plan& p) {
+  topology_view v;
+  v.epoch = p.epoch;
+  v.deposing = p.old_primary;
+  v.observed_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  return v;
+}
+
+bool gating_now(exec_ptr self, uint64_t seq) {
+  auto& s = self->state;
+  return !s.finished && s.seq == seq && s.current == plan_phase::gating && !s.persisting;
+}
+
+/// PUT /view of the deposing view to one sidecar; retried every push_retry until it acknowledges
+/// or the gate is decided. An acknowledgement is only counted while this gating step runs.
+void push_deposing(exec_ptr self, const std::string& site) {
+  auto& st = self->state;
+  if (st.push_inflight.count(site) || !st.deps.http_worker) return;
+  if (site == st.plan.old_primary ? st.old_acked : st.peer_acks.count(site) > 0) return;
+  auto addr = st.deps.sidecars.find(site);
+  if (addr == st.deps.sidecars.end() || addr->second.empty()) return;
+  auto& w = st.push_workers[site];
+  if (!w) w = st.deps.http_worker();
+  auto view = deposing_view(st.plan);
+  auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+      st.deps.sidecar_request_timeout);
+  auto call = view_push_call(addr->second, st.deps.sidecar_token, view, timeout);
+  auto seq = st.seq;
+  st.push_inflight.insert(site);
+  auto retry = [=] {
+    self->state.push_inflight.erase(site);
+    if (gating_now(self, seq))
+      self->delayed_send(self, self->state.deps.push_retry, push_atom::value, site, seq);
+  };
+  self->request(w, st.deps.sidecar_request_timeout + request_slack, http_call_atom::value, call)
+      .then(
+          [=](const http_reply& r) {
+            auto a = parse_view_ack(site, view, r);
+            if (!gating_now(self, seq)) {
+              self->state.push_inflight.erase(site);
+              return;
+            }
+            auto f = fields(self, site);
+            f["viewEpoch"] = view.epoch;
+            if (!a.acked) {
+              f["error"] = a.error;
+              f["status"] = a.status;
+              log::debug("deposing view not acknowledged yet", f);
+              retry();
+              return;
+            }
+            auto& s = self->state;
+            s.push_inflight.erase(site);
+            f["fenced"] = a.fenced;
+            f["mysqlReachable"] = a.mysql_reachable;
+            if (site == s.plan.old_primary) {
+              s.old_acked = true;
+              log::info("old primary's sidecar acknowledged the deposing view (gate rule 2)", f);
+            } else {
+              s.peer_acks[site] = now_of(self);
+              log::info("sidecar acknowledged the deposing view", f);
+            }
+            evaluate_gate(self);
+          },
+          [=](caf::error&) { retry(); });
+}
+
 void run_gating(exec_ptr self) {
-  self->state.gate_started = now_of(self);
+  auto& st = self->state;
+  st.gate_started = now_of(self);
+  if (!st.plan.old_primary.empty())
+    for (const auto& site : st.deps.sites) push_deposing(self, site);
   evaluate_gate(self);
 }
 
@@ -697,10 +791,19 @@ void run_step(exec_ptr self) {
       run_recording_gtid(self);
       return;
     case plan_phase::promoting:
-      io_must(self, mysql_op::promote, cand, [=] {
-        log::info("candidate promoted", fields(self, self->state.plan.candidate));
-        step_done(self);
-      });
+      // Through the in-database dead man's switch (SAFETY.md rule 7): super_read_only=OFF,
+      // heartbeat, read_only=OFF, retried if the switch fires in between. Safe promotes only
+      // onto a server whose switch is armed (event scheduler ON, event ENABLED).
+      io_must(
+          self, mysql_op::promote_switch, cand,
+          [=] {
+            log::info("candidate promoted", fields(self, self->state.plan.candidate));
+            step_done(self);
+          },
+          [=](mysql_command& c) {
+            c.lease = self->state.deps.lease_timeout;
+            c.require_armed = self->state.plan.policy == gate_policy::safe;
+          });
       return;
     case plan_phase::confirming:
       confirm_probe(self);
@@ -803,6 +906,10 @@ caf::behavior executor_actor(caf::stateful_actor<executor_state>* self, failover
       [=](gate_atom, uint64_t seq) {
         if (self->state.finished || self->state.seq != seq) return;
         evaluate_gate(self);
+      },
+      [=](push_atom, const std::string& site, uint64_t seq) {
+        if (!gating_now(self, seq)) return;
+        push_deposing(self, site);
       },
       [=](retry_atom, uint64_t seq) {
         if (self->state.finished || self->state.seq != seq) return;

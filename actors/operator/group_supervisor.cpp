@@ -4,6 +4,7 @@
 #include <caf/all.hpp>
 
 #include "actors/operator/failover_executor.hpp"
+#include "config/sidecar_config.hpp"
 
 namespace br {
 
@@ -69,6 +70,17 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
   d.request_timeout = rt.command_timeout + std::chrono::seconds(1);
   d.clone_timeout = std::chrono::seconds(spec.clone_timeout);
   d.registry_path = c.path;
+  for (const auto& s : spec.sites)
+    if (!s.sidecar_address.empty()) d.sidecars[s.name] = s.sidecar_address;
+  d.sidecar_token = rt.sidecar_token;
+  d.http_worker = rt.http_worker;
+  // Rule 3 must wait for the lease the sidecars actually run: they clamp it up, so do we.
+  std::chrono::nanoseconds interval = spec.sidecar.peer_check_interval;
+  std::chrono::nanoseconds lease = spec.sidecar.lease_timeout;
+  config::clamp_intervals(interval, lease);
+  d.lease_timeout = lease;
+  d.peer_check_interval = interval;
+  d.sidecar_fence_timeout = spec.sidecar.fence_timeout;
   return c;
 }
 

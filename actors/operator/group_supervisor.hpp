@@ -37,6 +37,11 @@ struct group_runtime {
   std::string namespace_name;
   caf::timespan command_timeout{std::chrono::seconds(5)};
   caf::timespan status_coalesce{std::chrono::milliseconds(500)};
+  /// Bearer token for PUT /view on the sidecars (--sidecar-token-file); "" = the sidecars refuse
+  /// pushes, so only gate rule 1 (and Fast) can open.
+  std::string sidecar_token;
+  /// Spawns a detached HTTP worker for view pushes; empty = no pushes.
+  std::function<http_worker_actor()> http_worker;
 };
 
 /// The coordinator configuration a spec yields (exposed for tests and tools).

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "actors/common/http_worker.hpp"
 #include "actors/common/runtime.hpp"
 #include "actors/operator/group_supervisor.hpp"
 #include "actors/operator/local_platform.hpp"
@@ -40,6 +41,10 @@ std::vector<br::config::flag_def> operator_flags() {
        "standalone: file holding the operator's MySQL password (wins over "
        "BLOODRAVEN_MYSQL_PASSWORD)",
        false, {}},
+      {"sidecar-token-file", "BLOODRAVEN_SIDECAR_TOKEN_FILE", "",
+       "file holding the bearer token for PUT /view on the sidecars (promotion gate rules 2-3); "
+       "empty = no view pushes",
+       false, {}},
       {"namespace", "POD_NAMESPACE", "default", "namespace the operator runs in", false, {}},
       {"leader-elect", "BLOODRAVEN_LEADER_ELECT", "true", "use a Lease for leader election",
        false, check_bool},
@@ -66,6 +71,7 @@ struct standalone_setup {
   std::string namespace_name;
   br::config::failover_group group;
   br::group_credentials creds;
+  std::string sidecar_token;
 };
 
 int load_standalone(std::map<std::string, std::string>& flags, standalone_setup& out) {
@@ -109,6 +115,21 @@ int load_standalone(std::map<std::string, std::string>& flags, standalone_setup&
       out.creds.operator_password.pop_back();
   } else if (const char* pw = std::getenv("BLOODRAVEN_MYSQL_PASSWORD")) {
     out.creds.operator_password = pw;
+  }
+  if (!flags["sidecar-token-file"].empty()) {
+    if (!read_file(flags["sidecar-token-file"], out.sidecar_token)) {
+      std::fprintf(stderr, "bloodraven: cannot read --sidecar-token-file %s\n",
+                   flags["sidecar-token-file"].c_str());
+      return 2;
+    }
+    while (!out.sidecar_token.empty() &&
+           (out.sidecar_token.back() == '\n' || out.sidecar_token.back() == '\r'))
+      out.sidecar_token.pop_back();
+    if (out.sidecar_token.empty()) {
+      std::fprintf(stderr, "bloodraven: --sidecar-token-file %s is empty\n",
+                   flags["sidecar-token-file"].c_str());
+      return 2;
+    }
   }
   out.creds.replication_user = out.group.spec.replication.user;
   out.creds.replication_password = out.group.spec.replication.password;
@@ -193,6 +214,8 @@ int main(int argc, char** argv) {
         rt.platform = platform->p.handles;
       }
       rt.namespace_name = setup->namespace_name;
+      rt.sidecar_token = setup->sidecar_token;
+      rt.http_worker = [&sys] { return spawn_http_worker(sys); };
       auto name = setup->group.metadata.name;
       std::vector<child_spec> out;
       // First child, so it stops last: when the tree stops it kills the platform and MySQL

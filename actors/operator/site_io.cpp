@@ -12,6 +12,7 @@
 
 #include "io/mysql/commands.hpp"
 #include "io/mysql/connection.hpp"
+#include "io/mysql/dead_mans_switch.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
 #include "io/mysql/probe_wire.hpp"
@@ -184,6 +185,50 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
     case mysql_op::start_replica: {
       auto r = mysql::start_replica(conn, d);
       if (fail_if(r, out, st, key)) return out;
+      break;
+    }
+    case mysql_op::heartbeat: {
+      auto r = mysql::refresh_heartbeat(conn);
+      if (!r.ok() && mysql::is_missing_switch_table(r.error())) {
+        // First vouch for a server without the switch (e.g. adopted at first start): install it.
+        auto e = mysql::ensure_switch(conn, duration_cast<milliseconds>(cmd.lease));
+        if (fail_if(e, out, st, key)) return out;
+        r = mysql::refresh_heartbeat(conn);
+      }
+      if (fail_if(r, out, st, key)) return out;
+      out.value = std::string(mysql::to_string(*r));
+      break;
+    }
+    case mysql_op::ensure_switch: {
+      auto lease = duration_cast<milliseconds>(cmd.lease);
+      auto r = mysql::ensure_switch(conn, lease);
+      if (fail_if(r, out, st, key)) return out;
+      out.value = std::string(mysql::to_string(r->state.arming(lease)));
+      break;
+    }
+    case mysql_op::promote_switch: {
+      auto lease = duration_cast<milliseconds>(cmd.lease);
+      if (cmd.require_armed) {
+        auto e = mysql::ensure_switch(conn, lease);
+        if (fail_if(e, out, st, key)) return out;
+        auto arming = e->state.arming(lease);
+        if (arming != mysql::switch_arming::armed) {
+          out.error_kind = "switch_not_armed";
+          out.error = "dead man's switch not armed (" + std::string(mysql::to_string(arming)) +
+                      "): policy Safe does not promote onto this server";
+          out.value = std::string(mysql::to_string(arming));
+          return out;
+        }
+      }
+      auto r = mysql::promote_with_switch(conn, lease, 3);
+      if (fail_if(r, out, st, key)) return out;
+      out.value = std::string(mysql::to_string(r->state.arming(lease)));
+      if (!r->writable) {
+        out.error_kind = "other";
+        out.error = "still read-only after promotion through the dead man's switch (" +
+                    std::to_string(r->retries) + " retries)";
+        return out;
+      }
       break;
     }
     case mysql_op::wait_executed:

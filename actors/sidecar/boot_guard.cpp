@@ -4,7 +4,7 @@
 #include <caf/all.hpp>
 
 #include "actors/common/registry.hpp"
-#include "actors/sidecar/view_json.hpp"
+#include "actors/common/view_json.hpp"
 #include "io/log/log.hpp"
 
 namespace br::sidecar {

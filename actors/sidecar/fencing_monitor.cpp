@@ -7,7 +7,7 @@
 
 #include "actors/common/registry.hpp"
 #include "actors/sidecar/sidecar_metrics.hpp"
-#include "actors/sidecar/view_json.hpp"
+#include "actors/common/view_json.hpp"
 #include "io/http/router.hpp"
 #include "io/log/log.hpp"
 
@@ -263,6 +263,33 @@ void do_fence(self_ptr self, fence_reason reason, const std::string& why) {
           });
 }
 
+/// SAFETY.md rule 7: the heartbeat row is dated at the lease's last renewal (`age` before the
+/// server's now), so the in-database switch fires no later than this sidecar's own lease would.
+void heartbeat(self_ptr self, duration age) {
+  auto& st = self->state;
+  auto m = st.h->mysql();
+  if (!st.opts.dead_mans_switch || !m || st.heartbeat_inflight) return;
+  st.heartbeat_inflight = true;
+  auto age_us = std::chrono::duration_cast<std::chrono::microseconds>(age).count();
+  auto note = [=](const std::string& result, const std::string& error) {
+    auto& s = self->state;
+    s.heartbeat_inflight = false;
+    if (result == s.heartbeat_result) return;
+    s.heartbeat_result = result;
+    auto f = log_fields(s);
+    f["result"] = result;
+    if (!error.empty()) f["error"] = error;
+    if (result == "refreshed")
+      log::info("dead man's switch heartbeat refreshed", f);
+    else
+      log::warn("dead man's switch heartbeat not written", f);
+  };
+  self->request(m, st.opts.request_timeout + ms(3000), heartbeat_atom::value,
+                static_cast<int64_t>(age_us < 0 ? 0 : age_us))
+      .then([=](const mysql_outcome& o) { note(o.ok ? o.value : "failed", o.error); },
+            [=](caf::error& e) { note("failed", caf::to_string(e)); });
+}
+
 void decide(self_ptr self) {
   auto& st = self->state;
   fencing_input in;
@@ -287,6 +314,7 @@ void decide(self_ptr self) {
   }
   switch (d.action) {
     case fencing_action::none:
+      if (in.mysql_reachable && in.mysql_writable) heartbeat(self, in.now - lease_anchor(in));
       finish_round(self);
       return;
     case fencing_action::refresh_view: {

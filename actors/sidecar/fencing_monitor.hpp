@@ -22,6 +22,7 @@ struct monitor_options {
   caf::timespan lease_timeout = std::chrono::seconds(20);
   caf::timespan request_timeout = std::chrono::seconds(2);
   caf::timespan fence_timeout = std::chrono::seconds(20);
+  bool dead_mans_switch = true;  ///< heartbeat every tick while writable (SAFETY.md rule 7)
 };
 
 struct monitor_state {
@@ -40,6 +41,8 @@ struct monitor_state {
   bool super_read_only = false;
   bool operator_reachable = false;
   bool busy = false;
+  bool heartbeat_inflight = false;
+  std::string heartbeat_result;  ///< last outcome, logged when it changes
   bool fencing = false;
   uint64_t ticks = 0;
   // bookkeeping of one round

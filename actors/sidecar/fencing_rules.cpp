@@ -1,6 +1,8 @@
 // Pure sidecar fencing rules and the view adoption rule.
 #include "actors/sidecar/fencing_rules.hpp"
 
+#include <algorithm>
+
 namespace br::sidecar {
 
 bool should_adopt(const sidecar_view& current, const topology_view& offered, view_source source) {
@@ -51,19 +53,22 @@ bool peer_anchors(const peer_observation& p, const sidecar_view& mine, time_poin
   return now - p.last_view_sent <= lease_timeout;
 }
 
+time_point lease_anchor(const fencing_input& in) {
+  if (in.fenced && in.mysql_reachable && in.mysql_writable) return in.now;  // re-arm
+  auto anchor = std::max(in.window_start, in.last_operator_contact);
+  for (auto& p : in.peers)
+    if (peer_anchors(p, in.view, in.now, in.lease_timeout))
+      anchor = std::max(anchor, p.last_view_sent);
+  return anchor;
+}
+
 fencing_decision decide_fencing(const fencing_input& in) {
   fencing_decision d;
   if (!in.mysql_reachable || !in.mysql_writable) return d;  // nothing writable to fence
 
-  auto window_start = in.window_start;
-  auto operator_contact = in.last_operator_contact;
-  if (in.fenced) {
-    // We confirmed super_read_only=ON earlier and MySQL is writable again: someone with
-    // authority (the operator) unfenced it. Start a fresh lease window.
-    d.rearm = true;
-    window_start = in.now;
-    operator_contact = in.now;
-  }
+  // We confirmed super_read_only=ON earlier and MySQL is writable again: someone with authority
+  // (the operator) unfenced it. Start a fresh lease window (lease_anchor() is `now` then).
+  if (in.fenced) d.rearm = true;
 
   // Rule 1: the view says another site is (or is becoming) the writer.
   auto conflict = view_conflict(in.view, in.my_site);
@@ -85,14 +90,9 @@ fencing_decision decide_fencing(const fencing_input& in) {
     return d;
   }
 
-  // Startup grace / fresh window after re-arm: the lease cannot expire before a full lease.
-  if (in.now - window_start <= in.lease_timeout) return d;
-
-  // Rule 2: lease. Contact before the window start counts as the window start.
-  auto op_last = operator_contact > window_start ? operator_contact : window_start;
-  if (in.now - op_last <= in.lease_timeout) return d;
-  for (auto& p : in.peers)
-    if (peer_anchors(p, in.view, in.now, in.lease_timeout)) return d;
+  // Startup grace, a fresh window after re-arm and rule 2 (lease) in one comparison: the lease
+  // runs from its last renewal (window start, operator contact or an anchoring peer's view).
+  if (in.now - lease_anchor(in) <= in.lease_timeout) return d;
 
   d.action = fencing_action::fence;
   d.reason = fence_reason::lease;

@@ -79,6 +79,14 @@ fence_reason view_conflict(const sidecar_view& v, const std::string& my_site);
 bool peer_anchors(const peer_observation& p, const sidecar_view& mine, time_point now,
                   duration lease_timeout);
 
+/// When the current lease was last renewed (SAFETY.md rule 6 applied to rule 7): the latest of the
+/// window start, the operator's last contact and the last view of every peer that anchors now, all
+/// SEND times; after a re-arm (fenced and writable again) it is `now`. The sidecar writes its
+/// heartbeat as the server's NOW() minus (now - lease_anchor), so the in-database switch fires no
+/// later than this sidecar's own lease would: a sidecar that hangs right after a heartbeat cannot
+/// stretch the lease to twice its length (the DST long run found exactly that with NOW()).
+time_point lease_anchor(const fencing_input& in);
+
 /// The rules, in order: nothing to do unless MySQL is reachable and writable; re-arm; rule 1
 /// (refresh once, then fence); startup grace; rule 2 (lease: operator and every anchoring peer
 /// silent for more than lease_timeout; exactly lease_timeout is not yet silent).

@@ -7,6 +7,7 @@
 
 #include "io/log/log.hpp"
 #include "io/mysql/commands.hpp"
+#include "io/mysql/dead_mans_switch.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
 #include "io/mysql/probe_wire.hpp"
@@ -21,6 +22,9 @@ using ms = std::chrono::milliseconds;
 struct worker_state {
   mysql_worker_options opts;
   std::optional<mysql::connection> conn;  // reused by probes
+  std::optional<mysql::connection> hb_conn;  // heartbeats (its session runs sql_log_bin=0)
+  std::optional<clock::time_point> switch_checked;  // last ensure_switch
+  std::string last_arming;  // logged when it changes
   static inline const char* name = "sidecar_mysql_worker";
 };
 
@@ -151,12 +155,68 @@ mysql_outcome do_fence(worker_state& st, const std::string& reason) {
   return out;
 }
 
+/// ensure_switch, logging the arming state when it changes.
+mysql::result<mysql::ensure_report> ensure_logged(worker_state& st, mysql::connection& conn) {
+  auto e = mysql::ensure_switch(conn, st.opts.lease);
+  if (!e) return e;
+  auto arming = std::string(mysql::to_string(e->state.arming(st.opts.lease)));
+  if (arming != st.last_arming) {
+    st.last_arming = arming;
+    if (arming == "armed")
+      log::info("dead man's switch armed", {{"changed", e->changed}});
+    else
+      log::warn("dead man's switch NOT armed: a hung sidecar would leave this server writable",
+                {{"arming", arming}});
+  }
+  st.switch_checked = clock::now();
+  return e;
+}
+
+mysql_outcome do_heartbeat(worker_state& st, int64_t age_us) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!st.hb_conn) {
+      auto c = mysql::connection::open(connect_opts(st.opts, st.opts.probe_timeout));
+      if (!c) return failure(c.error());
+      st.hb_conn.emplace(std::move(c).value());
+    }
+    // The switch is (re)checked once a minute: re-created when dropped or changed.
+    if (!st.switch_checked || clock::now() - *st.switch_checked >= std::chrono::minutes(1)) {
+      auto e = ensure_logged(st, *st.hb_conn);
+      if (!e) {
+        st.hb_conn.reset();
+        if (attempt == 0 && connection_level(e.error())) continue;
+        return failure(e.error());
+      }
+    }
+    auto r = mysql::refresh_heartbeat(*st.hb_conn, std::chrono::microseconds(age_us));
+    if (!r) {
+      auto err = r.error();
+      if (mysql::is_missing_switch_table(err)) st.switch_checked.reset();
+      st.hb_conn.reset();
+      if (attempt == 0 && (connection_level(err) || mysql::is_missing_switch_table(err))) continue;
+      return failure(err);
+    }
+    mysql_outcome out;
+    out.ok = true;
+    out.value = std::string(mysql::to_string(*r));
+    return out;
+  }
+  return failure("other", "unreachable");
+}
+
 mysql_outcome do_unfence(worker_state& st) {
   st.conn.reset();
   auto conn = mysql::connection::open(connect_opts(st.opts, st.opts.fence_timeout));
   if (!conn) return failure(conn.error());
-  auto r = mysql::promote(*conn, mysql::mysql8());
-  if (!r) return failure(r.error());
+  if (st.opts.dead_mans_switch) {
+    // The operator's view names this site: it vouches now, so the heartbeat is fresh (rule 7);
+    // unfencing without it would let the switch fence again within a second.
+    auto r = mysql::promote_with_switch(*conn, st.opts.lease, 3);
+    if (!r) return failure(r.error());
+    st.switch_checked = clock::now();
+  } else if (auto r = mysql::promote(*conn, mysql::mysql8()); !r) {
+    return failure(r.error());
+  }
   auto p = mysql::probe(*conn, mysql::mysql8());
   if (!p) return failure(p.error());
   mysql_outcome out;
@@ -173,6 +233,7 @@ local_mysql_actor::behavior_type worker(local_mysql_actor::stateful_pointer<work
       [=](probe_atom) { return do_probe(self->state); },
       [=](self_fence_atom, const std::string& reason) { return do_fence(self->state, reason); },
       [=](unfence_atom) { return do_unfence(self->state); },
+      [=](heartbeat_atom, int64_t age_us) { return do_heartbeat(self->state, age_us); },
   };
 }
 

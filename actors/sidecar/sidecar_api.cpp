@@ -3,7 +3,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/sidecar/view_json.hpp"
+#include "actors/common/view_json.hpp"
 #include "io/http/actor_ask.hpp"
 
 namespace br::sidecar {

@@ -5,7 +5,7 @@
 
 #include "actors/sidecar/boot_guard.hpp"
 #include "actors/sidecar/fencing_monitor.hpp"
-#include "actors/sidecar/http_worker.hpp"
+#include "actors/common/http_worker.hpp"
 #include "actors/sidecar/mysql_worker.hpp"
 #include "actors/sidecar/sidecar_api.hpp"
 #include "actors/sidecar/view_cache.hpp"
@@ -29,6 +29,7 @@ monitor_options monitor_opts(const config::sidecar_config& c) {
   o.lease_timeout = c.lease_timeout;
   o.request_timeout = c.request_timeout;
   o.fence_timeout = c.fence_timeout;
+  o.dead_mans_switch = c.dead_mans_switch;
   return o;
 }
 
@@ -61,6 +62,8 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
   mo.password = cfg.mysql_password;
   mo.probe_timeout = std::min(to_ms(cfg.request_timeout), ms(2000));
   mo.fence_timeout = to_ms(cfg.fence_timeout);
+  mo.dead_mans_switch = cfg.dead_mans_switch;
+  mo.lease = to_ms(cfg.lease_timeout);
   out.push_back(spec("mysql_worker", "mysql_worker", [h, mo](caf::event_based_actor* sup) {
     auto a = spawn_mysql_worker(sup->system(), mo);
     h->set_mysql(a);

@@ -10,7 +10,7 @@
 
 #include "actors/sidecar/fencing_rules.hpp"
 #include "actors/sidecar/sidecar_metrics.hpp"
-#include "actors/sidecar/view_json.hpp"
+#include "actors/common/view_json.hpp"
 #include "config/sidecar_config.hpp"
 #include "io/log/log.hpp"
 

@@ -197,9 +197,13 @@ result<ensure_report> ensure_switch(connection& conn, std::chrono::milliseconds 
   return rep;
 }
 
-result<heartbeat_outcome> refresh_heartbeat(connection& conn) {
+bool is_missing_switch_table(const mysql_error& e) {
+  return e.code == 1146;  // ER_NO_SUCH_TABLE
+}
+
+result<heartbeat_outcome> refresh_heartbeat(connection& conn, std::chrono::microseconds age) {
   if (auto r = session_binlog_off(conn); !r) return r.error();
-  auto r = conn.exec(refresh_heartbeat_sql());
+  auto r = conn.exec(refresh_heartbeat_sql(age));
   if (r) return heartbeat_outcome::refreshed;
   if (is_super_read_only_refusal(r.error())) return heartbeat_outcome::fenced;
   return r.error();

@@ -84,9 +84,15 @@ result<switch_state> read_switch_state(connection& conn);
 /// `lease` must be at least 1 ms.
 result<ensure_report> ensure_switch(connection& conn, std::chrono::milliseconds lease);
 
-/// Upserts the heartbeat row with the server's UTC_TIMESTAMP(6). A fenced server refuses it:
-/// that is the `fenced` outcome, not an error. A missing table is an error (run ensure_switch).
-result<heartbeat_outcome> refresh_heartbeat(connection& conn);
+/// Upserts the heartbeat row with the server's UTC_TIMESTAMP(6) minus `age` (the sidecar dates it
+/// at its lease's last renewal, SAFETY.md rule 6; the operator and promotions use 0); a newer row
+/// is kept. A fenced server refuses it: that is the `fenced` outcome, not an error. A missing
+/// table is an error (run ensure_switch; is_missing_switch_table tells).
+result<heartbeat_outcome> refresh_heartbeat(connection& conn,
+                                            std::chrono::microseconds age = std::chrono::microseconds{0});
+
+/// The error a heartbeat gets when the switch's table does not exist (ER_NO_SUCH_TABLE).
+bool is_missing_switch_table(const mysql_error& e);
 
 /// Makes the server writable through its switch: ensure_switch(lease); then per attempt
 /// SET GLOBAL super_read_only=OFF (read_only stays ON), refresh the heartbeat, SET GLOBAL

@@ -132,9 +132,12 @@ std::string create_heartbeat_table_sql() {
          " (id TINYINT UNSIGNED NOT NULL PRIMARY KEY, at DATETIME(6) NOT NULL) ENGINE=InnoDB";
 }
 
-std::string refresh_heartbeat_sql() {
-  return "INSERT INTO " + heartbeat_table_sql_name() +
-         " (id, at) VALUES (1, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE at = UTC_TIMESTAMP(6)";
+std::string refresh_heartbeat_sql(std::chrono::microseconds age) {
+  auto at = age.count() > 0
+                ? "UTC_TIMESTAMP(6) - INTERVAL " + std::to_string(age.count()) + " MICROSECOND"
+                : std::string("UTC_TIMESTAMP(6)");
+  return "INSERT INTO " + heartbeat_table_sql_name() + " (id, at) VALUES (1, " + at +
+         ") ON DUPLICATE KEY UPDATE at = GREATEST(at, " + at + ")";
 }
 
 std::string seed_heartbeat_sql() {

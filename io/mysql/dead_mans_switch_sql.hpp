@@ -81,7 +81,9 @@ std::string switch_event_sql_name();
 /// from the server's own clock, so no session time zone or DST shift enters the comparison).
 std::string create_heartbeat_table_sql();
 /// Upsert of row 1 with UTC_TIMESTAMP(6).
-std::string refresh_heartbeat_sql();
+/// Upsert of row 1 dated `age` before the server's UTC_TIMESTAMP(6); an existing newer row is
+/// kept (GREATEST): the operator and the sidecar both vouch, and the freshest vouch counts.
+std::string refresh_heartbeat_sql(std::chrono::microseconds age = std::chrono::microseconds{0});
 /// Row 1 only when it is missing (arming a server must not fence it at once).
 std::string seed_heartbeat_sql();
 /// CREATE EVENT: every second, if the server is writable (super_read_only = 0) and row 1 is older

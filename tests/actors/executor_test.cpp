@@ -8,7 +8,10 @@
 #include <tuple>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "actors/operator/failover_executor.hpp"
+#include "actors/operator/promotion_gate.hpp"
 #include "tests/actors/executor_test_support.hpp"
 #include "tests/support/det_fixture.hpp"
 #include "tests/support/recording_platform.hpp"
@@ -22,6 +25,52 @@ namespace {
 const std::string U1 = "11111111-1111-1111-1111-111111111111";
 const std::string U2 = "22222222-2222-2222-2222-222222222222";
 
+/// Mock sidecars behind the executor's view pushes: per address, a queue of answers (the last
+/// one repeats); an address without answers does not respond (no response, like a dead host).
+struct sidecar_fleet {
+  std::map<std::string, std::vector<http_reply>> answers;
+  std::map<std::string, size_t> served;
+  std::vector<http_call> calls;
+  std::vector<caf::actor> workers;
+
+  static http_reply ack(bool mysql_reachable = true) {
+    http_reply r;
+    r.status = 200;
+    r.body = nlohmann::json{{"ack", true}, {"epoch", 3}, {"fenced", mysql_reachable},
+                            {"mysqlReachable", mysql_reachable}}
+                 .dump();
+    return r;
+  }
+  static http_reply refuse(int status, const std::string& error) {
+    http_reply r;
+    r.status = status;
+    r.body = nlohmann::json{{"ack", false}, {"epoch", status == 409 ? 4 : 3}, {"error", error}}.dump();
+    return r;
+  }
+  size_t count(const std::string& address) const {
+    size_t n = 0;
+    for (const auto& c : calls) n += c.url == "http://" + address + "/view" ? 1 : 0;
+    return n;
+  }
+};
+
+http_worker_actor spawn_mock_sidecar_http(caf::actor_system& sys, std::shared_ptr<sidecar_fleet> f) {
+  return sys.spawn([f]() -> http_worker_actor::behavior_type {
+    return {[f](http_call_atom, const http_call& c) {
+      f->calls.push_back(c);
+      auto addr = c.url.substr(7, c.url.size() - 7 - 5);  // http://<addr>/view
+      http_reply r;
+      r.error = "timeout: no response";
+      if (auto it = f->answers.find(addr); it != f->answers.end() && !it->second.empty()) {
+        auto& i = f->served[addr];
+        r = it->second[std::min(i, it->second.size() - 1)];
+        ++i;
+      }
+      return r;
+    }};
+  });
+}
+
 struct exec_fixture : det_fixture {
   std::shared_ptr<fleet> fl = std::make_shared<fleet>();
   std::shared_ptr<coord_record> coord = std::make_shared<coord_record>();
@@ -29,6 +78,8 @@ struct exec_fixture : det_fixture {
   site_io_actor io = spawn_fleet_io(sys, fl);
   coordinator_actor coordinator = spawn_recording_coordinator(sys, coord);
   std::vector<caf::actor> executors;
+  std::shared_ptr<sidecar_fleet> sidecars = std::make_shared<sidecar_fleet>();
+  bool with_sidecars = false;
 
   exec_fixture() {
     // a: old primary, b: candidate, c: dr-only, r: reader.
@@ -40,6 +91,7 @@ struct exec_fixture : det_fixture {
 
   ~exec_fixture() {
     for (auto& e : executors) self->send_exit(e, caf::exit_reason::kill);
+    for (auto& w : sidecars->workers) self->send_exit(w, caf::exit_reason::kill);
     self->send_exit(io, caf::exit_reason::kill);
     self->send_exit(coordinator, caf::exit_reason::kill);
     stop_recording_platform(platform);
@@ -67,6 +119,22 @@ struct exec_fixture : det_fixture {
     d.replication = mysql_target{"", "", 0, "repl", "replpw"};
     d.registry_path = "root/group:orders";
     d.clone_timeout = 600s;
+    if (with_sidecars) {
+      for (const auto& s : d.sites) d.sidecars[s] = s + "-sidecar:8080";
+      d.sidecar_token = "s3cret";
+      auto f = sidecars;
+      auto* sys_ptr = &sys;
+      d.http_worker = [f, sys_ptr] {
+        auto w = spawn_mock_sidecar_http(*sys_ptr, f);
+        f->workers.push_back(caf::actor_cast<caf::actor>(w));
+        return w;
+      };
+      d.lease_timeout = 20s;
+      d.peer_check_interval = 5s;
+      d.sidecar_fence_timeout = 20s;
+      d.sidecar_request_timeout = 2s;
+      d.push_retry = 1s;
+    }
     return d;
   }
 
@@ -172,7 +240,7 @@ BOOST_AUTO_TEST_CASE(failover_runs_the_exact_sequence) {
                                   "stop_replica b",
                                   "reset_replica_all b",
                                   "read_gtid b",  // recording_gtid
-                                  "promote b",    //
+                                  "promote_switch b",    //
                                   "probe b",      // confirming
                                   "read_gtid b",  // repointing: primary set
                                   "read_gtid c",
@@ -227,7 +295,7 @@ BOOST_AUTO_TEST_CASE(a_step_that_never_answers_aborts_with_its_name) {
   BOOST_TEST(!r.ok);
   BOOST_TEST(r.reached == plan_phase::stopping_replica);
   BOOST_TEST(r.error == "stopping_replica: deadline exceeded");
-  BOOST_TEST(fl->count("b", mysql_op::promote) == 0u);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
   BOOST_TEST(platform.rec->dns.empty());
 }
 
@@ -247,7 +315,7 @@ BOOST_AUTO_TEST_CASE(a_refused_persist_stops_the_plan) {
   start(failover());
   const auto& r = only_result();
   BOOST_TEST(r.error == "recording_gtid: progress not persisted");
-  BOOST_TEST(fl->count("b", mysql_op::promote) == 0u);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(the_drain_is_best_effort) {
@@ -257,7 +325,7 @@ BOOST_AUTO_TEST_CASE(the_drain_is_best_effort) {
   advance(30s);
   const auto& r = only_result();
   BOOST_TEST(r.ok, r.error);
-  BOOST_TEST(fl->count("b", mysql_op::promote) == 1u);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(safe_gate_with_unreachable_old_primary_times_out_without_promoting) {
@@ -274,7 +342,7 @@ BOOST_AUTO_TEST_CASE(safe_gate_with_unreachable_old_primary_times_out_without_pr
   BOOST_TEST(r.error == "gating: promotion gate timed out");
   BOOST_TEST(r.fence_outcome == "skipped: unreachable (plan)");
   BOOST_TEST(fl->count("a", mysql_op::fence) == 0u);
-  BOOST_TEST(fl->count("b", mysql_op::promote) == 0u);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
   BOOST_TEST(fl->count("b", mysql_op::reset_replica_all) == 0u);
   BOOST_TEST(platform.rec->dns.empty());
 }
@@ -287,7 +355,7 @@ BOOST_AUTO_TEST_CASE(safe_gate_after_a_connection_level_fence_failure_also_waits
   BOOST_TEST(r.fence_outcome == "skipped: refused");
   BOOST_TEST(fl->count("a", mysql_op::fence) == 2u);  // one retry on a fresh connection
   BOOST_TEST(r.error == "gating: promotion gate timed out");
-  BOOST_TEST(fl->count("b", mysql_op::promote) == 0u);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(a_stale_session_does_not_make_a_live_old_primary_look_dead) {
@@ -312,7 +380,7 @@ BOOST_AUTO_TEST_CASE(fast_policy_promotes_past_an_unreachable_old_primary) {
   BOOST_TEST(r.ok, r.error);
   BOOST_TEST(r.fence_outcome == "skipped: unreachable (plan)");
   BOOST_TEST(fl->count("a", mysql_op::kill_sessions) == 0u);
-  BOOST_TEST(fl->count("b", mysql_op::promote) == 1u);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 1u);
   BOOST_TEST(join(dns()) == join(cmds({"orders b 192.0.2.2"})));
 }
 
@@ -326,14 +394,14 @@ BOOST_AUTO_TEST_CASE(a_reachable_old_primary_refusing_the_fence_fails_the_plan) 
   const auto& r = only_result();
   BOOST_TEST(r.reached == plan_phase::fencing_old);
   BOOST_TEST(r.error.rfind("fencing_old: fence of old primary a failed", 0) == 0u, r.error);
-  BOOST_TEST(fl->count("b", mysql_op::promote) == 0u);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(killed_after_promoting_persisted_resumes_without_second_promotion) {
   coord->has_hold = true;
   coord->hold_at = plan_phase::promoting;
   auto first = start(failover());
-  BOOST_TEST(fl->count("b", mysql_op::promote) == 1u);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 1u);
   BOOST_TEST(coord->phase_list().back() == plan_phase::promoting);
   auto gtid = coord->phases.back().second;
   BOOST_TEST(gtid == U1 + ":1-100");
@@ -349,9 +417,9 @@ BOOST_AUTO_TEST_CASE(killed_after_promoting_persisted_resumes_without_second_pro
   const auto& r = only_result();
   BOOST_TEST(r.ok, r.error);
   BOOST_TEST(r.promotion_gtid == gtid);
-  BOOST_TEST(fl->count("b", mysql_op::promote) == 1u);  // S6: still exactly one
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 1u);  // S6: still exactly one
   // The second run did nothing before promotion: no fence, drain, stop, reset or gtid record.
-  auto promote_at = std::find(fl->log.begin(), fl->log.end(), "promote b");
+  auto promote_at = std::find(fl->log.begin(), fl->log.end(), "promote_switch b");
   BOOST_TEST_REQUIRE((promote_at != fl->log.end()));
   std::vector<std::string> second(promote_at + 1, fl->log.end());
   BOOST_TEST(join(second) == join(cmds({"probe b", "read_gtid b", "read_gtid c", "stop_replica c",
@@ -383,7 +451,7 @@ BOOST_AUTO_TEST_CASE(failed_confirmation_steers_nothing) {
   BOOST_TEST(!r.ok);
   BOOST_TEST(r.reached == plan_phase::confirming);
   BOOST_TEST(r.error.rfind("confirming: ", 0) == 0u, r.error);
-  BOOST_TEST(fl->count("b", mysql_op::promote) == 1u);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 1u);
   BOOST_TEST(platform.rec->routes.empty());
   BOOST_TEST(platform.rec->dns.empty());
   BOOST_TEST(platform.rec->taints.empty());
@@ -484,6 +552,101 @@ BOOST_AUTO_TEST_CASE(reclone_of_the_active_primary_is_refused) {
   BOOST_TEST(r.reached == plan_phase::cloning);
   BOOST_TEST(r.error == "cloning: refusing to reclone the active primary b");
   BOOST_TEST(fl->log.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// -- promotion gate rules 2 and 3 through pushed views (SAFETY.md) --------------------------------
+
+BOOST_FIXTURE_TEST_SUITE(promotion_gate_pushes, exec_fixture)
+
+BOOST_AUTO_TEST_CASE(rule2_old_primary_sidecar_ack_opens_at_once_even_with_mysqld_down) {
+  with_sidecars = true;
+  fl->servers["a"].down = true;  // mysqld gone; its sidecar answers: S5 boots it fenced
+  sidecars->answers["a-sidecar:8080"] = {sidecar_fleet::ack(false)};
+  start(failover(gate_policy::safe, false));
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 1u);
+  // The pushed view: the plan's epoch, no active site, deposing the old primary, with the token.
+  BOOST_REQUIRE(sidecars->count("a-sidecar:8080") >= 1u);
+  const auto& call = sidecars->calls.front();
+  BOOST_TEST(call.method == "PUT");
+  BOOST_TEST(call.bearer == "s3cret");
+  auto body = nlohmann::json::parse(call.body);
+  BOOST_TEST(body["epoch"] == 3);
+  BOOST_TEST(body["activeSite"] == "");
+  BOOST_TEST(body["deposing"] == "a");
+  // Safe promotes only onto an armed switch, and says so in the command.
+  auto promote = std::find_if(fl->commands.begin(), fl->commands.end(), [](const mysql_command& c) {
+    return c.op == mysql_op::promote_switch;
+  });
+  BOOST_REQUIRE(promote != fl->commands.end());
+  BOOST_TEST(promote->require_armed);
+  BOOST_TEST(promote->lease == caf::timespan(20s));
+}
+
+BOOST_AUTO_TEST_CASE(rule3_opens_exactly_the_wait_after_the_last_ack) {
+  with_sidecars = true;
+  fl->servers["a"].down = true;  // old primary and its sidecar unreachable
+  // c acks only at its third push (t = 2 s); b and r at once.
+  sidecars->answers["b-sidecar:8080"] = {sidecar_fleet::ack()};
+  sidecars->answers["c-sidecar:8080"] = {sidecar_fleet::refuse(503, "probe failed"),
+                                         sidecar_fleet::refuse(503, "probe failed"),
+                                         sidecar_fleet::ack()};
+  sidecars->answers["r-sidecar:8080"] = {sidecar_fleet::ack()};
+  start(failover(gate_policy::safe, false));
+  auto wait = rule3_wait(20s, 5s, 20s, 2s);  // ceil(1.1 x 47 s)
+  BOOST_TEST(wait > caf::timespan(51s));
+  advance(1s);
+  advance(1s);  // c's ack arrives now (t = 2 s)
+  BOOST_TEST(sidecars->count("c-sidecar:8080") == 3u);
+  // The unreachable old primary's sidecar is retried every push_retry while gating.
+  BOOST_TEST(sidecars->count("a-sidecar:8080") == 3u);
+  advance(wait - 1ms);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
+  BOOST_TEST(coord->done.empty());
+  advance(1ms);
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(rule3_needs_every_other_site_and_ignores_stale_answers) {
+  with_sidecars = true;
+  fl->servers["a"].down = true;
+  sidecars->answers["b-sidecar:8080"] = {sidecar_fleet::ack()};
+  sidecars->answers["c-sidecar:8080"] = {sidecar_fleet::refuse(409, "pushed epoch 3 is older")};
+  sidecars->answers["r-sidecar:8080"] = {sidecar_fleet::ack()};
+  start(failover(gate_policy::safe, false));
+  advance(119s);
+  BOOST_TEST(coord->done.empty());
+  advance(1s);
+  const auto& r = only_result();
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.error == "gating: promotion gate timed out");
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(safe_refuses_to_promote_onto_an_unarmed_switch) {
+  with_sidecars = true;
+  fl->switch_arming = "scheduler_off";
+  sidecars->answers["a-sidecar:8080"] = {sidecar_fleet::ack()};
+  start(failover(gate_policy::safe, true));  // rule 1: the operator fences a itself
+  const auto& r = only_result();
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.reached == plan_phase::promoting);
+  BOOST_TEST(r.error.find("switch_not_armed") != std::string::npos, r.error);
+  BOOST_TEST(!fl->servers["b"].writable);
+}
+
+BOOST_AUTO_TEST_CASE(fast_promotes_onto_an_unarmed_switch) {
+  fl->switch_arming = "scheduler_off";
+  fl->servers["a"].down = true;
+  start(failover(gate_policy::fast, false));
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(fl->servers["b"].writable);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

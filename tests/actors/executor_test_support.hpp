@@ -50,6 +50,8 @@ struct fleet {
   bool promote_takes_effect = true;
   /// False: start_replica succeeds but the threads never come up.
   bool replica_comes_up = true;
+  /// What ensure_switch/promote_switch report ("armed", "scheduler_off", ...).
+  std::string switch_arming = "armed";
 
   size_t count(const std::string& site, mysql_op op) const {
     auto key = to_string(op) + " " + site;
@@ -115,6 +117,23 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
       break;
     case mysql_op::start_replica:
       s.replicating = f.replica_comes_up;
+      break;
+    case mysql_op::heartbeat:
+      o.value = s.writable ? "refreshed" : "fenced";
+      break;
+    case mysql_op::ensure_switch:
+      o.value = f.switch_arming;
+      break;
+    case mysql_op::promote_switch:
+      if (cmd.require_armed && f.switch_arming != "armed") {
+        o.ok = false;
+        o.error_kind = "switch_not_armed";
+        o.error = "dead man's switch not armed (" + f.switch_arming + ")";
+        o.value = f.switch_arming;
+        break;
+      }
+      s.writable = s.writable || f.promote_takes_effect;
+      o.value = f.switch_arming;
       break;
     case mysql_op::clone:
       s.gtid = f.servers[cmd.source.site].gtid;

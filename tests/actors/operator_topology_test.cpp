@@ -181,3 +181,51 @@ BOOST_FIXTURE_TEST_CASE(reclone_token_valid_starts_a_plan_invalid_changes_nothin
   BOOST_TEST(annotate("other/key", "x").rfind("rejected: ", 0) == 0u);
   check_no_unexpected();
 }
+
+// SAFETY.md rule 7, operator side: every good poll of the active, writable site refreshes its
+// heartbeat (after a first ensure_switch); never a site that is not active, never while deposing.
+BOOST_FIXTURE_TEST_CASE(operator_heartbeats_only_the_active_site, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  preset(history("a", 4));
+  io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
+  io_rec->probe["b"] = read_only_probe(gtid(U1, 1, 10), true);
+  start();
+  polls(4);
+  BOOST_REQUIRE(io_rec->switch_ops.size() >= 3u);
+  BOOST_TEST((io_rec->switch_ops.front() == mysql_op::ensure_switch));
+  for (size_t i = 1; i < io_rec->switch_ops.size(); ++i)
+    BOOST_TEST((io_rec->switch_ops[i] == mysql_op::heartbeat));
+  for (const auto& s : io_rec->switch_sites) BOOST_TEST(s == "a");
+  BOOST_TEST(platform.rec->count_events("DeadMansSwitchNotArmed") == 0u);
+  check_no_unexpected();
+}
+
+BOOST_FIXTURE_TEST_CASE(no_operator_heartbeat_while_deposing, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  auto d = history("a", 4);
+  d.view = {5, "", "a", 2};  // a failover away from "a" is in progress
+  preset(d);
+  io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
+  io_rec->probe["b"] = read_only_probe(gtid(U1, 1, 10), true);
+  start();
+  polls(4);
+  BOOST_TEST(io_rec->switch_ops.empty());
+}
+
+BOOST_FIXTURE_TEST_CASE(unarmed_switch_raises_one_event, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  preset(history("a", 4));
+  io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
+  io_rec->probe["b"] = read_only_probe(gtid(U1, 1, 10), true);
+  mysql_outcome off;
+  off.ok = true;
+  off.value = "scheduler_off";
+  io_rec->answers[{"a", mysql_op::ensure_switch}] = off;
+  start();
+  polls(4);
+  BOOST_TEST(platform.rec->count_events("DeadMansSwitchNotArmed") == 1u);
+  BOOST_TEST(platform.rec->last_event("DeadMansSwitchNotArmed")->site == "a");
+}

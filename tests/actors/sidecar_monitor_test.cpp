@@ -9,7 +9,7 @@
 
 #include "actors/sidecar/fencing_monitor.hpp"
 #include "actors/sidecar/view_cache.hpp"
-#include "actors/sidecar/view_json.hpp"
+#include "actors/common/view_json.hpp"
 #include "tests/support/det_fixture.hpp"
 
 using namespace br;
@@ -95,6 +95,7 @@ struct mysql_script {
   int fences = 0;
   std::vector<std::string> reasons;
   std::vector<caf::typed_response_promise<mysql_outcome>> held;
+  std::vector<int64_t> heartbeat_ages_us;  ///< rule 7 heartbeats, in arrival order
 
   mysql_outcome probe_outcome() const {
     mysql_outcome o;
@@ -142,6 +143,13 @@ local_mysql_actor::behavior_type mock_mysql(local_mysql_actor::stateful_pointer<
           return rp;
         }
         return s.fence_outcome();
+      },
+      [=](heartbeat_atom, int64_t age_us) {
+        auto& s = *self->state.script;
+        s.heartbeat_ages_us.push_back(age_us);
+        auto o = s.probe_outcome();
+        o.value = s.writable ? "refreshed" : "fenced";
+        return o;
       },
       [=](unfence_atom) {
         auto& s = *self->state.script;
@@ -248,6 +256,48 @@ BOOST_AUTO_TEST_CASE(healthy_primary_is_left_alone_and_reports_every_tick) {
   BOOST_TEST(j["epochSeen"] == 5);
   BOOST_TEST(j["fenced"] == false);
   BOOST_TEST(j["mysqlReachable"] == true);
+}
+
+// SAFETY.md rule 7 with rule 6: every tick of a writable primary writes a heartbeat dated at
+// the lease's last renewal (the send time of the freshest contact), never at "now".
+BOOST_AUTO_TEST_CASE(heartbeat_is_dated_at_the_last_lease_renewal) {
+  start();
+  ticks(2);
+  // Operator and peer answer at once (virtual time): the lease was renewed at this very tick.
+  BOOST_REQUIRE(db->heartbeat_ages_us.size() == 2u);
+  BOOST_TEST(db->heartbeat_ages_us.back() == 0);
+  // Everyone goes silent: the heartbeat's age grows by one interval per tick.
+  http->set(op_view, {down()});
+  http->set(op_health, {down()});
+  http->set(p1_view, {down()});
+  http->set(p1_ping, {down()});
+  ticks(3);
+  BOOST_REQUIRE(db->heartbeat_ages_us.size() == 5u);
+  BOOST_TEST(db->heartbeat_ages_us[2] == 5'000'000);
+  BOOST_TEST(db->heartbeat_ages_us[3] == 10'000'000);
+  BOOST_TEST(db->heartbeat_ages_us[4] == 15'000'000);
+  ticks(1);  // 20 s: exactly the lease, still writable, age 20 s
+  BOOST_TEST(db->heartbeat_ages_us.back() == 20'000'000);
+  BOOST_TEST(db->fences == 0);
+  ticks(1);  // 25 s: the lease expired: fenced, and no heartbeat vouches for it any more
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(db->heartbeat_ages_us.size() == 6u);
+  ticks(2);
+  BOOST_TEST(db->heartbeat_ages_us.size() == 6u);
+}
+
+BOOST_AUTO_TEST_CASE(no_heartbeat_when_the_switch_is_disabled_or_mysql_is_read_only) {
+  opts.dead_mans_switch = false;
+  start();
+  ticks(2);
+  BOOST_TEST(db->heartbeat_ages_us.empty());
+  self->send_exit(mon, caf::exit_reason::user_shutdown);
+  run();
+  opts.dead_mans_switch = true;
+  db->writable = false;
+  start();
+  ticks(2);
+  BOOST_TEST(db->heartbeat_ages_us.empty());
 }
 
 BOOST_AUTO_TEST_CASE(mismatch_fences_within_one_tick) {

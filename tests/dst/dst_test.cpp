@@ -14,13 +14,12 @@
 //   BR_DST_SEEDS=200000 ./build-dst/tests/dst_fencing --run_test=dst/safe_with_switch_long
 // Optional: BR_DST_STEPS (ticks per seed, default 200), BR_DST_FIRST_SEED (default 1);
 // BR_DST_POLICY=fast, BR_DST_SWITCH=0 or BR_DST_GATE_LEASE=<s> measure the violation rate of a
-// broken configuration instead (the case then expects violations); BR_DST_HB_FROM_LEASE=1
-// models the candidate fix for the heartbeat hole the long run found (see world.hpp).
+// broken configuration instead (the case then expects violations); BR_DST_HB_NOW=1 restores
+// the first heartbeat implementation (server NOW() instead of the lease's last renewal), which
+// the long run caught: seed 114016 of BR_DST_FIRST_SEED=100000, the old primary's sidecar wrote a
+// fresh heartbeat near the end of its own lease, then hung; the switch fired about
+// 2 x leaseTimeout after the last ack, after rule 3's wait. Fixed by sidecar::lease_anchor.
 // A failure prints the seed; replay it with BR_DST_SEEDS=1 BR_DST_FIRST_SEED=<seed>.
-// KNOWN (2026-11-22): the long run finds S1 violations under Safe + rule 7 as implemented
-// (e.g. seed 114016: the old primary's sidecar writes a fresh heartbeat near the end of its own
-// lease, then cannot fence; the switch fires about 2 x leaseTimeout after the last ack, after
-// rule 3's wait). BR_DST_HB_FROM_LEASE=1 removes it in the model; the fix is the lead's call.
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
@@ -137,10 +136,10 @@ BOOST_AUTO_TEST_CASE(safe_with_switch_long,
   auto* pol = std::getenv("BR_DST_POLICY");
   if (pol && std::string(pol) == "fast") cfg.policy = br::gate_policy::fast;
   cfg.dead_mans_switch = env_int("BR_DST_SWITCH", 1) != 0;
-  cfg.heartbeat_from_lease_contact = env_int("BR_DST_HB_FROM_LEASE", 0) != 0;
+  cfg.heartbeat_at_now = env_int("BR_DST_HB_NOW", 0) != 0;
   cfg.gate_lease = std::chrono::seconds(env_int("BR_DST_GATE_LEASE", cfg.lease.count()));
   bool sound = cfg.policy == br::gate_policy::safe && cfg.dead_mans_switch &&
-               cfg.gate_lease >= cfg.lease;
+               cfg.gate_lease >= cfg.lease && !cfg.heartbeat_at_now;
   auto r = run_batch(cfg, static_cast<uint64_t>(env_int("BR_DST_FIRST_SEED", 1)), seeds, false);
   report(std::string("long run, ") + (sound ? "Safe + rule 7" : "broken configuration"), r);
   if (sound)

@@ -204,18 +204,6 @@ void world::sidecar_tick(int x) {
   auto& s = sc_[x];
   auto& m = mysql_[x];
   bool reach = m.alive && up(link_kind::sidecar_mysql, x);
-  // Rule 7: the sidecar's heartbeat (a fenced server refuses the write).
-  if (reach && m.writable) {
-    auto hb = server_now(x);
-    if (cfg_.heartbeat_from_lease_contact) {
-      auto base = std::max(s.window_start, s.last_operator_contact);
-      for (auto& p : s.peers)
-        if (sidecar::peer_anchors(p, s.view, now(), cfg_.lease))
-          base = std::max(base, p.last_view_sent);
-      hb -= now() - base;
-    }
-    m.heartbeat = hb;
-  }
   // Answers that were delayed by up to requestTimeout arrive now.
   std::vector<in_flight> due;
   std::erase_if(flight_, [&](const in_flight& f) {
@@ -266,6 +254,15 @@ void world::sidecar_tick(int x) {
     fence_mysql(x, "sidecar rule " + std::string(sidecar::to_string(d.reason)) + " (view " +
                        show(s.view.view) + ")");
     s.fenced = true;
+    return;
+  }
+  // Rule 7: the sidecar's heartbeat, dated at the lease's last renewal (a fenced server refuses
+  // the write).
+  if (reach && m.writable) {
+    in.fenced = s.fenced;
+    in.window_start = s.window_start;
+    m.heartbeat = cfg_.heartbeat_at_now ? server_now(x)
+                                        : server_now(x) - (now() - sidecar::lease_anchor(in));
   }
 }
 

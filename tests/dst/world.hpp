@@ -26,10 +26,12 @@ struct sim_config {
   gate_policy policy = gate_policy::safe;
   bool dead_mans_switch = true;  ///< SAFETY.md rule 7
   int64_t steps = 200;           ///< ticks of one second
-  /// false (as implemented): the sidecar writes the server's NOW() as its heartbeat. true (a
-  /// candidate fix): it writes NOW() minus the age of its freshest lease contact (rule 6 applied
-  /// to rule 7), so the server's switch never outlives the sidecar's own lease.
-  bool heartbeat_from_lease_contact = false;
+  /// false (as implemented, sidecar::lease_anchor): the sidecar writes the server's NOW() minus the
+  /// age of its freshest lease contact (rule 6 applied to rule 7), so the switch never outlives the
+  /// sidecar's own lease. true: the first implementation, NOW() itself, which lets the switch fire
+  /// up to 2 x leaseTimeout after the last contact, after rule 3's wait (a broken configuration the
+  /// long run must catch: BR_DST_HB_NOW=1).
+  bool heartbeat_at_now = false;
   seconds lease{6};
   /// The leaseTimeout the operator's gate assumes; a value below `lease` is a deliberately
   /// mis-configured gate (self-check: rule 3 must then be caught waiting too little).

@@ -207,6 +207,36 @@ BOOST_AUTO_TEST_CASE(stale_heartbeat_fences_fresh_one_keeps_writable) {
   BOOST_TEST(s.heartbeat_age.value_or(0us) > std::chrono::microseconds{lease});
 }
 
+// Rule 6 applied to rule 7: the sidecar dates its heartbeat at its lease's last renewal. A row
+// dated older than the lease fences at once; an older row never overwrites a newer one.
+BOOST_AUTO_TEST_CASE(heartbeat_dated_in_the_past_counts_from_that_date) {
+  ensure_instance(kSingle);
+  clean_server(kSingle);
+  auto c = admin(kSingle);
+  const milliseconds lease = 3s;
+  BOOST_TEST_REQUIRE(promote_ok(c, lease, 3).writable);
+  // A fresh heartbeat, then one dated 2 s back: GREATEST keeps the fresh one.
+  BOOST_TEST_REQUIRE(refresh_ok(c) == heartbeat_outcome::refreshed);
+  auto older = refresh_heartbeat(c, 2s);
+  BOOST_TEST_REQUIRE(older.ok());
+  auto s = state_ok(c);
+  BOOST_TEST_REQUIRE(s.heartbeat_age.has_value());
+  BOOST_TEST(s.heartbeat_age->count() < 1'000'000);  // still the fresh one (< 1 s old)
+  BOOST_TEST(!s.super_read_only);
+  // Let the row age to 2 s, then write one dated 2.5 s back from now: older than the row, so the
+  // row keeps its date and the switch fires a lease after the FRESH heartbeat (about 1 s after
+  // this write), not a lease after the write (a sidecar cannot stretch the lease).
+  std::this_thread::sleep_for(2s);
+  auto dated = refresh_heartbeat(c, milliseconds(2500));
+  BOOST_TEST_REQUIRE(dated.ok());
+  BOOST_TEST_REQUIRE(*dated == heartbeat_outcome::refreshed);
+  const auto written = steady_clock::now();
+  const double ms = ms_until_fenced(kSingle, written, lease + 5s);
+  std::cout << "heartbeat dated 2.5 s back (lease 3 s): fenced " << ms << " ms after the write\n";
+  BOOST_TEST(ms > 0.0);
+  BOOST_TEST(ms <= 2500.0);  // about 1 s, plus up to 1 s for the event's period; never 3 s
+}
+
 BOOST_AUTO_TEST_CASE(fence_unfence_cycles_keep_the_switch_working) {
   ensure_instance(kSingle);
   clean_server(kSingle);

@@ -153,6 +153,16 @@ site_io_actor spawn_mock_site_io(caf::actor_system& sys, std::shared_ptr<site_io
         if (it == rec->probe.end()) return failed_probe();
         return it->second;
       }
+      if (cmd.op == mysql_op::heartbeat || cmd.op == mysql_op::ensure_switch) {
+        // The dead man's switch upkeep of the active site: counted apart from the plan's work.
+        rec->switch_ops.push_back(cmd.op);
+        rec->switch_sites.push_back(site);
+        if (auto it = rec->answers.find({site, cmd.op}); it != rec->answers.end()) return it->second;
+        mysql_outcome ok;
+        ok.ok = true;
+        ok.value = cmd.op == mysql_op::heartbeat ? "refreshed" : "armed";
+        return ok;
+      }
       rec->commands.push_back(cmd);
       if (auto it = rec->answers.find({site, cmd.op}); it != rec->answers.end()) return it->second;
       mysql_outcome ok;

@@ -64,8 +64,12 @@ struct site_io_record {
   std::map<std::string, std::deque<mysql_outcome>> script;
   /// Non-probe answers per (site, op); default: ok. read_gtid defaults to the probe's set.
   std::map<std::pair<std::string, mysql_op>, mysql_outcome> answers;
-  /// Every non-probe command, in order.
+  /// Every non-probe command except the switch upkeep, in order.
   std::vector<mysql_command> commands;
+  /// heartbeat / ensure_switch commands (op and site), in order; answered "refreshed"/"armed"
+  /// unless `answers` says otherwise.
+  std::vector<mysql_op> switch_ops;
+  std::vector<std::string> switch_sites;
   std::map<std::string, size_t> probes;  ///< probes per site
   std::vector<std::string> unexpected;
 

@@ -230,6 +230,34 @@ BOOST_AUTO_TEST_CASE(read_only_after_fence_is_not_a_rearm) {
   BOOST_TEST(!decide_fencing(in).rearm);
 }
 
+// Rule 6 applied to rule 7: the heartbeat is dated at the lease's last renewal, never at `now`.
+BOOST_AUTO_TEST_CASE(lease_anchor_is_the_freshest_anchoring_contact) {
+  auto in = base(30s);
+  BOOST_TEST((lease_anchor(in) == t0));  // nobody answered: the window start
+  in.last_operator_contact = t0 + 12s;
+  BOOST_TEST((lease_anchor(in) == t0 + 12s));
+  // An anchoring peer's later view (send time) renews it; an older-epoch or no-view peer does not.
+  in.peers = {peer(peer_view_kind::view, 5, t0 + 17s), peer(peer_view_kind::view, 4, t0 + 29s),
+              peer(peer_view_kind::no_view, 0, t0 + 29s), peer(peer_view_kind::old_peer, 0, t0 + 29s)};
+  BOOST_TEST((lease_anchor(in) == t0 + 17s));
+  // A peer view older than the lease anchors nobody, even when it is the latest contact.
+  in.last_operator_contact = t0;
+  in.peers = {peer(peer_view_kind::view, 5, t0 + 17s)};
+  in.now = t0 + 37s;
+  BOOST_TEST((lease_anchor(in) == t0 + 17s));  // exactly a lease old: still anchoring
+  in.now = t0 + 37s + 1ms;
+  BOOST_TEST((lease_anchor(in) == t0));  // older: only the window start is left
+  // Re-arm: fenced by us, writable again (the operator unfenced it): a fresh lease at now.
+  in.fenced = true;
+  BOOST_TEST((lease_anchor(in) == in.now));
+  // The lease decision agrees with the anchor at the boundary.
+  auto d = base(lease + 5s);
+  d.last_operator_contact = t0 + 5s;
+  BOOST_TEST((decide_fencing(d).action == fencing_action::none));  // exactly lease_timeout
+  d.now += 1ms;
+  BOOST_TEST((decide_fencing(d).action == fencing_action::fence));
+}
+
 BOOST_AUTO_TEST_CASE(names_are_stable) {
   BOOST_TEST(to_string(fence_reason::mismatch) == "mismatch");
   BOOST_TEST(to_string(fence_reason::transition) == "transition");

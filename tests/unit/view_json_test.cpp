@@ -1,10 +1,9 @@
 // JSON forms of the sidecar's view: round trip, lenient answers, strict pushed views (400 texts).
 #include <boost/test/unit_test.hpp>
 
-#include "actors/sidecar/view_json.hpp"
+#include "actors/common/view_json.hpp"
 
 using namespace br;
-using namespace br::sidecar;
 
 BOOST_AUTO_TEST_SUITE(sidecar_view_json)
 

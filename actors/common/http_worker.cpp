@@ -1,11 +1,11 @@
 // Detached HTTP worker: http_call -> io/http perform -> http_reply (send time on the steady clock).
-#include "actors/sidecar/http_worker.hpp"
+#include "actors/common/http_worker.hpp"
 
 #include <caf/all.hpp>
 
 #include "io/http/client.hpp"
 
-namespace br::sidecar {
+namespace br {
 
 namespace {
 
@@ -15,6 +15,7 @@ http_reply perform_call(const http_call& c) {
   req.url = c.url;
   req.body = c.body;
   if (!c.body.empty()) req.headers.emplace_back("Content-Type", "application/json");
+  if (!c.bearer.empty()) req.headers.emplace_back("Authorization", "Bearer " + c.bearer);
   req.timeout = std::chrono::milliseconds(c.timeout_ms);
   req.connect_timeout = std::min(req.timeout, std::chrono::milliseconds(2000));
   req.max_response_bytes = 1 << 20;
@@ -40,4 +41,4 @@ http_worker_actor spawn_http_worker(caf::actor_system& sys) {
   return sys.spawn<caf::detached>(worker);
 }
 
-}  // namespace br::sidecar
+}  // namespace br

@@ -6,7 +6,7 @@
 
 #include "messages/sidecar.hpp"
 
-namespace br::sidecar {
+namespace br {
 
 /// {"activeSite","deposing","epoch","observedAt"(RFC3339 UTC)}: what /peer/active-site serves and
 /// what the state file holds.
@@ -25,4 +25,4 @@ struct pushed_view_parse {
 };
 pushed_view_parse parse_pushed_view(const std::string& body);
 
-}  // namespace br::sidecar
+}  // namespace br

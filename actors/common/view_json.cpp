@@ -1,11 +1,11 @@
 // JSON forms of the topology view (nlohmann::json; RFC3339 through config/rfc3339).
-#include "actors/sidecar/view_json.hpp"
+#include "actors/common/view_json.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include "config/rfc3339.hpp"
 
-namespace br::sidecar {
+namespace br {
 
 using json = nlohmann::json;
 
@@ -87,4 +87,4 @@ pushed_view_parse parse_pushed_view(const std::string& body) {
   return out;
 }
 
-}  // namespace br::sidecar
+}  // namespace br
