@@ -14,6 +14,7 @@ packages=(
   haproxy         # standalone router: primary/replicas frontends checking the sidecars (playground, chaos)
   iproute2 iptables  # tests/chaos: one network namespace per site, real partitions
   chromium        # tests/browser: the dashboard in headless Chromium
+  jq              # tools/kubectl-bloodraven, tools/playground and their tests
 )
 
 missing=()

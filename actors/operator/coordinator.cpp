@@ -127,18 +127,21 @@ bool busy(self_ptr self);
 mysql_command command_for(self_ptr self, mysql_op op, const std::string& site);
 caf::timespan request_timeout(self_ptr self);
 
-/// Tells every sidecar the view just published (PUT /view), best effort and without retries: the
+/// Tells every sidecar the view just published (PUT /view) when it names an active site, best
+/// effort and without retries: the
 /// sidecars also pull it every tick. A promoting view reaches the new primary's sidecar before its
 /// next pull, so rule 1 there never sees a stale view naming the old primary. The executor's own
 /// deposing pushes (with retries and acknowledgements) are what the gate counts.
 void push_view_to_sidecars(self_ptr self) {
   auto& st = self->state;
-  if (!st.cfg.deps.http_worker) return;
+  // Transitional (deposing) views are pushed by the executor, which tracks them: one arriving at
+  // the candidate's sidecar after the promotion would make it fence the new primary.
+  if (!st.cfg.deps.http_worker || st.view.active_site.empty()) return;
   auto timeout =
       std::chrono::duration_cast<std::chrono::milliseconds>(st.cfg.deps.sidecar_request_timeout);
   for (const auto& [site, addr] : st.cfg.deps.sidecars) {
     if (addr.empty() || !st.push_inflight.insert(site).second) continue;
-    auto& w = st.push_workers[site];
+    auto& w = (*st.push_workers)[site];
     if (!w) w = st.cfg.deps.http_worker();
     auto view = st.view;
     auto s = site;
@@ -298,6 +301,7 @@ void spawn_executor(self_ptr self, const failover_plan& plan) {
 void start_plan(self_ptr self, plan_kind kind, const std::string& candidate,
                 const std::string& old_primary, bool old_reachable, bool bump) {
   auto& st = self->state;
+  st.plan_started = self->clock().now();
   failover_plan plan;
   plan.id = st.durable.plan.id + 1;
   plan.kind = kind;
@@ -386,8 +390,14 @@ void on_plan_done(self_ptr self, const plan_result& res) {
                  "promoted " + plan.candidate + " at epoch " +
                      std::to_string(self->state.view.epoch),
                  plan.candidate);
-            if (plan.kind == plan_kind::failover)
+            if (plan.kind == plan_kind::failover) {
               opmetrics::failovers(labels(self), plan.candidate).Increment();
+              if (self->state.plan_started)
+                opmetrics::observe_failover_duration(
+                    labels(self), plan.candidate,
+                    std::chrono::duration<double>(self->clock().now() - *self->state.plan_started)
+                        .count());
+            }
           } else {
             log::info("recovery complete", f);
             opmetrics::divergent_transactions(labels(self), plan.candidate).Set(0);
@@ -411,6 +421,9 @@ void on_plan_done(self_ptr self, const plan_result& res) {
         g["error"] = res.error;
         g["reached"] = to_string(res.reached);
         log::error("plan failed", g);
+        if (promotion)
+          opmetrics::failover_failures(labels(self), plan.candidate, to_string(res.reached))
+              .Increment();
         std::string reason = promotion                        ? "FailoverFailed"
                              : plan.kind == plan_kind::reclone ? "RecloneFailed"
                                                                : "RecoveryFailed";
@@ -759,6 +772,9 @@ void on_report(self_ptr self, site_report& r) {
     st.good_probes[r.site] = r.probe;
     st.last_seen_ms[r.site] = r.polled_at_ms;
   }
+  if (r.probe_ok)
+    opmetrics::observe_probe(labels(self), r.site, role_of(self, r.site),
+                             r.site == st.view.active_site, r.probe);
   maybe_heartbeat(self, r.site, r);
   st.reports[r.site] = std::move(r);
   // Unchanged reports are evaluated at most once per poll interval: with many sites this keeps
@@ -842,9 +858,8 @@ caf::behavior coordinator(caf::stateful_actor<coordinator_state>* self, coordina
   auto& st = self->state;
   announce(self, st.cfg.path, "coordinator");
   report_step(self, st.cfg.path, "loading state");
-  self->attach_functor([self] {
-    for (auto& [site, w] : self->state.push_workers)
-      caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+  self->attach_functor([workers = st.push_workers] {
+    for (auto& [site, w] : *workers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
   });
   self->set_down_handler([=](caf::down_msg& dm) { on_executor_down(self, dm); });
   self->request(st.cfg.deps.platform.store, st.cfg.store_timeout, load_atom::value, st.cfg.group)

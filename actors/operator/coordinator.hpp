@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -62,6 +63,7 @@ struct coordinator_state {
   caf::actor executor;
   size_t respawns = 0;
   std::optional<caf::actor_clock::time_point> last_plan_failure;
+  std::optional<caf::actor_clock::time_point> plan_started;  ///< failover duration metric
   std::optional<caf::actor_clock::time_point> last_evaluation;
   std::set<std::string> fencing;     ///< fence in flight
   std::set<std::string> recovering;  ///< returning-primary check in flight
@@ -75,7 +77,9 @@ struct coordinator_state {
   std::set<std::string> heartbeat_inflight;
   std::map<std::string, caf::actor_clock::time_point> switch_checked;  ///< last ensure_switch
   // Best-effort pushes of every published view to the sidecars (one worker per sidecar).
-  std::map<std::string, http_worker_actor> push_workers;
+  /// Shared with the exit hook that stops them (it runs after the state is destroyed).
+  std::shared_ptr<std::map<std::string, http_worker_actor>> push_workers =
+      std::make_shared<std::map<std::string, http_worker_actor>>();
   std::set<std::string> push_inflight;
   static inline const char* name = "coordinator";
 };

@@ -5,12 +5,14 @@
 #include <caf/all.hpp>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "actors/common/registry.hpp"
+#include "actors/operator/operator_metrics.hpp"
 #include "actors/operator/plan_steps.hpp"
 #include "actors/operator/promotion_gate.hpp"
 #include "actors/operator/view_push.hpp"
@@ -55,8 +57,11 @@ struct executor_state {
   // Gate rules 2-3: the deposing view pushed to the sidecars and their acknowledgements.
   bool old_acked = false;                       ///< rule 2
   std::map<std::string, mono_time> peer_acks;   ///< rule 3: site -> when its ack arrived
-  std::map<std::string, http_worker_actor> push_workers;
+  /// Shared with the exit hook that stops them (also when the executor is killed mid-plan).
+  std::shared_ptr<std::map<std::string, http_worker_actor>> push_workers =
+      std::make_shared<std::map<std::string, http_worker_actor>>();
   std::set<std::string> push_inflight;
+  bool gate_opened = false;  ///< open, waiting for outstanding pushes before promoting
   std::string last_note;     ///< detail of the latest retry (appended to a deadline error)
   std::string primary_gtid;  ///< new primary's gtid_executed read at repointing
   size_t follower = 0;       ///< repointing: index into plan.followers
@@ -98,8 +103,8 @@ caf::timespan remaining(exec_ptr self) {
 void start_next(exec_ptr self);
 
 void stop_push_workers(executor_state& st) {
-  for (auto& [site, w] : st.push_workers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
-  st.push_workers.clear();
+  for (auto& [site, w] : *st.push_workers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+  st.push_workers->clear();
 }
 
 void finish(exec_ptr self) {
@@ -346,6 +351,17 @@ void evaluate_gate(exec_ptr self) {
   switch (d.verdict) {
     case gate_verdict::open:
       log::info("promotion gate open", f);
+      opmetrics::observe_promotion_gate_wait(
+          {st.deps.namespace_name, p.group}, p.candidate,
+          std::chrono::duration<double>(in.now - st.gate_started).count());
+      if (!st.push_inflight.empty()) {
+        // A deposing view still on its way to a sidecar must not arrive after the promotion:
+        // the candidate's sidecar would take it for a view that deposes it too. Wait for every
+        // outstanding push to answer (each is bounded by the request timeout), then promote.
+        st.gate_opened = true;
+        report_step(self, st.path, "gate open; waiting for outstanding view pushes");
+        return;
+      }
       step_done(self);
       return;
     case gate_verdict::timed_out:
@@ -385,7 +401,7 @@ void push_deposing(exec_ptr self, const std::string& site) {
   if (site == st.plan.old_primary ? st.old_acked : st.peer_acks.count(site) > 0) return;
   auto addr = st.deps.sidecars.find(site);
   if (addr == st.deps.sidecars.end() || addr->second.empty()) return;
-  auto& w = st.push_workers[site];
+  auto& w = (*st.push_workers)[site];
   if (!w) w = st.deps.http_worker();
   auto view = deposing_view(st.plan);
   auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -394,9 +410,14 @@ void push_deposing(exec_ptr self, const std::string& site) {
   auto seq = st.seq;
   st.push_inflight.insert(site);
   auto retry = [=] {
-    self->state.push_inflight.erase(site);
-    if (gating_now(self, seq))
-      self->delayed_send(self, self->state.deps.push_retry, push_atom::value, site, seq);
+    auto& s = self->state;
+    s.push_inflight.erase(site);
+    if (!gating_now(self, seq)) return;
+    if (s.gate_opened) {
+      if (s.push_inflight.empty()) step_done(self);
+      return;
+    }
+    self->delayed_send(self, s.deps.push_retry, push_atom::value, site, seq);
   };
   self->request(w, st.deps.sidecar_request_timeout + request_slack, http_call_atom::value, call)
       .then(
@@ -417,6 +438,10 @@ void push_deposing(exec_ptr self, const std::string& site) {
             }
             auto& s = self->state;
             s.push_inflight.erase(site);
+            if (s.gate_opened) {
+              if (s.push_inflight.empty()) step_done(self);
+              return;
+            }
             f["fenced"] = a.fenced;
             f["mysqlReachable"] = a.mysql_reachable;
             if (site == s.plan.old_primary) {
@@ -454,7 +479,8 @@ void run_draining(exec_ptr self) {
     // site_io) its own executed set makes the wait a no-op.
     auto target = o.probe.received_gtid.empty() ? o.probe.gtid_executed : o.probe.received_gtid;
     auto drain = self->state.plan.drain_timeout;
-    io(
+    auto wait = [=] {
+      io(
         self, mysql_op::wait_executed, cand,
         [=](mysql_outcome& w) {
           auto g = fields(self, cand);
@@ -470,6 +496,25 @@ void run_draining(exec_ptr self) {
           step_done(self);
         },
         drain, [=](mysql_command& c) { c.gtid = target; });
+    };
+    // A stopped applier (STOP REPLICA SQL_THREAD, an applier error) would leave the relay log
+    // unapplied and the drain would only time out: those transactions were acknowledged by the
+    // old primary (S3). Start the threads first (the IO thread failing to reach a dead primary is
+    // harmless; stopping_replica stops both afterwards).
+    if (o.probe.channel_configured && o.probe.sql_state != "ON") {
+      f["sqlThread"] = o.probe.sql_state;
+      log::warn("candidate's applier is stopped; starting it to drain the relay log", f);
+      io(self, mysql_op::start_replica, cand, [=](mysql_outcome& r) {
+        if (!r.ok) {
+          auto g = fields(self, cand);
+          g["error"] = describe(r);
+          log::warn("could not start the candidate's applier; draining anyway", g);
+        }
+        wait();
+      });
+      return;
+    }
+    wait();
   });
 }
 
@@ -896,6 +941,9 @@ caf::behavior executor_actor(caf::stateful_actor<executor_state>* self, failover
   st.result.id = st.plan.id;
   st.result.promotion_gtid = st.plan.promotion_gtid;
   announce(self, st.path, "failover_executor");
+  self->attach_functor([workers = st.push_workers] {
+    for (auto& [site, w] : *workers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+  });
   self->send(self, begin_atom::value);
   return {
       [=](begin_atom) { begin(self); },
@@ -908,7 +956,7 @@ caf::behavior executor_actor(caf::stateful_actor<executor_state>* self, failover
         evaluate_gate(self);
       },
       [=](push_atom, const std::string& site, uint64_t seq) {
-        if (!gating_now(self, seq)) return;
+        if (!gating_now(self, seq) || self->state.gate_opened) return;
         push_deposing(self, site);
       },
       [=](retry_atom, uint64_t seq) {

@@ -7,12 +7,17 @@
 #include <mutex>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "actors/common/http_worker.hpp"
 #include "actors/common/runtime.hpp"
 #include "actors/operator/group_supervisor.hpp"
+#include "actors/operator/kube_mode.hpp"
 #include "actors/operator/local_platform.hpp"
 #include "actors/operator/operator_api.hpp"
 #include "actors/operator/site_io.hpp"
+#include "actors/operator/operator_metrics.hpp"
+#include "actors/operator/status_hub.hpp"
 #include "config/failover_group.hpp"
 #include "config/process_flags.hpp"
 #include "io/log/log.hpp"
@@ -48,12 +53,30 @@ std::vector<br::config::flag_def> operator_flags() {
       {"namespace", "POD_NAMESPACE", "default", "namespace the operator runs in", false, {}},
       {"leader-elect", "BLOODRAVEN_LEADER_ELECT", "true", "use a Lease for leader election",
        false, check_bool},
+      {"kubeconfig", "BLOODRAVEN_KUBECONFIG", "",
+       "Kubernetes mode: kubeconfig file (empty: in-cluster, else $KUBECONFIG or ~/.kube/config)",
+       false, {}},
+      {"watch-namespaces", "BLOODRAVEN_WATCH_NAMESPACES", "",
+       "Kubernetes mode: comma-separated namespaces to watch for groups (empty: all)", false, {}},
+      {"pod-name", "POD_NAME", "",
+       "Kubernetes mode: this pod's name, the Lease holder identity (empty: the host name)", false,
+       {}},
       {"shutdown-timeout", "BLOODRAVEN_SHUTDOWN_TIMEOUT", "5s",
        "deadline for a clean stop after SIGTERM", false, check_duration},
       {"http-max-body", "BLOODRAVEN_HTTP_MAX_BODY", "1Mi", "largest accepted request body", false,
        check_positive_size},
       {"http-handler-timeout", "BLOODRAVEN_HTTP_HANDLER_TIMEOUT", "5s",
        "answer 503 when an endpoint has no answer within this time", false, check_duration},
+      {"ws-allowed-origins", "BLOODRAVEN_WS_ALLOWED_ORIGINS", "*",
+       "comma-separated Origin values allowed on GET /ws/status (* = any)", false, {}},
+      {"ws-max-clients", "BLOODRAVEN_WS_MAX_CLIENTS", "100",
+       "GET /ws/status clients at once; further upgrades get 429", false,
+       [](const std::string& v) {
+         return !v.empty() && v.size() <= 6 && v.find_first_not_of("0123456789") == std::string::npos &&
+                        std::stoul(v) > 0
+                    ? std::string{}
+                    : std::string("must be a positive integer");
+       }},
   };
 }
 
@@ -136,6 +159,49 @@ int load_standalone(std::map<std::string, std::string>& flags, standalone_setup&
   return 0;
 }
 
+/// Kubernetes mode: API client, lease and group source settings from the flags; 0 or the exit code.
+int load_kube_mode(std::map<std::string, std::string>& flags,
+                   const std::shared_ptr<br::group_table>& groups, br::kube_mode_options& out) {
+  using namespace br;
+  auto cfg = flags["kubeconfig"].empty() ? kube::default_config()
+                                         : kube::load_kubeconfig(flags["kubeconfig"]);
+  if (!cfg) {
+    std::fprintf(stderr, "bloodraven: no Kubernetes API configuration: %s\n",
+                 cfg.error().describe().c_str());
+    return 2;
+  }
+  std::string identity = flags["pod-name"];
+  if (identity.empty()) {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    identity = host;
+  }
+  kube::client_options co;
+  co.identity = identity;
+  auto client = std::make_shared<kube::client>(*cfg, co);
+  out.leader_elect = config::to_bool(flags["leader-elect"]);
+  out.election.ns = flags["namespace"];
+  out.election.name = "bloodraven.shipstream.io";
+  out.election.identity = identity;
+  out.source.client = client;
+  out.source.groups = groups;
+  out.source.instance = identity;
+  std::stringstream list(flags["watch-namespaces"]);
+  for (std::string ns; std::getline(list, ns, ',');) {
+    while (!ns.empty() && ns.front() == ' ') ns.erase(ns.begin());
+    while (!ns.empty() && ns.back() == ' ') ns.pop_back();
+    if (!ns.empty()) out.source.namespaces.push_back(ns);
+  }
+  log::info("kubernetes mode", {{"server", cfg->server},
+                                {"identity", identity},
+                                {"leaseNamespace", out.election.ns},
+                                {"leaderElect", out.leader_elect},
+                                {"namespaces", flags["watch-namespaces"].empty()
+                                                   ? std::string("*")
+                                                   : flags["watch-namespaces"]}});
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -176,12 +242,21 @@ int main(int argc, char** argv) {
   auto groups = std::make_shared<group_table>();
   operator_api_options api;
   api.groups = groups;
+  http::websocket_options wso;
+  wso.allowed_origins = http::split_origins(flags.values["ws-allowed-origins"]);
+  wso.max_clients = std::stoul(flags.values["ws-max-clients"]);
+  auto ws = std::make_shared<http::websocket_hub>(wso);
+  ws->on_clients = [](size_t n) { opmetrics::set_websocket_clients(static_cast<double>(n)); };
+  ws->on_drop = [](const std::string& why) { opmetrics::websocket_dropped(why).Increment(); };
+  opmetrics::set_websocket_clients(0);
+  api.ws = ws;
   children_factory children;
   // Filled once the actor system exists (after the routes are installed), read by GET /events.
   struct platform_holder {
     std::mutex mx;
     local_platform p;
     site_io_actor io;
+    status_writer_actor hub;  ///< /ws/status feed, standing in for the platform's status writer
   };
   auto platform = std::make_shared<platform_holder>();
   if (!flags.values["standalone"].empty()) {
@@ -204,7 +279,7 @@ int main(int argc, char** argv) {
                                   {"group", setup->group.metadata.name},
                                   {"namespace", setup->namespace_name},
                                   {"stateDir", pc.dir}});
-    children = [setup, pc, groups, platform](caf::actor_system& sys) {
+    children = [setup, pc, groups, platform, ws, events = api.events](caf::actor_system& sys) {
       group_runtime rt;
       {
         std::lock_guard<std::mutex> lk(platform->mx);
@@ -212,6 +287,14 @@ int main(int argc, char** argv) {
         platform->io = spawn_site_io(sys);
         rt.site_io = platform->io;
         rt.platform = platform->p.handles;
+        status_hub_config hc;
+        hc.namespace_name = setup->namespace_name;
+        hc.ws = ws;
+        hc.forward = platform->p.handles.status;
+        hc.events = events;
+        hc.interval = setup->group.spec.poll_interval;
+        platform->hub = spawn_status_hub(sys, hc);
+        rt.platform.status = platform->hub;
       }
       rt.namespace_name = setup->namespace_name;
       rt.sidecar_token = setup->sidecar_token;
@@ -221,12 +304,15 @@ int main(int argc, char** argv) {
       // First child, so it stops last: when the tree stops it kills the platform and MySQL
       // workers, which live outside the tree but must not outlive it.
       out.push_back({"platform", "local_platform",
-                     [platform, groups](caf::event_based_actor* sup,
-                                        const std::string&) -> caf::actor {
-                       return sup->spawn([platform, groups](caf::event_based_actor* self) {
-                         self->attach_functor([platform, groups] {
+                     [platform, groups, ws](caf::event_based_actor* sup,
+                                            const std::string&) -> caf::actor {
+                       return sup->spawn([platform, groups, ws](caf::event_based_actor* self) {
+                         self->attach_functor([platform, groups, ws] {
                            groups->drop_handles();
+                           ws->close_all();  // before the HTTP server (and its sockets) go
                            std::lock_guard<std::mutex> lk(platform->mx);
+                           caf::anon_send_exit(platform->hub, caf::exit_reason::user_shutdown);
+                           platform->hub = nullptr;
                            stop_local_platform(platform->p);
                            caf::anon_send_exit(platform->io, caf::exit_reason::user_shutdown);
                            // Handles must not outlive the actor system (main keeps `platform`).
@@ -241,8 +327,12 @@ int main(int argc, char** argv) {
       return out;
     };
   } else {
-    log::info("kubernetes mode not wired yet; serving health and status only (use --standalone)",
-              {});
+    kube_mode_options ko;
+    if (int rc = load_kube_mode(flags.values, groups, ko); rc != 0) return rc;
+    // Any root-level failure (above all "leader lease lost") ends the process non-zero (S8);
+    // group failures are handled inside the group source.
+    opts.root_policy.max_restarts = 0;
+    children = [ko](caf::actor_system&) { return kube_mode_children(ko); };
   }
   int rc = run_process(opts, children, [&api](http::router& r, caf::actor_system& sys) {
     install_operator_routes(r, sys, api);

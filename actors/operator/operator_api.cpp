@@ -5,6 +5,8 @@
 
 #include <atomic>
 
+#include "actors/operator/dashboard.hpp"
+#include "actors/operator/status_shapes.hpp"
 #include "messages/atoms.hpp"
 #include "messages/interfaces.hpp"
 
@@ -38,9 +40,11 @@ void ask_coordinator(caf::actor_system& sys, const caf::actor& supervisor,
   });
 }
 
-nlohmann::json event_json(const group_event& e) {
-  return {{"group", e.group},   {"type", e.type}, {"reason", e.reason}, {"message", e.message},
-          {"site", e.site},     {"epoch", e.epoch}, {"timeMs", e.time_ms}};
+int64_t now_ms(const std::function<int64_t()>& clock) {
+  if (clock) return clock();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 /// Validates a sidecar report; "" when fine, else what is wrong.
@@ -121,6 +125,11 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
       reply(response::error(400, "namespace and group query parameters are required"));
       return;
     }
+    if (groups->groups().empty()) {
+      // Startup, non-leader or no group source yet: nobody here can answer for any group.
+      reply(response::error(503, "no topology managers are running"));
+      return;
+    }
     group_table::entry e;
     if (!groups->find(ns, name, e)) {
       reply(response::error(404, "group " + key_of(ns, name) + " not found"));
@@ -138,6 +147,7 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
         [reply](std::string err) { reply(response::error(503, "coordinator: " + err)); });
   });
 
+  auto clock = o.wall_ms;
   r.get("/status", "status", [=](const http::request&, http::responder reply) {
     auto all = groups->groups();
     if (all.empty()) {
@@ -164,9 +174,10 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
       auto key = key_of(e.namespace_name, e.group);
       ask_coordinator<status_atom>(
           *sysp, e.supervisor, timeout,
-          [g, finish, key, groups](std::string& text) {
-            auto j = nlohmann::json::parse(text, nullptr, false);
-            if (j.is_discarded() || !j.is_object()) j = nlohmann::json::object();
+          [g, finish, key, groups, clock](std::string& text) {
+            auto cr = nlohmann::json::parse(text, nullptr, false);
+            if (cr.is_discarded() || !cr.is_object()) cr = nlohmann::json::object();
+            auto j = api_status_entry(cr, now_ms(clock));
             auto reports = groups->reports(key);
             if (j.contains("sites") && j["sites"].is_array())
               for (auto& s : j["sites"])
@@ -187,6 +198,36 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
           });
     }
   });
+
+  auto pitr = o.pitr;
+  r.get("/pitr-cutoff", "pitr_cutoff", [pitr](const http::request& req, http::responder reply) {
+    auto ns = req.query_or("namespace");
+    auto name = req.query_or("group");
+    auto profile = req.query_or("profile");
+    if (ns.empty() || name.empty() || profile.empty()) {
+      reply(response::error(400, "namespace, group and profile query parameters are required"));
+      return;
+    }
+    if (!pitr) {
+      reply(response::error(503, "backup catalogue not available (no MysqlBackup client)"));
+      return;
+    }
+    auto a = pitr(ns, name, profile);
+    if (!a.ok) {
+      reply(response::error(500, "listing backups failed: " + a.error));
+      return;
+    }
+    nlohmann::json body = {{"namespace", ns}, {"group", name}, {"profile", profile}};
+    if (a.has_cutoff) body["cutoffTime"] = rfc3339_ms(a.cutoff_ms);
+    reply(response::json(200, body));
+  });
+
+  if (o.ws)
+    r.add_upgrade("/ws/status", "ws_status", o.ws->upgrade(),
+                  [](const http::request&, http::responder reply) {
+                    reply(response::error(426, "GET /ws/status is a WebSocket endpoint"));
+                  });
+  if (o.dashboard) install_dashboard(r);
 
   auto events = o.events;
   r.get("/events", "events", [events](const http::request&, http::responder reply) {

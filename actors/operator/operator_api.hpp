@@ -1,4 +1,4 @@
-// The operator's HTTP API: /active-site, /status, /events and /sidecar/report over the running groups.
+// The operator's HTTP API: /active-site, /status, /pitr-cutoff, /events, /ws/status, / and /sidecar/report.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -17,6 +17,7 @@
 #include "actors/common/supervisor.hpp"
 #include "actors/operator/local_platform.hpp"
 #include "io/http/router.hpp"
+#include "io/http/websocket_hub.hpp"
 
 namespace br {
 
@@ -49,11 +50,33 @@ class group_table {
   std::map<std::string, std::map<std::string, nlohmann::json>> reports_;
 };
 
+/// What GET /pitr-cutoff needs: the minimum completionTime (unix ms) of Succeeded, non-deleting
+/// MysqlBackups of (namespace, group, profile). Return false with `error` set when listing
+/// failed (-> 500); `has_cutoff` false when there is none (cutoffTime omitted).
+struct pitr_answer {
+  bool ok = true;
+  std::string error;
+  bool has_cutoff = false;
+  int64_t cutoff_ms = 0;
+};
+using pitr_source = std::function<pitr_answer(const std::string& namespace_name,
+                                              const std::string& group,
+                                              const std::string& profile)>;
+
 struct operator_api_options {
   std::shared_ptr<group_table> groups;
   /// The newest events, newest last; empty function = no event source.
   std::function<std::vector<group_event>()> events;
   std::chrono::milliseconds ask_timeout{std::chrono::seconds(2)};
+  /// Backup catalogue for /pitr-cutoff; empty = no client (503, as the reference answers
+  /// without a Kubernetes client). Nothing lists MysqlBackups yet.
+  pitr_source pitr;
+  /// GET /ws/status; null = route absent.
+  std::shared_ptr<http::websocket_hub> ws;
+  /// GET / serves the dashboard.
+  bool dashboard = true;
+  /// Unix ms for pollTime; empty = system clock.
+  std::function<int64_t()> wall_ms;
 };
 
 void install_operator_routes(http::router& r, caf::actor_system& sys, operator_api_options o);

@@ -328,6 +328,23 @@ BOOST_AUTO_TEST_CASE(the_drain_is_best_effort) {
   BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 1u);
 }
 
+// S3: a candidate whose applier was stopped still applies its relay log before promotion.
+BOOST_AUTO_TEST_CASE(drain_starts_a_stopped_applier_first) {
+  fl->servers["b"].replicating = false;
+  fl->servers["b"].applier_stopped = true;
+  start(failover(gate_policy::safe, true));
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  auto b = fl->log_for({"b"});
+  auto start_at = std::find(b.begin(), b.end(), "start_replica b");
+  auto wait_at = std::find(b.begin(), b.end(), "wait_executed b");
+  BOOST_REQUIRE(start_at != b.end());
+  BOOST_REQUIRE(wait_at != b.end());
+  BOOST_TEST((start_at < wait_at));
+  BOOST_TEST(fl->servers["b"].gtid == U1 + ":1-100");  // everything the old primary acked
+  BOOST_TEST(r.promotion_gtid == U1 + ":1-100");
+}
+
 BOOST_AUTO_TEST_CASE(safe_gate_with_unreachable_old_primary_times_out_without_promoting) {
   fl->servers["a"].down = true;
   start(failover(gate_policy::safe, false));

@@ -33,6 +33,7 @@ struct sim_server {
   std::string gtid;      ///< gtid_executed
   std::string received;  ///< channel's received set
   bool down = false;     ///< every command answers "refused"
+  bool applier_stopped = false;  ///< channel configured, SQL thread OFF: nothing gets applied
 };
 
 struct fleet {
@@ -88,8 +89,9 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
       o.probe.read_only = o.probe.super_read_only = !s.writable;
       o.probe.gtid_executed = s.gtid;
       o.probe.received_gtid = s.received;
-      o.probe.channel_configured = s.replicating;
+      o.probe.channel_configured = s.replicating || s.applier_stopped;
       o.probe.io_state = o.probe.sql_state = s.replicating ? "ON" : "OFF";
+      if (s.applier_stopped) o.probe.sql_state = "OFF";
       break;
     case mysql_op::fence:
       s.writable = false;
@@ -104,6 +106,10 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
       o.value = s.gtid;
       break;
     case mysql_op::wait_executed:  // the relay log is applied: executed catches up
+      if (s.applier_stopped) {
+        o.value = "timed_out";
+        break;
+      }
       s.gtid = cmd.gtid;
       o.value = "reached";
       break;
@@ -117,6 +123,7 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
       break;
     case mysql_op::start_replica:
       s.replicating = f.replica_comes_up;
+      s.applier_stopped = false;
       break;
     case mysql_op::heartbeat:
       o.value = s.writable ? "refreshed" : "fenced";

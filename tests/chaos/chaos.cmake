@@ -1,0 +1,21 @@
+# Chaos harness (tests/chaos): sites in network namespaces on sandbox MySQL 31-33 only.
+# chaos_full holds every scenario and is DISABLED in plain ctest (tools/chaos.sh runs it);
+# chaos_smoke runs its @smoke cases in CI; chaos_invariants tests the checker itself.
+set(BR_CHAOS_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/scenarios_test.cpp ${CMAKE_CURRENT_LIST_DIR}/scenario.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cluster.cpp ${CMAKE_CURRENT_LIST_DIR}/workload.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/invariants.cpp ${CMAKE_CURRENT_LIST_DIR}/site_sql.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/chaos_proc.cpp
+  ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
+  ${PROJECT_SOURCE_DIR}/tests/support/mysql_sandbox.cpp)
+br_test(chaos_full SOURCES ${BR_CHAOS_SOURCES}
+  LIBS br_io_http br_io_mysql nlohmann_json::nlohmann_json
+  LABELS "chaos;integration;mysql" RUN_SERIAL TIMEOUT 3600 DEPENDS bloodraven bloodraven-sidecar)
+if(TARGET chaos_full)
+  set_tests_properties(chaos_full PROPERTIES DISABLED TRUE)
+  add_test(NAME chaos_smoke COMMAND chaos_full --run_test=@smoke --log_level=test_suite --report_level=short)
+  set_tests_properties(chaos_smoke PROPERTIES LABELS "chaos;integration;mysql" RUN_SERIAL TRUE
+    TIMEOUT 1200 ENVIRONMENT "${BR_TEST_ENV}")
+endif()
+br_test(chaos_invariants SOURCES ${CMAKE_CURRENT_LIST_DIR}/invariants_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/invariants.cpp LABELS "unit;chaos")

@@ -1,0 +1,119 @@
+// Chaos harness: one 3-site group on real MySQL 9.7 (sandbox 31-33), each site (mysqld + sidecar)
+// in its own network namespace, the standalone operator in the host namespace; fault injection.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/chaos/chaos_proc.hpp"
+#include "tests/chaos/site_sql.hpp"
+#include "tests/support/mysql_sandbox.hpp"
+
+namespace br::chaos {
+
+/// Everything a scenario may vary. Defaults: a fast profile for tests.
+struct cluster_params {
+  std::string policy = "Fast";  ///< promotionPolicy: Safe | Fast
+  std::string poll_interval = "500ms";
+  int failure_threshold = 3;
+  std::string failover_cooldown = "5m";
+  std::string promotion_gate_timeout = "30s";
+  std::string lease_timeout = "3s";
+  std::string peer_check_interval = "1s";
+  std::string fence_timeout = "5s";
+  std::string request_timeout = "800ms";  ///< sidecar REQUEST_TIMEOUT
+  std::string prefer_site;                ///< splitBrainPolicy.preferSite ("" = none)
+  std::string third_role = "read-only";   ///< role of s3 (s1, s2 are primary-candidates)
+  std::string token_file;                 ///< bearer token file for PUT /view; "" = generated
+  std::vector<std::string> operator_extra_args;
+  std::map<std::string, std::string> operator_env;
+  std::map<std::string, std::string> sidecar_env;  ///< added to every sidecar's environment
+};
+
+class cluster {
+ public:
+  static constexpr int sites = 3;
+  static constexpr int first_instance = 31;
+
+  /// Builds the whole group (network, fresh servers, replication, operator, sidecars) and waits
+  /// until it is healthy; throws std::runtime_error with context when it cannot.
+  cluster(cluster_params p, std::string work_dir);
+  ~cluster();  ///< stops every process it started, removes the namespaces, clears sandbox netns
+  cluster(const cluster&) = delete;
+  cluster& operator=(const cluster&) = delete;
+
+  const cluster_params& params() const { return p_; }
+  static std::string site_name(int k) { return "s" + std::to_string(k + 1); }
+  static int site_index(const std::string& name);  ///< -1 when unknown
+  int instance(int k) const { return first_instance + k; }
+  const std::string& site_addr(int k) const { return addr_[k]; }
+  uint16_t mysql_port(int k) const { return mysql_port_[k]; }
+  const std::string& host_addr() const { return host_addr_; }
+  std::string operator_url() const;
+  std::string socket_path(int k) const;
+  br::test::mysql_sandbox& sandbox() { return sandbox_; }
+  const std::string& work_dir() const { return dir_; }
+
+  // faults
+  void kill9_mysqld(int k);
+  void start_mysqld(int k);      ///< starts it again (boots fenced: S5)
+  void shutdown_mysqld(int k);   ///< SQL SHUTDOWN (clean; the restart loop ends)
+  void partition(int k);         ///< from everything
+  void partition_from(int k, const std::vector<std::string>& addrs);
+  void heal(int k);
+  void kill_sidecar(int k);
+  void start_sidecar(int k);
+  void kill_operator();
+  void start_operator();         ///< same port, same state dir
+
+  /// GET /active-site (nullptr body on failure) and GET /status.
+  nlohmann::json active_view() const;
+  nlohmann::json status() const;
+  nlohmann::json events() const;  ///< GET /events
+  /// Sites the operator's /status reports as divergent / recovery-blocked.
+  std::vector<std::string> divergent_sites() const;
+
+  /// Out-of-band root SQL (unix socket); one session per site, used by the scenario thread only.
+  site_sql& sql(int k) { return *sql_[k]; }
+
+  /// "file: line" for every sanitizer report (ASan ERROR, UBSan runtime error) in our processes'
+  /// logs so far.
+  std::vector<std::string> sanitizer_findings() const;
+  /// SIGTERM to the operator and the sidecars (each 10 s, then SIGKILL); "" when all exited 0,
+  /// else what did not.
+  std::string stop_processes();
+
+  /// Appends a marker line to the run's own log (events.log).
+  void note(const std::string& line);
+
+ private:
+  void shutdown() noexcept;  ///< idempotent: what the destructor and a failed constructor run
+  void shutdown_all();
+  void setup_network();
+  void teardown_network() noexcept;
+  void write_group_file();
+  void net(const std::vector<std::string>& args);
+  bool wait_operator_view(const std::string& site, int seconds);
+
+  cluster_params p_;
+  std::string dir_;
+  br::test::mysql_sandbox sandbox_;
+  int run_id_ = 0;
+  bool down_ = false;
+  std::string host_addr_;
+  std::array<std::string, sites> addr_{}, netns_{};
+  std::array<uint16_t, sites> mysql_port_{};
+  uint16_t sidecar_port_ = 0, operator_port_ = 0;
+  std::string group_file_, token_file_;
+  std::unique_ptr<process> operator_;
+  std::array<std::unique_ptr<process>, sites> sidecar_;
+  std::array<std::unique_ptr<site_sql>, sites> sql_;
+};
+
+}  // namespace br::chaos

@@ -1,0 +1,4 @@
+# tools/playground end to end (issue 6 acceptance 1) with the test build's binaries; sandbox instances 21-22 only.
+add_test(NAME integration_playground COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/playground_test.sh)
+set_tests_properties(integration_playground PROPERTIES LABELS "integration;process;mysql" RUN_SERIAL TRUE
+  TIMEOUT 900 ENVIRONMENT "${BR_TEST_ENV}")

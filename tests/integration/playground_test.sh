@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# tests/integration/playground_test.sh -- issue 6 acceptance 1: tools/playground up, load across
+# chaos kill-primary (writes continue on the new primary, no acked row lost), down leaves no process.
+# Uses the test build's binaries (BR_BINARY_DIR) and sandbox instances 21 and 22 only.
+set -euo pipefail
+export LC_ALL=C
+SRC=${BR_SOURCE_DIR:?set by ctest}
+export BR_PLAYGROUND_BUILD_DIR=${BR_PLAYGROUND_BUILD_DIR:-${BR_BINARY_DIR:?set by ctest}}
+PG=$(mktemp -d /tmp/br-playground-test-XXXXXX)
+export BR_PLAYGROUND_DIR=$PG
+PLAY="$SRC/tools/playground"
+LOAD_PID=""
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((10#$t / 1000)); }
+
+cleanup() {
+  local rc=$?
+  [[ -n $LOAD_PID ]] && kill "$LOAD_PID" 2>/dev/null && wait "$LOAD_PID" 2>/dev/null
+  "$PLAY" down >/dev/null 2>&1 || true
+  if ((rc != 0)); then
+    for f in "$PG"/logs/*.log "$PG"/load.out; do
+      [[ -f $f ]] || continue
+      echo "---- last lines of $f"; tail -n 25 "$f"
+    done
+  fi
+  rm -rf "$PG"
+  exit "$rc"
+}
+trap cleanup EXIT
+
+"$PLAY" up --sites 2 --policy Safe || fail "up failed"
+ports_env=$PG/ports.env
+pv() { grep -m1 "^$1=" "$ports_env" | cut -d= -f2-; }
+site1_port=$(pv MYSQL_PORT_1)
+site2_port=$(pv MYSQL_PORT_2)
+op="http://127.0.0.1:$(pv OPERATOR_PORT)"
+[[ $(curl -fsS "$op/active-site?namespace=playground&group=demo" | jq -r .activeSite) == site1 ]] ||
+  fail "site1 is not the active site after up"
+
+# The writer, then the fault once writes flow through site1.
+"$PLAY" load --seconds 45 >"$PG/load.out" 2>&1 &
+LOAD_PID=$!
+deadline=$(($(now_ms) + 60000))
+until [[ $(grep -c "writer 127.0.0.1:$site1_port" "$PG/load.out" 2>/dev/null) -ge 3 ]]; do
+  (($(now_ms) < deadline)) || fail "the writer did not write through site1 for 3 s: $(cat "$PG/load.out")"
+  sleep 0.5
+done
+kill_ms=$(now_ms)
+"$PLAY" chaos kill-primary || fail "chaos kill-primary failed"
+rc=0
+wait "$LOAD_PID" || rc=$?
+LOAD_PID=""
+cat "$PG/load.out"
+summary=$(grep '^summary ' "$PG/load.out") || fail "no summary line from load"
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$summary"; }
+tsv=$(ls "$PG"/load/*.tsv)
+
+# Acked rows before and after the kill, by the port that answered (counted from the writer's log).
+before=$(awk -v k="$kill_ms" -v p="$site1_port" '$4 == "ok" && $3 < k && $5 == p' "$tsv" | wc -l)
+after=$(awk -v k="$kill_ms" -v p="$site2_port" '$4 == "ok" && $2 > k && $5 == p' "$tsv" | wc -l)
+after_on_site1=$(awk -v k="$kill_ms" -v p="$site1_port" '$4 == "ok" && $2 > k + 1000 && $5 == p' "$tsv" | wc -l)
+echo "acked before the kill on site1: $before; acked after it on site2: $after; on site1 >1 s after: $after_on_site1"
+((before >= 10)) || fail "too few writes before the kill ($before)"
+((after >= 20)) || fail "writes did not continue on site2 after the kill ($after acked)"
+((after_on_site1 == 0)) || fail "$after_on_site1 writes acked by the killed site1 more than 1 s after the kill"
+[[ $(field lost) == 0 ]] || fail "acked rows lost: $(field lost)"
+[[ $(field acked) == $(awk '$4 == "ok"' "$tsv" | wc -l) ]] || fail "summary acked count disagrees with the log"
+[[ $(field final) == site2 ]] || fail "final primary is $(field final), expected site2"
+((rc == 0)) || fail "load exited $rc"
+[[ $(curl -fsS "$op/active-site?namespace=playground&group=demo" | jq -r .activeSite) == site2 ]] ||
+  fail "the operator does not name site2 active"
+
+# down: every recorded process gone, nothing left that runs from the playground dir, MySQL stopped.
+declare -A recorded=()
+for f in "$PG"/pids/*.pid; do read -r pid st <"$f"; recorded[$pid]=$st; done
+((${#recorded[@]} >= 4)) || fail "expected at least 4 recorded processes, got ${#recorded[@]}"
+"$PLAY" down || fail "down failed"
+for pid in "${!recorded[@]}"; do
+  if [[ -r /proc/$pid/stat ]]; then
+    st=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $20 }')
+    [[ $st != "${recorded[$pid]}" ]] || fail "process $pid survived down"
+  fi
+done
+left=""
+for f in /proc/[0-9]*/cmdline; do
+  c=$(tr '\0' ' ' 2>/dev/null <"$f") || continue
+  [[ $c == *"$PG"* ]] && left+="${f%/cmdline} "
+done
+[[ -z $left ]] || fail "processes still running from $PG: $left"
+for i in 21 22; do
+  "$SRC/tools/mysql-sandbox" status | awk -v i="$i" '$2 == i && $6 == "running" { exit 1 }' ||
+    fail "sandbox instance $i still running after down"
+done
+"$PLAY" down >/dev/null || fail "a second down is not idempotent"
+echo "PASS: playground up, writes continued across kill-primary ($after acked on site2), no acked row lost, down left nothing"

@@ -1,0 +1,4 @@
+# Pure pieces of Kubernetes mode (credentials, status merge, anti-flap annotations, rehydration).
+br_test(unit_kube_mode
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_mode_units_test.cpp
+  LIBS br_actors_operator LABELS unit)

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# tools/chaos.sh -- run the full chaos scenario set (tests/chaos) and print one line per scenario.
+#
+# Usage: tools/chaos.sh [--policy Safe|Fast] [--build-dir DIR] [--no-build] [SCENARIO...]
+#   SCENARIO names a test case of tests/chaos/scenarios_test.cpp (default: all of them).
+#   Env: BR_CHAOS_TOKEN_FILE (bearer token file for the sidecars' PUT /view), BR_CHAOS_DIR
+#   (where each scenario keeps its logs; default /tmp/br-chaos-<pid>).
+# Needs root (network namespaces, iptables, the MySQL sandbox). Uses sandbox instances 31-33 only.
+# On exit (also on failure or Ctrl-C) it stops the runner, removes every namespace/veth/bridge a
+# run left behind and stops instances 31-33. The CI smoke subset is `ctest -R chaos_smoke`.
+set -euo pipefail
+ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
+BUILD=${BR_BUILD_DIR:-$ROOT/build}
+POLICY=""
+BUILD_IT=1
+NAMES=()
+while (( $# )); do
+  case $1 in
+    --policy) POLICY=$2; shift 2 ;;
+    --build-dir) BUILD=$(realpath -m -- "$2"); shift 2 ;;
+    --no-build) BUILD_IT=0; shift ;;
+    -h | --help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "chaos.sh: unknown option $1" >&2; exit 2 ;;
+    *) NAMES+=("$1"); shift ;;
+  esac
+done
+[[ $EUID -eq 0 ]] || { echo "chaos.sh: must run as root" >&2; exit 2; }
+if (( BUILD_IT )); then
+  [[ -f $BUILD/build.ninja ]] || { echo "chaos.sh: $BUILD is not a configured Ninja build dir" >&2; exit 2; }
+  ninja -C "$BUILD" -j2 chaos_full bloodraven bloodraven-sidecar
+fi
+BIN=$BUILD/tests/chaos_full
+[[ -x $BIN ]] || { echo "chaos.sh: $BIN not built" >&2; exit 2; }
+
+RESULTS=$(mktemp /tmp/br-chaos-results.XXXXXX)
+RUNNER=""
+# shellcheck disable=SC2317  # trap handler
+cleanup() {
+  local rc=$?
+  if [[ -n $RUNNER ]] && kill -0 "$RUNNER" 2>/dev/null; then
+    kill -TERM "$RUNNER" 2>/dev/null || true; sleep 2; kill -KILL "$RUNNER" 2>/dev/null || true
+  fi
+  bash "$ROOT/tests/chaos/chaos_net.sh" sweep || true
+  for i in 31 32 33; do
+    "$ROOT/tools/mysql-sandbox" stop "$i" >/dev/null 2>&1 || true
+    "$ROOT/tools/mysql-sandbox" netns "$i" none >/dev/null 2>&1 || true
+  done
+  echo "---- chaos summary ----"
+  grep -E '^chaos: |^  (fail|note):' "$RESULTS" || echo "(no scenario finished)"
+  rm -f "$RESULTS"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+FILTER=chaos
+if (( ${#NAMES[@]} )); then FILTER="chaos/$(IFS=,; echo "${NAMES[*]}")"; fi
+export BR_SOURCE_DIR=$ROOT BR_BINARY_DIR=$BUILD BR_CHAOS_RESULTS=$RESULTS
+export UBSAN_OPTIONS="suppressions=$ROOT/tests/support/ubsan.supp:print_stacktrace=1:halt_on_error=1"
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0"
+[[ -n $POLICY ]] && export BR_CHAOS_POLICY=$POLICY
+"$BIN" --run_test="$FILTER" --log_level=test_suite --report_level=short &
+RUNNER=$!
+rc=0; wait "$RUNNER" || rc=$?
+RUNNER=""
+exit "$rc"

@@ -1,0 +1,61 @@
+// br_haproxy_cfg: prints the standalone router's haproxy.cfg for a group file (used by tools/playground).
+// Usage: br_haproxy_cfg GROUP.yaml PRIMARY_PORT REPLICAS_PORT [STATS_PORT] [CHECK_INTERVAL_MS]
+// Exit 0 with the config on stdout; 2 with every problem (field path first) on stderr.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "config/failover_group.hpp"
+#include "config/render/haproxy_cfg.hpp"
+
+namespace {
+
+bool to_int(const char* s, int& out) {
+  try {
+    std::size_t used = 0;
+    out = std::stoi(s, &used);
+    return used == std::string{s}.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4 || argc > 6) {
+    std::fprintf(stderr,
+                 "usage: br_haproxy_cfg GROUP.yaml PRIMARY_PORT REPLICAS_PORT [STATS_PORT] "
+                 "[CHECK_INTERVAL_MS]\n");
+    return 2;
+  }
+  std::ifstream in(argv[1]);
+  if (!in) {
+    std::fprintf(stderr, "br_haproxy_cfg: cannot read %s\n", argv[1]);
+    return 2;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  auto parsed = br::config::load_group_yaml(text.str(), br::config::run_mode::standalone);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "br_haproxy_cfg: %s\n", br::config::to_string(parsed.errors).c_str());
+    return 2;
+  }
+  br::render::haproxy_options o;
+  int interval_ms = static_cast<int>(o.check_interval.count());
+  if (!to_int(argv[2], o.primary_port) || !to_int(argv[3], o.replicas_port) ||
+      (argc > 4 && !to_int(argv[4], o.stats_port)) || (argc > 5 && !to_int(argv[5], interval_ms))) {
+    std::fprintf(stderr, "br_haproxy_cfg: ports and interval must be integers\n");
+    return 2;
+  }
+  o.check_interval = std::chrono::milliseconds{interval_ms};
+  auto r = br::render::render_haproxy_cfg(parsed.group, o);
+  if (!r.ok()) {
+    std::fprintf(stderr, "br_haproxy_cfg: %s\n", br::config::to_string(r.errors).c_str());
+    return 2;
+  }
+  std::cout << r.text;
+  return 0;
+}
