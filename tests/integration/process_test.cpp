@@ -1,5 +1,6 @@
 // Both binaries as real processes: flags/env errors, health/metrics/inspection endpoints, SIGTERM.
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,20 @@ struct running {
 running start(const std::string& binary, std::vector<std::string> args,
               std::map<std::string, std::string> env = {}) {
   running r;
+  if (binary == "bloodraven" && !env.count("KUBECONFIG")) {
+    // Kubernetes mode needs an API configuration: a kubeconfig naming an API server nobody
+    // serves (the runtime must start and stop without one answering), election off.
+    static const std::string kc = [] {
+      auto p = std::filesystem::temp_directory_path() / "br-process-test-kubeconfig.yaml";
+      std::ofstream(p) << "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
+                          "clusters: [{name: t, cluster: {server: \"http://127.0.0.1:1\"}}]\n"
+                          "users: [{name: t, user: {token: x}}]\n"
+                          "contexts: [{name: t, context: {cluster: t, user: t}}]\n";
+      return p.string();
+    }();
+    env["KUBECONFIG"] = kc;
+    if (!env.count("BLOODRAVEN_LEADER_ELECT")) env["BLOODRAVEN_LEADER_ELECT"] = "false";
+  }
   r.proc = std::make_unique<child_process>(binary_path(binary), std::move(args), std::move(env));
   auto line = r.proc->wait_for_line("http server listening", 20s);
   BOOST_REQUIRE_MESSAGE(line, "no listening line; output:\n" + r.proc->output());
