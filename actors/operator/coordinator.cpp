@@ -128,8 +128,7 @@ mysql_command command_for(self_ptr self, mysql_op op, const std::string& site);
 caf::timespan request_timeout(self_ptr self);
 
 /// Tells every sidecar the view just published (PUT /view) when it names an active site, best
-/// effort and without retries: the
-/// sidecars also pull it every tick. A promoting view reaches the new primary's sidecar before its
+/// effort and without retries: the sidecars also pull it every tick. A promoting view reaches the new primary's sidecar before its
 /// next pull, so rule 1 there never sees a stale view naming the old primary. The executor's own
 /// deposing pushes (with retries and acknowledgements) are what the gate counts.
 void push_view_to_sidecars(self_ptr self) {

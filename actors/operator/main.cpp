@@ -89,6 +89,18 @@ bool read_file(const std::string& path, std::string& out) {
   return static_cast<bool>(in) || in.eof();
 }
 
+/// Reads the file named by --<flag> without its trailing line break; false (after saying why on
+/// stderr) when it cannot be read.
+bool read_secret_flag(std::map<std::string, std::string>& flags, const std::string& flag,
+                      std::string& out) {
+  if (!read_file(flags[flag], out)) {
+    std::fprintf(stderr, "bloodraven: cannot read --%s %s\n", flag.c_str(), flags[flag].c_str());
+    return false;
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return true;
+}
+
 /// A loaded standalone group and what its supervisor needs; 0 or the exit code on failure.
 struct standalone_setup {
   std::string namespace_name;
@@ -128,26 +140,12 @@ int load_standalone(std::map<std::string, std::string>& flags, standalone_setup&
     return 2;
   }
   if (!flags["mysql-password-file"].empty()) {
-    if (!read_file(flags["mysql-password-file"], out.creds.operator_password)) {
-      std::fprintf(stderr, "bloodraven: cannot read --mysql-password-file %s\n",
-                   flags["mysql-password-file"].c_str());
-      return 2;
-    }
-    while (!out.creds.operator_password.empty() &&
-           (out.creds.operator_password.back() == '\n' || out.creds.operator_password.back() == '\r'))
-      out.creds.operator_password.pop_back();
+    if (!read_secret_flag(flags, "mysql-password-file", out.creds.operator_password)) return 2;
   } else if (const char* pw = std::getenv("BLOODRAVEN_MYSQL_PASSWORD")) {
     out.creds.operator_password = pw;
   }
   if (!flags["sidecar-token-file"].empty()) {
-    if (!read_file(flags["sidecar-token-file"], out.sidecar_token)) {
-      std::fprintf(stderr, "bloodraven: cannot read --sidecar-token-file %s\n",
-                   flags["sidecar-token-file"].c_str());
-      return 2;
-    }
-    while (!out.sidecar_token.empty() &&
-           (out.sidecar_token.back() == '\n' || out.sidecar_token.back() == '\r'))
-      out.sidecar_token.pop_back();
+    if (!read_secret_flag(flags, "sidecar-token-file", out.sidecar_token)) return 2;
     if (out.sidecar_token.empty()) {
       std::fprintf(stderr, "bloodraven: --sidecar-token-file %s is empty\n",
                    flags["sidecar-token-file"].c_str());

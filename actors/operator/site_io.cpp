@@ -188,13 +188,9 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
       break;
     }
     case mysql_op::heartbeat: {
-      auto r = mysql::refresh_heartbeat(conn);
-      if (!r.ok() && mysql::is_missing_switch_table(r.error())) {
-        // First vouch for a server without the switch (e.g. adopted at first start): install it.
-        auto e = mysql::ensure_switch(conn, duration_cast<milliseconds>(cmd.lease));
-        if (fail_if(e, out, st, key)) return out;
-        r = mysql::refresh_heartbeat(conn);
-      }
+      // The first vouch for a server without the switch (adopted at first start) installs it.
+      auto r = mysql::refresh_heartbeat_installing(conn, duration_cast<milliseconds>(cmd.lease),
+                                                   microseconds{0});
       if (fail_if(r, out, st, key)) return out;
       out.value = std::string(mysql::to_string(*r));
       break;

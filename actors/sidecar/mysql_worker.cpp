@@ -155,21 +155,18 @@ mysql_outcome do_fence(worker_state& st, const std::string& reason) {
   return out;
 }
 
-/// ensure_switch, logging the arming state when it changes.
-mysql::result<mysql::ensure_report> ensure_logged(worker_state& st, mysql::connection& conn) {
-  auto e = mysql::ensure_switch(conn, st.opts.lease);
-  if (!e) return e;
-  auto arming = std::string(mysql::to_string(e->state.arming(st.opts.lease)));
+/// Notes an ensure_switch report: logs the arming state when it changes, restarts the minute.
+void note_switch(worker_state& st, const mysql::ensure_report& e) {
+  auto arming = std::string(mysql::to_string(e.state.arming(st.opts.lease)));
   if (arming != st.last_arming) {
     st.last_arming = arming;
     if (arming == "armed")
-      log::info("dead man's switch armed", {{"changed", e->changed}});
+      log::info("dead man's switch armed", {{"changed", e.changed}});
     else
       log::warn("dead man's switch NOT armed: a hung sidecar would leave this server writable",
                 {{"arming", arming}});
   }
   st.switch_checked = clock::now();
-  return e;
 }
 
 mysql_outcome do_heartbeat(worker_state& st, int64_t age_us) {
@@ -181,19 +178,22 @@ mysql_outcome do_heartbeat(worker_state& st, int64_t age_us) {
     }
     // The switch is (re)checked once a minute: re-created when dropped or changed.
     if (!st.switch_checked || clock::now() - *st.switch_checked >= std::chrono::minutes(1)) {
-      auto e = ensure_logged(st, *st.hb_conn);
+      auto e = mysql::ensure_switch(*st.hb_conn, st.opts.lease);
       if (!e) {
         st.hb_conn.reset();
         if (attempt == 0 && connection_level(e.error())) continue;
         return failure(e.error());
       }
+      note_switch(st, *e);
     }
-    auto r = mysql::refresh_heartbeat(*st.hb_conn, std::chrono::microseconds(age_us));
+    std::optional<mysql::ensure_report> installed;
+    auto r = mysql::refresh_heartbeat_installing(*st.hb_conn, st.opts.lease,
+                                                 std::chrono::microseconds(age_us), &installed);
+    if (installed) note_switch(st, *installed);
     if (!r) {
       auto err = r.error();
-      if (mysql::is_missing_switch_table(err)) st.switch_checked.reset();
       st.hb_conn.reset();
-      if (attempt == 0 && (connection_level(err) || mysql::is_missing_switch_table(err))) continue;
+      if (attempt == 0 && connection_level(err)) continue;
       return failure(err);
     }
     mysql_outcome out;

@@ -209,6 +209,18 @@ result<heartbeat_outcome> refresh_heartbeat(connection& conn, std::chrono::micro
   return r.error();
 }
 
+result<heartbeat_outcome> refresh_heartbeat_installing(connection& conn,
+                                                       std::chrono::milliseconds lease,
+                                                       std::chrono::microseconds age,
+                                                       std::optional<ensure_report>* installed) {
+  auto r = refresh_heartbeat(conn, age);
+  if (r || !is_missing_switch_table(r.error())) return r;
+  auto e = ensure_switch(conn, lease);
+  if (!e) return e.error();
+  if (installed) *installed = std::move(e).value();
+  return refresh_heartbeat(conn, age);
+}
+
 result<promote_report> promote_with_switch(connection& conn, std::chrono::milliseconds lease,
                                            unsigned retries, promote_test_hooks hooks) {
   auto ensured = ensure_switch(conn, lease);

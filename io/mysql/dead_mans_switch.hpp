@@ -94,6 +94,14 @@ result<heartbeat_outcome> refresh_heartbeat(connection& conn,
 /// The error a heartbeat gets when the switch's table does not exist (ER_NO_SUCH_TABLE).
 bool is_missing_switch_table(const mysql_error& e);
 
+/// refresh_heartbeat, and when the switch's table is missing (a server that never had the switch,
+/// or lost it), ensure_switch(lease) first and refresh again. `installed`, when given, receives the
+/// ensure report if ensure_switch ran.
+result<heartbeat_outcome> refresh_heartbeat_installing(connection& conn,
+                                                       std::chrono::milliseconds lease,
+                                                       std::chrono::microseconds age,
+                                                       std::optional<ensure_report>* installed = nullptr);
+
 /// Makes the server writable through its switch: ensure_switch(lease); then per attempt
 /// SET GLOBAL super_read_only=OFF (read_only stays ON), refresh the heartbeat, SET GLOBAL
 /// read_only=OFF, read both back. If the switch fenced in between (heartbeat refused, or the

@@ -181,21 +181,4 @@ void process::stop(std::chrono::milliseconds deadline) {
   if (!wait_exit(deadline)) kill_and_reap();
 }
 
-uint16_t free_port() {
-  int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (s < 0) throw std::runtime_error("socket failed");
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_ANY);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  if (bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    close(s);
-    throw std::runtime_error("bind(0) failed");
-  }
-  close(s);
-  return ntohs(a.sin_port);
-}
-
 }  // namespace br::chaos

@@ -10,6 +10,8 @@
 
 #include <sys/types.h>
 
+#include "tests/support/child_process.hpp"
+
 namespace br::chaos {
 
 struct run_result {
@@ -50,8 +52,8 @@ class process {
   int last_exit_ = -1;
 };
 
-/// A TCP port that was free on the host when asked (bound to port 0, then released).
-uint16_t free_port();
+/// A TCP port that was free on the host when asked (tests/support/child_process).
+using br::test::free_port;
 
 /// Milliseconds on the steady clock since an arbitrary process-wide origin.
 int64_t now_ms();

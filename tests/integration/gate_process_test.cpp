@@ -27,6 +27,7 @@
 using namespace std::chrono_literals;
 using br::test::binary_path;
 using br::test::child_process;
+using br::test::free_port;
 using json = nlohmann::json;
 
 namespace {
@@ -58,13 +59,6 @@ uint16_t port_of(int fd) {
   socklen_t len = sizeof a;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
   return ntohs(a.sin_port);
-}
-
-uint16_t free_port() {
-  int fd = listen_loopback(0);
-  auto p = port_of(fd);
-  ::close(fd);
-  return p;
 }
 
 /// A TCP relay 127.0.0.1:<port> -> 127.0.0.1:<target>. cut(true) closes every relayed

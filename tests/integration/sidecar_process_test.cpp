@@ -25,6 +25,7 @@
 using namespace std::chrono_literals;
 using br::test::binary_path;
 using br::test::child_process;
+using br::test::free_port;
 
 namespace {
 
@@ -35,21 +36,6 @@ const std::string token = "test-token-7f3a9c";
 const br::test::mysql_sandbox& sandbox() {
   static const br::test::mysql_sandbox sb;
   return sb;
-}
-
-/// A free loopback port (bound to 0, read, closed): the sidecars must know each other's port
-/// before they start.
-uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
 }
 
 std::string sql1(int i, const std::string& q) { return sandbox().sql(i, q); }

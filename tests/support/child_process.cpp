@@ -9,8 +9,11 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,6 +104,23 @@ void child_process::signal(int sig) {
 std::string binary_path(const std::string& name) {
   const char* dir = std::getenv("BR_BINARY_DIR");
   return std::string(dir ? dir : ".") + "/actors/" + name;
+}
+
+uint16_t free_port() {
+  int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) throw std::runtime_error("socket failed");
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_ANY);
+  a.sin_port = 0;
+  socklen_t len = sizeof a;
+  if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    ::close(s);
+    throw std::runtime_error("bind(0) failed");
+  }
+  ::close(s);
+  return ntohs(a.sin_port);
 }
 
 int listening_port(const std::string& log_line) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,8 @@ class child_process {
 std::string binary_path(const std::string& name);
 /// Extracts the port of the first "http server listening" log line; 0 when absent.
 int listening_port(const std::string& log_line);
+/// A TCP port that was free on every address when asked (bound to port 0, then released), so a
+/// child can listen on it on loopback or on a namespace address. Throws when no socket is bound.
+uint16_t free_port();
 
 }  // namespace br::test
