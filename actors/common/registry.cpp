@@ -90,6 +90,9 @@ registry_actor::behavior_type registry_impl(registry_actor::stateful_pointer<reg
       },
       [=](announce_atom, actor_entry& e, caf::actor& handle) {
         auto& r = self->state.records[e.path];
+        // A supervisor announces each child it starts, and the child may announce itself too,
+        // in either order: the actor's own kind wins, whichever message arrives first.
+        if (r.entry.id == e.id && !r.entry.kind.empty()) e.kind = r.entry.kind;
         r.entry = e;
         r.alive = true;
         r.step = "started";
