@@ -19,6 +19,7 @@
 #include "actors/operator/status_writer.hpp"
 #include "actors/operator/durable_state_json.hpp"
 #include "config/failover_group.hpp"
+#include "io/kube/retry.hpp"
 #include "io/log/log.hpp"
 #include "tests/support/kube_sim/simulator.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
@@ -240,9 +241,12 @@ BOOST_AUTO_TEST_CASE(create_edit_delete_starts_updates_and_stops_the_supervisor)
   BOOST_TEST(alive("root/group_source/status:orders.default"));
 
   // Edit: a third site. The supervisor restarts with the new spec (a new incarnation).
-  auto obj = get("orders");
-  obj["spec"]["sites"].push_back(site("sea", "read-only"));
-  auto put = c->update(mfg_resource, obj);
+  // The operator writes status concurrently, so a plain read-modify-write can meet a 409 (as a
+  // user's kubectl edit would): re-read and retry, as clients must.
+  auto put = kube::update_with_retry(*c, mfg_resource, "default", "orders", [&](json& obj) {
+    obj["spec"]["sites"].push_back(site("sea", "read-only"));
+    return true;
+  });
   BOOST_REQUIRE(put.ok());
   BOOST_REQUIRE(eventually([&] { return alive(group_path + "/poller:sea"); }, 20s));
   auto after = actors();
@@ -295,11 +299,13 @@ BOOST_AUTO_TEST_CASE(invalid_object_gets_event_and_condition_with_field_paths_an
   BOOST_TEST(a.count("root/group_source/group:broken.default") == 0u);
 
   // Fixed: it starts and the InvalidSpec condition goes.
-  auto fixed = get("broken");
-  fixed["spec"]["sites"][1]["name"] = "pdx";
-  fixed["spec"]["sites"][1]["taintNodeSelector"] = {{"shipstream.io/db-site", "pdx"}};
-  fixed["spec"].erase("splitBrainPolicy");
-  BOOST_REQUIRE(c->update(mfg_resource, fixed).ok());
+  auto fixed = kube::update_with_retry(*c, mfg_resource, "default", "broken", [&](json& obj) {
+    obj["spec"]["sites"][1]["name"] = "pdx";
+    obj["spec"]["sites"][1]["taintNodeSelector"] = {{"shipstream.io/db-site", "pdx"}};
+    obj["spec"].erase("splitBrainPolicy");
+    return true;
+  });
+  BOOST_REQUIRE(fixed.ok());
   BOOST_REQUIRE(eventually([&] { return alive("root/group_source/group:broken.default"); }, 20s));
   BOOST_TEST(eventually(
       [&] {
