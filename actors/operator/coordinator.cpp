@@ -413,7 +413,8 @@ void on_plan_done(self_ptr self, const plan_result& res) {
       [=](durable_state& d) {
         d.plan_active = false;
         d.plan.phase = plan_phase::failed;
-        if (plan.kind == plan_kind::recover) d.recovery.erase(plan.candidate);
+        // A failed rejoin is tried again on a later poll (after plan_retry_delay).
+        if (plan.kind == plan_kind::recover) d.recovery[plan.candidate] = {recovery_state_pending, "", 0};
       },
       [=](bool) {
         auto g = f;
@@ -568,6 +569,20 @@ void handle_split_brain(self_ptr self, const std::vector<site_observation>& obs)
                                  cooldown_allows(self));
   alert_once(self, "split:" + to_string(res.tier), "Warning", "SplitBrainDetected", res.message);
   if (res.tier == split_brain_tier::alert) return;
+  // A loser may have taken writes: mark it (durably, before anything else) so that it passes the
+  // recovery classification before it may replicate again, whatever its channel says (S3, S4).
+  std::vector<std::string> unmarked;
+  for (const auto& s : res.fence)
+    if (auto r = st.durable.recovery.find(s); r == st.durable.recovery.end() || r->second.state.empty())
+      unmarked.push_back(s);
+  if (!unmarked.empty())
+    persist_change(
+        self,
+        [=](durable_state& d) {
+          for (const auto& s : unmarked)
+            if (d.recovery[s].state.empty()) d.recovery[s].state = recovery_state_pending;
+        },
+        {});
   for (const auto& s : res.fence) fence_site(self, s);
   if (res.tier == split_brain_tier::priority && res.repromote && !res.fence.empty()) {
     opmetrics::split_brain_auto_resolve(labels(self), res.winner).Increment();
@@ -585,9 +600,11 @@ void check_returning(self_ptr self, const std::vector<site_observation>& obs) {
   if (ar == st.reports.end() || !ar->second.probe_ok) return;
   for (const auto& o : obs) {
     if (o.name == active || st.recovering.count(o.name)) continue;
-    if (auto r = st.durable.recovery.find(o.name);
-        r != st.durable.recovery.end() && !r->second.state.empty())
-      continue;
+    bool pending = false;
+    if (auto r = st.durable.recovery.find(o.name); r != st.durable.recovery.end()) {
+      pending = r->second.state == recovery_state_pending;
+      if (!r->second.state.empty() && !pending) continue;  // in progress or blocked
+    }
     auto rep = st.reports.find(o.name);
     if (rep == st.reports.end() || !rep->second.probe_ok) continue;
     returning_primary_facts facts;
@@ -596,6 +613,7 @@ void check_returning(self_ptr self, const std::vector<site_observation>& obs) {
     facts.replication_configured = rep->second.probe.channel_configured;
     facts.prior_failover = !st.durable.last_failover_target.empty();
     facts.active_site = active;
+    facts.recovery_pending = pending;
     if (!detect_returning_primary(facts)) continue;
     auto site = o.name;
     st.recovering.insert(site);

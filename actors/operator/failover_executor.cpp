@@ -594,10 +594,16 @@ void steer_dns(exec_ptr self) {
       .then(
           [=](bool ok) {
             if (self->state.finished || self->state.seq != seq) return;
-            if (!ok)
+            if (!ok) {
               steering_warning(self, "dns update refused", cand);
-            else
+            } else {
               log::info("dns points to the new primary", fields(self, cand));
+              // A flip: the record moved away from the deposed primary (a split-brain
+              // re-promotion of the same site rewrites the same value).
+              const auto& p = self->state.plan;
+              if (p.candidate != p.old_primary)
+                opmetrics::dns_flips({self->state.deps.namespace_name, p.group}, cand).Increment();
+            }
             steer_taints(self);
           },
           [=](caf::error& e) {
@@ -630,6 +636,10 @@ void steer_taints(exec_ptr self) {
             if (self->state.finished || self->state.seq != seq) return;
             if (!ok)
               steering_warning(self, std::string(taint ? "taint" : "untaint") + " refused", site);
+            else
+              opmetrics::taint_operations({self->state.deps.namespace_name, self->state.plan.group},
+                                          site, taint ? "taint" : "untaint")
+                  .Increment();
             steer_taints(self);
           },
           [=](caf::error& e) {

@@ -27,6 +27,11 @@ gate_decision decided(gate_verdict v, gate_rule r, std::string reason) {
 }  // namespace
 
 gate_decision promotion_gate(const gate_input& in) {
+#ifdef BR_MUTANT_GATE_OPEN
+  // MUTANT (target bloodraven-mutant-gate-open only): proves the chaos checker catches a missing gate.
+  if (in.old_primary_unreachable)
+    return decided(gate_verdict::open, gate_rule::fast_unreachable, "MUTANT: gate disabled");
+#endif
   if (in.operator_fenced_old_primary)
     return decided(gate_verdict::open, gate_rule::operator_fenced,
                    "the operator fenced the old primary (super_read_only=ON acknowledged)");

@@ -14,8 +14,8 @@ recovery_classification classify_recovery(const gtid_set& old_primary, const gti
 }
 
 bool detect_returning_primary(const returning_primary_facts& f) {
-  return f.state == site_state::read_only && !f.replication_configured && f.prior_failover &&
-         !f.site.empty() && f.site != f.active_site;
+  if (f.state != site_state::read_only || f.site.empty() || f.site == f.active_site) return false;
+  return f.recovery_pending || (!f.replication_configured && f.prior_failover);
 }
 
 }  // namespace br

@@ -72,6 +72,7 @@ void start_probe(self_ptr self) {
   cmd.target = st.cfg.target;
   cmd.timeout = st.cfg.command_timeout;
   auto sent = self->clock().now();
+  st.probe_sent = sent;
   auto done = [=](const mysql_outcome& out) {
     auto& s = self->state;
     s.in_flight = false;
@@ -103,6 +104,14 @@ void on_tick(self_ptr self) {
   if (st.in_flight) {
     ++st.overlaps;
     st.missed_tick = true;
+    auto running = now - st.probe_sent;
+    if (running >= probe_overdue_after(st.cfg.interval)) {
+      mysql_outcome out;
+      out.error_kind = "timeout";
+      out.error = "probe still unanswered after " +
+                  std::to_string(duration_cast<milliseconds>(running).count()) + " ms";
+      report(self, out);
+    }
     return;
   }
   start_probe(self);
@@ -113,6 +122,12 @@ void on_tick(self_ptr self) {
 caf::timespan poll_request_timeout(caf::timespan command_timeout) {
   auto slack = std::max<caf::timespan>(milliseconds(500), command_timeout / 10);
   return command_timeout + slack;
+}
+
+caf::timespan probe_overdue_after(caf::timespan interval) {
+  // 90%: the next tick comes one interval after the probe's tick, give or take the scheduling
+  // jitter, so a probe started by the previous tick is overdue at this one.
+  return std::max<caf::timespan>(interval, seconds(1)) * 9 / 10;
 }
 
 poll_result classify_poll(const mysql_outcome& out) {

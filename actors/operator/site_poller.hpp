@@ -78,6 +78,7 @@ struct site_poller_state {
   debounce_state debounced;
   bool in_flight = false;
   bool missed_tick = false;  ///< a tick came while probing: probe again as soon as it returns
+  caf::actor_clock::time_point probe_sent{};
   caf::actor_clock::time_point next_due{};
   uint64_t ticks = 0, probes = 0, overlaps = 0;
   std::vector<int64_t> jitter_ring;
@@ -89,6 +90,13 @@ struct site_poller_state {
 /// The request timeout a poller uses for a command with `command_timeout`: slightly above it, so
 /// the worker's own deadline normally fires first and names the failure.
 caf::timespan poll_request_timeout(caf::timespan command_timeout);
+
+/// A probe still running this long when a tick comes (90% of max(pollInterval, 1 s)) counts as
+/// that tick's failed poll, so a hung server (SIGSTOP, a black-holed network) is declared
+/// unreachable after about failureThreshold x pollInterval like a dead one, not after
+/// failureThreshold x the 5 s probe timeout. The one-second floor keeps a short pollInterval from
+/// turning a merely slow answer into a failure.
+caf::timespan probe_overdue_after(caf::timespan interval);
 
 /// Turns a site_io outcome into the debounce input.
 poll_result classify_poll(const mysql_outcome& out);

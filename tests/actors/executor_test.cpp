@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/operator/failover_executor.hpp"
+#include "actors/operator/operator_metrics.hpp"
 #include "actors/operator/promotion_gate.hpp"
 #include "tests/actors/executor_test_support.hpp"
 #include "tests/support/det_fixture.hpp"
@@ -225,6 +226,10 @@ std::string join(const std::vector<plan_phase>& v) {
 BOOST_FIXTURE_TEST_SUITE(failover_executor, exec_fixture)
 
 BOOST_AUTO_TEST_CASE(failover_runs_the_exact_sequence) {
+  const opmetrics::group_labels gl{deps().namespace_name, "orders"};
+  const double flips0 = opmetrics::dns_flips(gl, "b").Value();
+  const double taint_a0 = opmetrics::taint_operations(gl, "a", "taint").Value();
+  const double untaint_b0 = opmetrics::taint_operations(gl, "b", "untaint").Value();
   start(failover());
   const auto& r = only_result();
   BOOST_TEST(r.ok, r.error);
@@ -279,6 +284,10 @@ BOOST_AUTO_TEST_CASE(failover_runs_the_exact_sequence) {
   BOOST_TEST(join(dns()) == join(cmds({"orders b 192.0.2.2"})));
   // Readers are never tainted; the old primary and the dr-only site are.
   BOOST_TEST(join(taints()) == join(cmds({"a=taint", "b=untaint", "c=taint"})));
+  // Metrics of the steering (reference §5): one DNS flip, one taint/untaint per site written.
+  BOOST_TEST(opmetrics::dns_flips(gl, "b").Value() == flips0 + 1);
+  BOOST_TEST(opmetrics::taint_operations(gl, "a", "taint").Value() == taint_a0 + 1);
+  BOOST_TEST(opmetrics::taint_operations(gl, "b", "untaint").Value() == untaint_b0 + 1);
   BOOST_TEST(fl->servers["b"].writable);
   BOOST_TEST(!fl->servers["a"].writable);
   BOOST_TEST(fl->servers["c"].replicating);

@@ -102,6 +102,23 @@ BOOST_FIXTURE_TEST_CASE(unreachable_primary_fails_over_once_and_persists_before_
   check_no_unexpected();
 }
 
+// A hung primary (SIGSTOP, black-holed network) never answers: each tick that finds the probe
+// still running counts as a failed poll, so detection takes about failureThreshold x pollInterval
+// (2 s here), not failureThreshold x the 5 s probe timeout (which would be after 16.5 s).
+BOOST_FIXTURE_TEST_CASE(a_hung_primary_is_detected_within_the_poll_cadence, two_sites) {
+  start_healthy();
+  io_rec->hung.insert("a");
+  const auto probes0 = io_rec->probes["a"];
+  polls(3);  // t0: the probe hangs; t0+2 s and t0+4 s: overdue -> two failures
+  BOOST_TEST(exec->plans.empty());
+  polls(1);  // the third failure by t0+6 s
+  BOOST_REQUIRE_EQUAL(exec->plans.size(), 1u);
+  BOOST_TEST(exec->plans[0].candidate == "b");
+  BOOST_TEST(exec->plans[0].old_primary == "a");
+  // One probe in flight at a time: the hung one, then (after its 5.5 s request timeout) one more.
+  BOOST_TEST(io_rec->probes["a"] - probes0 <= 2u);
+}
+
 BOOST_FIXTURE_TEST_CASE(a_flapping_primary_does_not_fail_over, two_sites) {
   start_healthy();
   for (int i = 0; i < 10; ++i) {

@@ -87,6 +87,65 @@ BOOST_FIXTURE_TEST_CASE(split_brain_tier2_priorities_fence_losers_and_repromote,
   check_no_unexpected();
 }
 
+// The loser of a tier-2 resolution may have taken writes and may still have a (stopped)
+// replication channel: it is marked durably and, once it reads read-only, classified like a
+// returning old primary, so its extra transactions are reported, never silently replicated over.
+BOOST_FIXTURE_TEST_CASE(split_brain_tier2_loser_with_a_stopped_channel_is_classified, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  spec.split_brain_policy.site_priorities = {"b", "a"};
+  const auto a_set = gtid(U1, 1, 10) + "," + gtid(U2, 1, 3);  // 3 writes a took while split
+  io_rec->probe["a"] = writable_probe(a_set);
+  io_rec->probe["b"] = writable_probe(gtid(U1, 1, 10));
+  start();
+  polls(3);
+  BOOST_REQUIRE_EQUAL(exec->plans.size(), 1u);
+  BOOST_TEST(platform.rec->disk.recovery["a"].state == "RecoveryPending");
+  self->send(coord(), plan_done_atom::value, result_of(exec->plans[0].id, true, gtid(U1, 1, 10)));
+  run();
+  BOOST_TEST(view().active_site == "b");
+  // a now reads read-only with its channel configured but stopped (STOP REPLICA, not RESET).
+  auto ro = read_only_probe(a_set, true);
+  ro.probe.io_state = "OFF";
+  ro.probe.sql_state = "OFF";
+  io_rec->probe["a"] = ro;
+  polls(4);
+  auto rec = platform.rec->disk.recovery["a"];
+  BOOST_TEST(rec.state == "RecoveryBlocked");
+  BOOST_TEST(rec.divergent_gtid == U2 + ":1-3");
+  BOOST_TEST(rec.divergent_count == 3u);
+  BOOST_TEST(platform.rec->count_events("DataLossDetected") == 1u);
+  BOOST_TEST(io_rec->count("a", mysql_op::change_source) == 0u);
+  BOOST_TEST(io_rec->count("a", mysql_op::start_replica) == 0u);
+  BOOST_TEST(exec->plans.size() == 1u);  // no recover plan for a divergent loser
+}
+
+BOOST_FIXTURE_TEST_CASE(split_brain_tier2_loser_without_extra_writes_rejoins, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  spec.split_brain_policy.site_priorities = {"b", "a"};
+  io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
+  io_rec->probe["b"] = writable_probe(gtid(U1, 1, 10));
+  start();
+  polls(3);
+  BOOST_REQUIRE_EQUAL(exec->plans.size(), 1u);
+  self->send(coord(), plan_done_atom::value, result_of(exec->plans[0].id, true, gtid(U1, 1, 10)));
+  run();
+  auto ro = read_only_probe(gtid(U1, 1, 10), true);
+  ro.probe.io_state = "OFF";
+  ro.probe.sql_state = "OFF";
+  io_rec->probe["a"] = ro;
+  polls(3);
+  BOOST_REQUIRE_EQUAL(exec->plans.size(), 2u);
+  BOOST_TEST(exec->plans[1].kind == plan_kind::recover);
+  BOOST_TEST(exec->plans[1].candidate == "a");
+  BOOST_TEST(platform.rec->disk.recovery["a"].state == "RecoveryInProgress");
+  // A failed rejoin leaves it pending (tried again later), never forgotten.
+  self->send(coord(), plan_done_atom::value, result_of(exec->plans[1].id, false, "", "start_replica failed"));
+  run();
+  BOOST_TEST(platform.rec->disk.recovery["a"].state == "RecoveryPending");
+}
+
 BOOST_FIXTURE_TEST_CASE(split_brain_tier3_alerts_only, topo) {
   add_site("a", site_role::primary_candidate);
   add_site("b", site_role::primary_candidate);

@@ -294,7 +294,9 @@ std::string cluster::stop_processes() {
 
 void cluster::start_operator() {
   if (!operator_) operator_ = std::make_unique<process>();
-  std::vector<std::string> argv{br::test::binary_path("bloodraven"),
+  // BR_CHAOS_OPERATOR_BIN: another operator binary (tools/chaos.sh --mutant-gate-open).
+  const char* op_bin = std::getenv("BR_CHAOS_OPERATOR_BIN");
+  std::vector<std::string> argv{op_bin && *op_bin ? std::string(op_bin) : br::test::binary_path("bloodraven"),
                                 "--standalone", group_file_,
                                 "--listen", host_addr_ + ":" + std::to_string(operator_port_),
                                 "--metrics-listen", "",

@@ -19,7 +19,7 @@ namespace br::chaos {
 
 /// Everything a scenario may vary. Defaults: a fast profile for tests.
 struct cluster_params {
-  std::string policy = "Fast";  ///< promotionPolicy: Safe | Fast
+  std::string policy = "Safe";  ///< promotionPolicy: Safe | Fast
   std::string poll_interval = "500ms";
   int failure_threshold = 3;
   std::string failover_cooldown = "5m";

@@ -15,8 +15,8 @@ using br::chaos::scenario_context;
 
 namespace {
 
-/// The policy for failover scenarios: BR_CHAOS_POLICY, default Fast (see the note in tests/chaos
-/// README section of the report: Safe needs the gate's rules 2-3 wired in the operator).
+/// The policy for failover scenarios: BR_CHAOS_POLICY, default Safe (the product's default; Fast
+/// is the seeds' behaviour, whose documented dual-writable windows are reported as exempt).
 cluster_params base() {
   cluster_params p;
   if (const char* v = std::getenv("BR_CHAOS_POLICY"); v && *v) p.policy = v;
@@ -319,6 +319,46 @@ BOOST_AUTO_TEST_CASE(operator_kill_during_failover) {
     if (!x.wait_active("s2", 90)) x.notes.push_back("no failover to s2 within 90 s after the restart");
   };
   s.restore = [](scenario_context& x) { x.c.start_mysqld(0); };
+  check(run_scenario(s));
+}
+
+BOOST_AUTO_TEST_CASE(dead_sidecar_and_partitioned_primary_fenced_by_its_switch) {
+  // SAFETY.md rule 7: with its sidecar dead nothing fences the primary but the in-database dead
+  // man's switch. Cut from the operator (and the writer, which shares the host), it still sees its
+  // replicas, so only the switch can stop it; under Safe the gate's rule 3 waits long enough that
+  // the switch has fired before the candidate is promoted.
+  scenario s{"dead_sidecar_and_partitioned_primary_fenced_by_its_switch", base(), {}, {}, {}};
+  s.expect.failover = true;
+  s.expect.final_active = "s2";
+  s.expect.allow_blocked = true;
+  if (fast(s.params)) {
+    s.expect.s1_exempt = true;
+    s.expect.s1_exempt_why = "policy Fast does not wait for the switch";
+  }
+  s.fault = [](scenario_context& x) {
+    x.c.kill_sidecar(0);
+    x.c.partition_from(0, {x.c.host_addr()});
+    int64_t t0 = br::chaos::now_ms(), fenced_at = 0, promoted_at = 0;
+    x.wait_until([&] {
+      if (!fenced_at && x.c.sql(0).scalar("SELECT @@global.super_read_only") == "1")
+        fenced_at = br::chaos::now_ms();
+      if (!promoted_at) {
+        auto v = x.c.active_view();
+        if (v.is_object() && v.value("activeSite", "") == "s2") promoted_at = br::chaos::now_ms();
+      }
+      return fenced_at && promoted_at;
+    }, 120);
+    auto at = [&](int64_t t) { return t ? std::to_string(t - t0) + " ms" : std::string("never"); };
+    x.notes.push_back("s1 fenced by its switch at " + at(fenced_at) + ", s2 promoted at " +
+                      at(promoted_at) + " after the cut");
+    if (!fenced_at) x.failures.push_back("s1 never fenced itself (dead man's switch)");
+    if (!fast(x.c.params()) && fenced_at && promoted_at && promoted_at < fenced_at)
+      x.failures.push_back("s2 promoted before s1's switch fenced it");
+  };
+  s.restore = [](scenario_context& x) {
+    x.c.heal(0);
+    x.c.start_sidecar(0);
+  };
   check(run_scenario(s));
 }
 

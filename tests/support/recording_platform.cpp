@@ -139,10 +139,15 @@ void stop_recording_platform(const recording_platform& p) {
 site_io_actor spawn_mock_site_io(caf::actor_system& sys, std::shared_ptr<site_io_record> rec) {
   auto h = sys.spawn([rec](caf::event_based_actor* self) {
     fail_loudly(self, rec, "site_io");
-    return caf::behavior{[=](const mysql_command& cmd) -> mysql_outcome {
+    auto held = std::make_shared<std::vector<caf::response_promise>>();
+    return caf::behavior{[=](const mysql_command& cmd) -> caf::result<mysql_outcome> {
       const auto& site = cmd.target.site;
       if (cmd.op == mysql_op::probe) {
         ++rec->probes[site];
+        if (rec->hung.count(site)) {
+          held->push_back(self->make_response_promise());  // never answered
+          return caf::delegated<mysql_outcome>();
+        }
         auto& q = rec->script[site];
         if (!q.empty()) {
           auto out = q.front();

@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -71,6 +72,8 @@ struct site_io_record {
   std::vector<mysql_op> switch_ops;
   std::vector<std::string> switch_sites;
   std::map<std::string, size_t> probes;  ///< probes per site
+  /// Sites whose probes never answer (a hung server: SIGSTOP, a black-holed network).
+  std::set<std::string> hung;
   std::vector<std::string> unexpected;
 
   /// Ops sent to `site` (non-probe), in order.

@@ -77,6 +77,25 @@ BOOST_AUTO_TEST_CASE(detect_returning_primary_table) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_split_brain_loser_is_checked_whatever_its_channel_says) {
+  // Fenced as a loser: replication configured but stopped (STOP REPLICA, then made writable by
+  // hand), and even without a prior failover (tier 2 resolves a split brain with no history).
+  const returning_primary_facts loser{"a", site_state::read_only, true, false, "b", true};
+  BOOST_TEST(detect_returning_primary(loser));
+  auto no_channel = loser;
+  no_channel.replication_configured = false;
+  BOOST_TEST(detect_returning_primary(no_channel));
+  // Still never while writable, unreachable, or when it is the active site.
+  for (auto st : {site_state::writable, site_state::unreachable, site_state::unknown}) {
+    auto f = loser;
+    f.state = st;
+    BOOST_TEST(!detect_returning_primary(f), to_string(st));
+  }
+  auto active = loser;
+  active.active_site = "a";
+  BOOST_TEST(!detect_returning_primary(active));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace
