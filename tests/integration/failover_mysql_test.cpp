@@ -159,6 +159,10 @@ struct failover_fixture {
     d.command_timeout = 10s;
     d.request_timeout = 12s;
     d.clone_timeout = 120s;
+    // Promotions arm the dead man's switch (rule 7) and nothing here heartbeats the new primary
+    // (no operator poll, no sidecar): a lease longer than the test keeps the switch from fencing it
+    // mid-test on a slow host (seen: 47 s from promotion to the last write under load).
+    d.lease_timeout = 10min;
     return d;
   }
 
