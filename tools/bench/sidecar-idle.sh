@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-120}
 bin=${2:-$root/build-sidecar-rel/actors/bloodraven-sidecar}
-inst=7
+inst=${BR_IDLE_INSTANCE:-7}  # BR_IDLE_INSTANCE: another sandbox instance when 7 is in use
 [[ -x $bin ]] || { echo "no binary at $bin (build it: cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBR_SANITIZE=OFF; ninja bloodraven-sidecar)" >&2; exit 2; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
