@@ -368,6 +368,23 @@ void cluster::kill9_mysqld(int k) {
   sandbox_.kill9(instance(k));
 }
 
+void cluster::kill9_mysqld_together(const std::vector<int>& ks) {
+  std::vector<pid_t> pids;
+  std::string names;
+  for (int k : ks) {
+    auto out = sandbox_.must({"pid", std::to_string(instance(k))});
+    pids.push_back(static_cast<pid_t>(std::stol(out)));
+    names += " " + site_name(k);
+  }
+  for (int k : ks) sql(k).close();
+  note("kill -9 mysqld together:" + names);
+  for (auto pid : pids) ::kill(pid, SIGKILL);
+  auto until = std::chrono::steady_clock::now() + 20s;
+  for (int k : ks)
+    while (sandbox_.running(instance(k)) && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(100ms);
+}
+
 void cluster::start_mysqld(int k) {
   note("start mysqld " + site_name(k));
   sandbox_.start(instance(k));

@@ -62,6 +62,10 @@ class cluster {
 
   // faults
   void kill9_mysqld(int k);
+  /// SIGKILL to several sites' mysqld at the same instant (PIDs looked up first; one kill9 call
+  /// per site would land seconds apart on a loaded host, long enough for a failover between them).
+  /// The exit code 137 ends each restart loop, so they stay down until start_mysqld.
+  void kill9_mysqld_together(const std::vector<int>& ks);
   void start_mysqld(int k);      ///< starts it again (boots fenced: S5)
   void shutdown_mysqld(int k);   ///< SQL SHUTDOWN (clean; the restart loop ends)
   void partition(int k);         ///< from everything
