@@ -7,6 +7,7 @@
 #include <set>
 
 #include "actors/common/registry.hpp"
+#include "actors/operator/generated_credentials.hpp"
 #include "actors/operator/kube_dns.hpp"
 #include "actors/operator/kube_events.hpp"
 #include "actors/operator/kube_finalizer.hpp"
@@ -91,6 +92,30 @@ caf::behavior watcher(caf::event_based_actor*, std::shared_ptr<kube::client> cli
   }};
 }
 
+/// A new group whose operator Secret is absent gets one with random passwords (never
+/// overwritten: a create that finds it already there changes nothing). "" or the Secret's name.
+std::string generate_secret_if_new(kube::client& c, const group_desired& d) {
+  if (!d.group.spec.credentials) return "";
+  const auto& name = d.group.spec.credentials->operator_secret;
+  auto have = c.get(kube::resources::secrets, d.ns, name, std::chrono::seconds(5));
+  if (have || !have.error().not_found()) return "";
+  kube::list_options lo;
+  lo.label_selector = "shipstream.io/failover-group=" + d.name;
+  auto pvcs = c.list(kube::resources::pvcs, d.ns, lo, std::chrono::seconds(5));
+  if (!pvcs) return "";
+  if (!may_generate_operator_secret(d.group, !(*pvcs)["items"].empty())) return "";
+  auto made = c.create(kube::resources::secrets, d.ns,
+                       generated_operator_secret(d.group, random_password), std::chrono::seconds(5));
+  if (!made) {
+    if (!made.error().already_exists())
+      log::warn("credentials Secret not generated",
+                {{"group", d.name}, {"namespace", d.ns}, {"error", made.error().describe()}});
+    return "";
+  }
+  log::info("credentials Secret generated", {{"group", d.name}, {"namespace", d.ns}, {"secret", name}});
+  return name;
+}
+
 /// Parses, validates and reads the credentials of one object (blocking Secret reads).
 caf::behavior resolver(caf::event_based_actor*, std::shared_ptr<kube::client> client) {
   return {[=](resolve_atom, const std::string& type, const std::string& text) -> group_desired {
@@ -98,6 +123,7 @@ caf::behavior resolver(caf::event_based_actor*, std::shared_ptr<kube::client> cl
     if (object.is_discarded()) object = json::object();
     auto d = desire_from_event(type, object);
     if (d.deleted || d.terminating || !d.valid) return d;
+    d.generated_secret = generate_secret_if_new(*client, d);
     d.problem = resolve_group_credentials(
         d.spec,
         [&](const std::string& secret) {
@@ -256,6 +282,8 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
     ro.platform.context = e.context;
     ro.platform.render = o.render;
     ro.router = e.platform.router;
+    ro.dns = e.platform.dns;
+    ro.taints = e.platform.taints;
     ro.events = e.platform.events;
     ro.status = e.status_raw;
     ro.interval = o.reconcile_interval;
@@ -490,6 +518,9 @@ void apply(source_ptr self, group_desired d) {
   set_spec_conditions(self, e, json::array());
   e.reported_problem.clear();
   e.context->set(d.group);
+  if (!d.generated_secret.empty())
+    emit_normal(self, e, reason_credentials_generated,
+                "generated Secret " + d.generated_secret + " with random passwords (new group)");
   if (e.supervisor) {
     if (e.has_running && e.running_spec == d.spec && same_creds(e.running_creds, d.creds)) return;
     auto f = fields(e);

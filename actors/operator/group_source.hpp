@@ -40,6 +40,7 @@ struct group_desired {
   bool valid = false;
   config::field_errors errors;  ///< parse + validation, with field paths
   credential_problem problem;   ///< valid spec but no usable credentials
+  std::string generated_secret;  ///< the operator Secret the resolver just created, if any
   config::group_spec spec;
   config::failover_group group;  ///< the whole parsed object (metadata for owner references)
   group_credentials creds;

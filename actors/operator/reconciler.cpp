@@ -5,6 +5,7 @@
 
 #include "actors/common/registry.hpp"
 #include "actors/operator/reconcile_worker.hpp"
+#include "config/render/traffic.hpp"
 #include "config/rfc3339.hpp"
 #include "io/log/log.hpp"
 
@@ -294,6 +295,36 @@ void take_step(rec_ptr self, const json& report, const rollout_step& step) {
   }
 }
 
+/// Pod labels, DNS and taints follow only a settled view whose active site the coordinator's
+/// last poll saw writable: during a transition the executor steers (after its confirm, S9), and
+/// nothing may point at a deposed primary.
+bool steering_settled(const json& status, const topology_view& view) {
+  if (view.active_site.empty() || !view.deposing.empty()) return false;
+  const auto* st = site_status(status, view.active_site);
+  return st && st->value("state", "") == "writable";
+}
+
+/// Heals what a failed or missed steering write left behind (all three are idempotent and
+/// write nothing when already right): pod labels, the DNSEndpoint, the node taints.
+void heal_steering(rec_ptr self, const config::group_spec& spec, const json& status,
+                   const topology_view& view) {
+  auto& s = self->state;
+  auto timeout = s.o.platform.call_timeout * 4;
+  const auto& group = s.o.platform.group;
+  if (s.o.router)
+    self->request(s.o.router, timeout, route_atom::value, group, view.active_site,
+                  healthy_replicas(spec, status, view.active_site))
+        .then([](bool) {}, [](caf::error&) {});
+  const auto* active = config::find_site(spec, view.active_site);
+  if (s.o.dns && active && !active->lb_ip.empty())
+    self->request(s.o.dns, timeout, dns_atom::value, group, view.active_site, active->lb_ip)
+        .then([](bool) {}, [](caf::error&) {});
+  if (s.o.taints)
+    for (const auto& t : render::plan_taints(spec, view.active_site))
+      self->request(s.o.taints, timeout, taint_atom::value, group, t.site, t.tainted)
+          .then([](bool) {}, [](caf::error&) {});
+}
+
 void with_coordinator(rec_ptr self, const json& report) {
   auto& st = self->state;
   auto coord = st.o.coordinator ? st.o.coordinator->get() : coordinator_actor{};
@@ -311,13 +342,7 @@ void with_coordinator(rec_ptr self, const json& report) {
                       auto& s = self->state;
                       auto status = json::parse(status_text, nullptr, false);
                       if (status.is_discarded()) status = json::object();
-                      // Labels follow only a settled view: during a transition the executor
-                      // steers, and a stale label must never point at the deposed primary.
-                      if (!view.active_site.empty() && view.deposing.empty() && s.o.router)
-                        self->request(s.o.router, s.o.platform.call_timeout * 4, route_atom::value,
-                                      s.o.platform.group, view.active_site,
-                                      healthy_replicas(g.spec, status, view.active_site))
-                            .then([](bool) {}, [](caf::error&) {});
+                      if (steering_settled(status, view)) heal_steering(self, g.spec, status, view);
                       auto in = rollout_facts(g.spec, report, status, view);
                       in.rolling = s.rolling;
                       in.rolled_at_ms = s.rolled_at_ms;

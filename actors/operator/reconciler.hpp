@@ -32,6 +32,8 @@ struct reconciler_options {
   std::string path;  ///< registry path (set by the child spec)
   std::shared_ptr<coordinator_slot> coordinator;
   router_actor router;
+  dns_actor dns;
+  taint_actor taints;
   event_actor events;
   caf::actor status;  ///< the group's status writer (untyped handle: (reconcile, json))
   std::chrono::milliseconds interval{10000};        ///< between passes when nothing rolls
