@@ -195,10 +195,10 @@ std::string roll_site(kube::client& c, const kube_platform_options& o, int versi
         json next = *desired;
         json labels = live["metadata"].value("labels", json::object());
         json annotations = live["metadata"].value("annotations", json::object());
-        for (auto& [k, v] : (*desired)["metadata"].value("labels", json::object()).items())
-          labels[k] = v;
-        for (auto& [k, v] : (*desired)["metadata"].value("annotations", json::object()).items())
-          annotations[k] = v;
+        const json want_labels = (*desired)["metadata"].value("labels", json::object());
+        const json want_annotations = (*desired)["metadata"].value("annotations", json::object());
+        for (const auto& [k, v] : want_labels.items()) labels[k] = v;
+        for (const auto& [k, v] : want_annotations.items()) annotations[k] = v;
         next["metadata"] = live["metadata"];
         next["metadata"]["labels"] = labels;
         next["metadata"]["annotations"] = annotations;

@@ -66,7 +66,8 @@ class kubelet_sim {
     const json tmpl = d["spec"].value("template", json::object());
     const json labels = tmpl.value("metadata", json::object()).value("labels", json::object());
     std::string selector;
-    for (const auto& [k, v] : d["spec"]["selector"].value("matchLabels", json::object()).items())
+    const json match = d["spec"]["selector"].value("matchLabels", json::object());
+    for (const auto& [k, v] : match.items())
       selector += (selector.empty() ? "" : ",") + k + "=" + v.get<std::string>();
     kube::list_options lo;
     lo.label_selector = selector;
