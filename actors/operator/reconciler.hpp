@@ -60,8 +60,9 @@ nlohmann::json reconciler_status(const nlohmann::json& report, const std::string
                                  const nlohmann::json& previous, const std::string& now);
 
 /// The reconciler as a child of the group supervisor ("reconciler"). It spawns its detached
-/// worker (reconcile_worker) and runs a pass every interval: apply objects, sync pod labels
-/// through the router from the coordinator's view, take the next rollout step.
+/// worker (reconcile_worker) and runs a pass every interval: apply objects; from a settled view
+/// whose active site the coordinator saw writable, heal pod labels, the DNSEndpoint and taints
+/// through the platform actors; take the next rollout step (next_rollout_step).
 child_spec reconciler_child(reconciler_options o);
 
 }  // namespace br
