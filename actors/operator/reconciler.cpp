@@ -375,7 +375,9 @@ void pass(rec_ptr self) {
 caf::behavior reconciler(rec_ptr self, reconciler_options o) {
   self->state.o = std::move(o);
   auto& st = self->state;
-  st.worker = self->spawn<caf::detached + caf::linked>(reconcile_worker, st.o.platform);
+  st.worker = st.o.make_worker
+                  ? st.o.make_worker(self)
+                  : self->spawn<caf::detached + caf::linked>(reconcile_worker, st.o.platform);
   announce(self, st.o.path, "reconciler");
   report_step(self, st.o.path, "starting");
   self->send(self, tick_atom::value);
@@ -385,6 +387,10 @@ caf::behavior reconciler(rec_ptr self, reconciler_options o) {
 }
 
 }  // namespace
+
+caf::actor spawn_reconciler(caf::actor_system& sys, reconciler_options o) {
+  return sys.spawn(reconciler, std::move(o));
+}
 
 child_spec reconciler_child(reconciler_options o) {
   child_spec c;

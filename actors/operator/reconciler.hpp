@@ -4,6 +4,7 @@
 #include <caf/actor.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ struct reconciler_options {
   std::chrono::milliseconds busy_interval{2000};    ///< between passes while an update runs
   int64_t caught_up_lag_seconds = 0;
   caf::timespan coordinator_timeout{std::chrono::seconds(5)};
+  /// Spawns the worker answering (reconcile) and (roll, version, site); empty = the detached
+  /// reconcile_worker on `platform` (tests put a scripted one here).
+  std::function<caf::actor(caf::event_based_actor*)> make_worker;
 };
 
 /// Inputs of next_rollout_step from one pass: the worker's report (sites, drift, readiness)
@@ -64,5 +68,8 @@ nlohmann::json reconciler_status(const nlohmann::json& report, const std::string
 /// whose active site the coordinator saw writable, heal pod labels, the DNSEndpoint and taints
 /// through the platform actors; take the next rollout step (next_rollout_step).
 child_spec reconciler_child(reconciler_options o);
+
+/// The same actor without a supervisor (tests).
+caf::actor spawn_reconciler(caf::actor_system& sys, reconciler_options o);
 
 }  // namespace br
