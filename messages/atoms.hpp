@@ -41,6 +41,10 @@ using resolve_atom = caf::atom_constant<caf::atom("resolve")>;       // parse+va
 using write_atom = caf::atom_constant<caf::atom("write")>;           // one blocking API write
 using retry_later_atom = caf::atom_constant<caf::atom("retrylater")>;  // retry a failed write later
 using run_atom = caf::atom_constant<caf::atom("run")>;               // start a blocking loop
+using switchover_atom = caf::atom_constant<caf::atom("switchover")>;  // request a planned handoff
+using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;    // one reconcile pass
+using roll_atom = caf::atom_constant<caf::atom("roll")>;              // roll one site's workload
+using finalize_atom = caf::atom_constant<caf::atom("finalize")>;      // group deleted: clean up
 
 // Sidecar
 using self_fence_atom = caf::atom_constant<caf::atom("selffence")>;  // fence local MySQL

@@ -58,6 +58,13 @@ using coordinator_actor = caf::typed_actor<
     caf::reacts_to<plan_done_atom, plan_result>,
     caf::replies_to<annotate_atom, std::string, std::string>::with<std::string>>;
 
+/// The coordinator's planned-switchover entry (the same actor as coordinator_actor, reached
+/// with caf::actor_cast): (switchover, target) -> "accepted: ..." | "rejected: ...". Accepted
+/// means the switchover plan was persisted and started under a new epoch; the coordinator stays
+/// the only owner of the view. Used by the reconciler's ordered update for the handoff.
+using switchover_actor =
+    caf::typed_actor<caf::replies_to<switchover_atom, std::string /*target*/>::with<std::string>>;
+
 /// Platform effects, one interface each; a local (standalone) and a Kubernetes implementation
 /// stand behind each, and tests use recording implementations.
 /// Router: point the primary endpoint at `primary` and the replicas endpoint at `replicas`.

@@ -16,6 +16,7 @@
 #include "actors/operator/reclone_token.hpp"
 #include "actors/operator/recovery.hpp"
 #include "actors/operator/split_brain.hpp"
+#include "actors/operator/switchover_request.hpp"
 #include "io/log/log.hpp"
 
 namespace br {
@@ -828,6 +829,21 @@ caf::result<std::string> on_annotate(self_ptr self, const std::string& key,
   return "accepted: reclone of " + v.site + " (" + to_string(v.kind) + ")";
 }
 
+std::string on_switchover(self_ptr self, const std::string& target) {
+  auto& st = self->state;
+  switchover_facts facts{st.cfg.sites, st.cfg.roles, st.view.active_site, busy(self), st.reports};
+  auto v = check_switchover(facts, target);
+  auto f = fields(self, target);
+  f["reason"] = v.reason;
+  if (!v.accepted) {
+    log::warn("switchover rejected", f);
+    return "rejected: " + v.reason;
+  }
+  log::info("switchover requested", f);
+  start_plan(self, plan_kind::switchover, target, st.view.active_site, true, true);
+  return "accepted: " + v.reason;
+}
+
 caf::result<bool> on_phase(self_ptr self, uint64_t id, plan_phase phase, const std::string& gtid) {
   auto& st = self->state;
   if (!st.durable.plan_active || st.durable.plan.id != id) return false;
@@ -899,6 +915,7 @@ caf::behavior coordinator(caf::stateful_actor<coordinator_state>* self, coordina
       [=](annotate_atom, std::string& key, std::string& value) {
         return on_annotate(self, key, value);
       },
+      [=](switchover_atom, const std::string& target) { return on_switchover(self, target); },
       [=](status_flush_atom) { flush_status(self); },
   };
 }

@@ -7,7 +7,13 @@
 #include <set>
 
 #include "actors/common/registry.hpp"
+#include "actors/operator/generated_credentials.hpp"
+#include "actors/operator/kube_dns.hpp"
 #include "actors/operator/kube_events.hpp"
+#include "actors/operator/kube_finalizer.hpp"
+#include "actors/operator/kube_router.hpp"
+#include "actors/operator/kube_taints.hpp"
+#include "actors/operator/reconciler.hpp"
 #include "actors/operator/kube_state_store.hpp"
 #include "actors/operator/operator_api.hpp"
 #include "actors/operator/status_writer.hpp"
@@ -32,6 +38,7 @@ group_desired desire_from_event(const std::string& type, const json& object) {
   d.uid = md.value("uid", std::string{});
   d.generation = md.value("generation", int64_t{0});
   d.object_json = object.dump();
+  d.terminating = md.contains("deletionTimestamp");
   if (type == "DELETED") {
     d.deleted = true;
     return d;
@@ -39,7 +46,10 @@ group_desired desire_from_event(const std::string& type, const json& object) {
   auto parsed = config::load_group_json(d.object_json, config::run_mode::kubernetes);
   d.errors = parsed.errors;
   d.valid = parsed.ok();
-  if (d.valid) d.spec = parsed.group.spec;
+  if (d.valid) {
+    d.spec = parsed.group.spec;
+    d.group = parsed.group;
+  }
   return d;
 }
 
@@ -82,13 +92,38 @@ caf::behavior watcher(caf::event_based_actor*, std::shared_ptr<kube::client> cli
   }};
 }
 
+/// A new group whose operator Secret is absent gets one with random passwords (never
+/// overwritten: a create that finds it already there changes nothing). "" or the Secret's name.
+std::string generate_secret_if_new(kube::client& c, const group_desired& d) {
+  if (!d.group.spec.credentials) return "";
+  const auto& name = d.group.spec.credentials->operator_secret;
+  auto have = c.get(kube::resources::secrets, d.ns, name, std::chrono::seconds(5));
+  if (have || !have.error().not_found()) return "";
+  kube::list_options lo;
+  lo.label_selector = "shipstream.io/failover-group=" + d.name;
+  auto pvcs = c.list(kube::resources::pvcs, d.ns, lo, std::chrono::seconds(5));
+  if (!pvcs) return "";
+  if (!may_generate_operator_secret(d.group, !(*pvcs)["items"].empty())) return "";
+  auto made = c.create(kube::resources::secrets, d.ns,
+                       generated_operator_secret(d.group, random_password), std::chrono::seconds(5));
+  if (!made) {
+    if (!made.error().already_exists())
+      log::warn("credentials Secret not generated",
+                {{"group", d.name}, {"namespace", d.ns}, {"error", made.error().describe()}});
+    return "";
+  }
+  log::info("credentials Secret generated", {{"group", d.name}, {"namespace", d.ns}, {"secret", name}});
+  return name;
+}
+
 /// Parses, validates and reads the credentials of one object (blocking Secret reads).
 caf::behavior resolver(caf::event_based_actor*, std::shared_ptr<kube::client> client) {
   return {[=](resolve_atom, const std::string& type, const std::string& text) -> group_desired {
     auto object = json::parse(text, nullptr, false);
     if (object.is_discarded()) object = json::object();
     auto d = desire_from_event(type, object);
-    if (d.deleted || !d.valid) return d;
+    if (d.deleted || d.terminating || !d.valid) return d;
+    d.generated_secret = generate_secret_if_new(*client, d);
     d.problem = resolve_group_credentials(
         d.spec,
         [&](const std::string& secret) {
@@ -104,6 +139,7 @@ caf::behavior resolver(caf::event_based_actor*, std::shared_ptr<kube::client> cl
 struct group_entry {
   std::string ns, name, uid;
   platform_handles platform;
+  std::shared_ptr<kube_group_context> context = std::make_shared<kube_group_context>();
   caf::actor status_raw;  // the status writer, untyped (spec conditions)
   caf::actor supervisor;
   bool stopping = false;  // a stop of `supervisor` is under way
@@ -116,6 +152,8 @@ struct group_entry {
   group_desired last;                    // newest resolution (credentials retry, restarts)
   std::string spec_conditions = "[]";    // last sent to the status writer
   std::string reported_problem;          // last Event reason+message, to send each once
+  bool finalize = false;                 // terminating: untaint + drop the finalizer once down
+  config::group_spec finalize_spec;
 };
 
 struct source_state {
@@ -183,12 +221,25 @@ void make_platform(source_ptr self, group_entry& e) {
   ev.instance = o.instance;
   ev.guard = o.guard;
   e.platform.events = spawn_kube_events(self->system(), ev);
+  kube_platform_options po;
+  po.client = o.client;
+  po.ns = e.ns;
+  po.group = e.name;
+  po.guard = o.guard;
+  po.context = e.context;
+  po.render = o.render;
+  e.platform.router = spawn_kube_router(self->system(), po);
+  e.platform.dns = spawn_kube_dns(self->system(), po);
+  e.platform.taints = spawn_kube_taints(self->system(), po);
 }
 
 void drop_platform(source_ptr self, group_entry& e) {
   for (auto h : {caf::actor_cast<caf::actor>(e.platform.status),
                  caf::actor_cast<caf::actor>(e.platform.store),
-                 caf::actor_cast<caf::actor>(e.platform.events)})
+                 caf::actor_cast<caf::actor>(e.platform.events),
+                 caf::actor_cast<caf::actor>(e.platform.router),
+                 caf::actor_cast<caf::actor>(e.platform.dns),
+                 caf::actor_cast<caf::actor>(e.platform.taints)})
     if (h) self->send_exit(h, caf::exit_reason::user_shutdown);
   e.platform = platform_handles{};
   e.status_raw = nullptr;
@@ -222,6 +273,27 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
   rt.platform = e.platform;
   rt.namespace_name = e.ns;
   rt.status_coalesce = o.status_coalesce;
+  if (o.reconcile) {
+    reconciler_options ro;
+    ro.platform.client = o.client;
+    ro.platform.ns = e.ns;
+    ro.platform.group = e.name;
+    ro.platform.guard = o.guard;
+    ro.platform.context = e.context;
+    ro.platform.render = o.render;
+    ro.router = e.platform.router;
+    ro.dns = e.platform.dns;
+    ro.taints = e.platform.taints;
+    ro.events = e.platform.events;
+    ro.status = e.status_raw;
+    ro.interval = o.reconcile_interval;
+    ro.busy_interval = o.reconcile_busy_interval;
+    rt.extra_children = [ro](std::shared_ptr<coordinator_slot> slot) {
+      auto r = ro;
+      r.coordinator = std::move(slot);
+      return std::vector<child_spec>{reconciler_child(r)};
+    };
+  }
   auto spec = runtime_spec(d.spec, e.ns, e.name, o.site_address);
   auto child = group_supervisor_child(e.name, spec, d.creds, rt, o.group_policy);
   if (o.groups) child = o.groups->track(e.ns, e.name, child);
@@ -281,6 +353,93 @@ void begin_stop(source_ptr self, caf::error reason) {
   finish_stop_if_done(self);
 }
 
+void emit_normal(source_ptr self, group_entry& e, const std::string& reason,
+                 const std::string& msg) {
+  if (!e.platform.events) return;
+  group_event ev;
+  ev.group = e.name;
+  ev.reason = reason;
+  ev.message = msg;
+  ev.time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+  self->send(e.platform.events, event_atom::value, ev);
+}
+
+/// Reference §3.2: on delete, untaint every site and let the group go (GracefulShutdown at the
+/// start and the end). Blocking calls run in a one-shot detached worker.
+void run_finalizer(source_ptr self, const std::string& key) {
+  auto it = self->state.groups.find(key);
+  if (it == self->state.groups.end() || self->state.stopping) return;
+  auto& e = it->second;
+  kube_platform_options po;
+  po.client = self->state.o.client;
+  po.ns = e.ns;
+  po.group = e.name;
+  po.guard = self->state.o.guard;
+  auto spec = e.finalize_spec;
+  auto worker = self->spawn<caf::detached>([po, spec](caf::event_based_actor*) -> caf::behavior {
+    return {[po, spec](finalize_atom) -> std::string {
+      return finalize_group(*po.client, po, spec);
+    }};
+  });
+  auto budget = po.call_timeout * (4 * static_cast<int64_t>(spec.sites.size()) + 8);
+  self->request(worker, budget, finalize_atom::value)
+      .then(
+          [=](const std::string& problem) {
+            self->send_exit(worker, caf::exit_reason::user_shutdown);
+            auto it2 = self->state.groups.find(key);
+            if (it2 == self->state.groups.end()) return;
+            auto& g = it2->second;
+            if (!problem.empty()) {
+              auto f = fields(g);
+              f["error"] = problem;
+              log::warn("group finalization failed; retrying later", f);
+              self->delayed_send(self, self->state.o.restart_delay, finalize_atom::value, key);
+              return;
+            }
+            log::info("group finalized", fields(g));
+            emit_normal(self, g, "GracefulShutdown",
+                        "taints removed; finalizer released, the group's objects go with it");
+            drop_platform(self, g);
+            self->state.groups.erase(it2);
+            report(self);
+          },
+          [=](caf::error& err) {
+            self->send_exit(worker, caf::exit_reason::kill);
+            auto f = json{{"key", key}, {"error", to_string(err)}};
+            log::warn("group finalization failed; retrying later", f);
+            self->delayed_send(self, self->state.o.restart_delay, finalize_atom::value, key);
+          });
+}
+
+void terminate_group(source_ptr self, const group_desired& d) {
+  auto& st = self->state;
+  auto key = key_of(d.ns, d.name);
+  auto it = st.groups.find(key);
+  if (it == st.groups.end()) {
+    group_entry fresh;
+    fresh.ns = d.ns;
+    fresh.name = d.name;
+    fresh.uid = d.uid;
+    it = st.groups.emplace(key, std::move(fresh)).first;
+    make_platform(self, it->second);
+  }
+  auto& e = it->second;
+  if (e.finalize) return;  // under way
+  e.finalize = true;
+  e.deleted = true;
+  e.pending.reset();
+  e.finalize_spec = d.valid ? d.spec : e.running_spec;
+  log::info("group terminating; stopping it before finalizing", fields(e));
+  emit_normal(self, e, "GracefulShutdown", "group is being deleted: stopping its actors");
+  if (e.supervisor) {
+    stop_group(self, e);
+    return;
+  }
+  run_finalizer(self, key);
+}
+
 void apply(source_ptr self, group_desired d) {
   auto& st = self->state;
   if (st.stopping) return;
@@ -296,9 +455,14 @@ void apply(source_ptr self, group_desired d) {
       stop_group(self, e);
       return;
     }
+    if (e.finalize) return;  // the finalizer worker ends the entry
     drop_platform(self, e);
     st.groups.erase(it);
     report(self);
+    return;
+  }
+  if (d.terminating) {
+    terminate_group(self, d);
     return;
   }
   if (it != st.groups.end() && it->second.uid != d.uid && !d.uid.empty()) {
@@ -353,6 +517,10 @@ void apply(source_ptr self, group_desired d) {
   }
   set_spec_conditions(self, e, json::array());
   e.reported_problem.clear();
+  e.context->set(d.group);
+  if (!d.generated_secret.empty())
+    emit_normal(self, e, reason_credentials_generated,
+                "generated Secret " + d.generated_secret + " with random passwords (new group)");
   if (e.supervisor) {
     if (e.has_running && e.running_spec == d.spec && same_creds(e.running_creds, d.creds)) return;
     auto f = fields(e);
@@ -387,6 +555,7 @@ bool unchanged_generation(source_ptr self, const std::string& text) {
   auto it = self->state.groups.find(
       key_of(md.value("namespace", std::string{}), md.value("name", std::string{})));
   if (it == self->state.groups.end()) return false;
+  if (md.contains("deletionTimestamp")) return false;
   const auto& last = it->second.last;
   return last.valid && !last.problem && last.uid == md.value("uid", std::string{}) &&
          last.generation != 0 && last.generation == md.value("generation", int64_t{0});
@@ -403,6 +572,11 @@ void on_group_down(source_ptr self, const caf::down_msg& dm) {
     e.stopping = false;
     if (st.stopping) {
       finish_stop_if_done(self);
+      return;
+    }
+    if (e.finalize) {
+      report(self);
+      run_finalizer(self, it->first);
       return;
     }
     if (e.deleted) {
@@ -473,6 +647,7 @@ caf::behavior group_source(source_ptr self, group_source_options o, std::string 
         if (!e.last.problem) return;  // resolved meanwhile
         resolve(self, "MODIFIED", e.last.object_json);
       },
+      [=](finalize_atom, const std::string& key) { run_finalizer(self, key); },
       [=](restart_atom, const std::string& key) {
         auto it = self->state.groups.find(key);
         if (it == self->state.groups.end() || self->state.stopping) return;

@@ -16,6 +16,8 @@
 #include "actors/operator/group_supervisor.hpp"
 #include "actors/operator/kube_credentials.hpp"
 #include "actors/operator/lease_lock.hpp"
+#include "config/failover_group.hpp"
+#include "config/render/options.hpp"
 #include "config/field_error.hpp"
 #include "io/kube/client.hpp"
 #include "io/kube/reflector.hpp"
@@ -32,12 +34,15 @@ inline constexpr const char* reason_invalid_spec = "InvalidSpec";
 /// What the resolver made of one watch event (parsed, validated, credentials read).
 struct group_desired {
   bool deleted = false;
+  bool terminating = false;  ///< deletionTimestamp set: stop the group, then finalize it
   std::string ns, name, uid;
   int64_t generation = 0;
   bool valid = false;
   config::field_errors errors;  ///< parse + validation, with field paths
   credential_problem problem;   ///< valid spec but no usable credentials
+  std::string generated_secret;  ///< the operator Secret the resolver just created, if any
   config::group_spec spec;
+  config::failover_group group;  ///< the whole parsed object (metadata for owner references)
   group_credentials creds;
   std::string object_json;  ///< the object as seen (re-resolved on a credentials retry)
 };
@@ -65,6 +70,11 @@ struct group_source_options {
   std::chrono::milliseconds status_backoff_initial{500};
   std::chrono::milliseconds status_backoff_max{30000};
   caf::timespan status_coalesce{std::chrono::milliseconds(500)};
+  /// Run a reconciler per group (apply rendered objects, pod labels, rollouts).
+  bool reconcile = true;
+  std::chrono::milliseconds reconcile_interval{std::chrono::seconds(10)};
+  std::chrono::milliseconds reconcile_busy_interval{std::chrono::seconds(2)};
+  render::render_options render;  ///< --sidecar-image and the reconciler version
 };
 
 /// Pure: parse + validate (Kubernetes mode) one watch event's object; credentials are left to

@@ -118,6 +118,8 @@ std::vector<child_spec> group_children(const std::string& group, const config::g
                      return sup->spawn(site_poller, cfg, io, slot);
                    }});
   }
+  if (rt.extra_children)
+    for (auto& c : rt.extra_children(slot)) out.push_back(std::move(c));
   return out;
 }
 

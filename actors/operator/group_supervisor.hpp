@@ -42,6 +42,9 @@ struct group_runtime {
   std::string sidecar_token;
   /// Spawns a detached HTTP worker for view pushes; empty = no pushes.
   std::function<http_worker_actor()> http_worker;
+  /// More children started after the pollers (Kubernetes mode: the reconciler); they reach the
+  /// coordinator through the slot. Empty = none.
+  std::function<std::vector<child_spec>(std::shared_ptr<coordinator_slot>)> extra_children;
 };
 
 /// The coordinator configuration a spec yields (exposed for tests and tools).

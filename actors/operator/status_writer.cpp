@@ -46,6 +46,30 @@ json compose_status(const json& coordinator_status, const json& spec_conditions)
   return out;
 }
 
+json with_reconciler_status(const json& status, const json& part) {
+  json out = status.is_object() ? status : json::object();
+  if (!part.is_object()) return out;
+  for (auto it = part.begin(); it != part.end(); ++it) {
+    if (it.key() != "conditions") {
+      out[it.key()] = it.value();
+      continue;
+    }
+    json conds = out.contains("conditions") && out["conditions"].is_array() ? out["conditions"]
+                                                                           : json::array();
+    for (const auto& c : it.value()) {
+      bool replaced = false;
+      for (auto& have : conds)
+        if (have.value("type", std::string{}) == c.value("type", std::string{})) {
+          have = c;
+          replaced = true;
+        }
+      if (!replaced) conds.push_back(c);
+    }
+    out["conditions"] = std::move(conds);
+  }
+  return out;
+}
+
 json anti_flap_patch(const json& annotations, const json& status) {
   if (!status.is_object() || !status.contains("lastFailover") || !status["lastFailover"].is_string())
     return nullptr;
@@ -124,6 +148,7 @@ struct front_state {
   json coordinator = json::object();  // newest status from the coordinator
   bool have_coordinator = false;      // until then only the spec conditions are written
   json spec_conditions = json::array();
+  json reconciler = json::object();  // the reconciler's conditions and members
   bool have_desired = false;
   json last_written;  // what the last successful write carried (null before the first)
   bool in_flight = false;
@@ -142,7 +167,8 @@ json log_fields(front_ptr self) {
 void kick(front_ptr self) {
   auto& st = self->state;
   if (st.in_flight || st.retry_scheduled || !st.have_desired) return;
-  json desired = compose_status(st.coordinator, st.spec_conditions);
+  json desired =
+      compose_status(with_reconciler_status(st.coordinator, st.reconciler), st.spec_conditions);
   if (!st.last_written.is_null() && status_semantically_equal(desired, st.last_written)) return;
   st.in_flight = true;
   // The worker may need a GET, conflict retries and a patch, each bounded by call_timeout.
@@ -206,6 +232,13 @@ caf::behavior status_front(front_ptr self, status_writer_options o) {
         auto parsed = json::parse(conditions, nullptr, false);
         if (parsed.is_discarded() || !parsed.is_array()) return;
         self->state.spec_conditions = std::move(parsed);
+        self->state.have_desired = true;
+        kick(self);
+      },
+      [=](reconcile_atom, const std::string& part) {
+        auto parsed = json::parse(part, nullptr, false);
+        if (parsed.is_discarded() || !parsed.is_object()) return;
+        self->state.reconciler = std::move(parsed);
         self->state.have_desired = true;
         kick(self);
       },

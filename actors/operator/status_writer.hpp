@@ -58,12 +58,20 @@ nlohmann::json anti_flap_patch(const nlohmann::json& annotations, const nlohmann
 nlohmann::json compose_status(const nlohmann::json& coordinator_status,
                               const nlohmann::json& spec_conditions);
 
+/// The group's status with the reconciler's part laid over it: its `conditions` (e.g.
+/// WorkloadReady, ReconcileSuccess) replace conditions of the same type or are appended, every
+/// other member (updatePhase, reconcileInfo) replaces the member of that name.
+nlohmann::json with_reconciler_status(const nlohmann::json& status, const nlohmann::json& part);
+
 /// Spawns the writer: a non-blocking front (latest-wins: a burst of updates becomes at most one
 /// write of the newest; semantically equal updates are skipped) and a detached worker for the
 /// blocking API calls. Failed writes are retried with exponential backoff; the sender is never
 /// blocked or answered. Accepts (status, group, json) as status_writer_actor; the JSON may be
 /// any subset of the status. The group source sets the spec conditions with (spec, json array)
-/// on the untyped handle (caf::actor_cast<caf::actor>); an empty array clears them.
+/// on the untyped handle (caf::actor_cast<caf::actor>); an empty array clears them. The
+/// reconciler sets its part with (reconcile, json object) the same way (see
+/// with_reconciler_status); the written status is coordinator, then reconciler, then spec
+/// conditions.
 status_writer_actor spawn_kube_status_writer(caf::actor_system& sys, status_writer_options o);
 
 }  // namespace br

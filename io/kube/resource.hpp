@@ -32,6 +32,13 @@ inline const resource_ref pods{"", "v1", "pods", true};
 inline const resource_ref configmaps{"", "v1", "configmaps", true};
 inline const resource_ref secrets{"", "v1", "secrets", true};
 inline const resource_ref crds{"apiextensions.k8s.io", "v1", "customresourcedefinitions", false};
+inline const resource_ref nodes{"", "v1", "nodes", false};
+inline const resource_ref services{"", "v1", "services", true};
+inline const resource_ref pvcs{"", "v1", "persistentvolumeclaims", true};
+inline const resource_ref deployments{"apps", "v1", "deployments", true};
+inline const resource_ref pdbs{"policy", "v1", "poddisruptionbudgets", true};
+/// external-dns's DNSEndpoint (its CRD is installed with external-dns, not by us).
+inline const resource_ref dnsendpoints{"externaldns.k8s.io", "v1alpha1", "dnsendpoints", true};
 }  // namespace resources
 
 }  // namespace br::kube

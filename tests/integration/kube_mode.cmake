@@ -2,8 +2,9 @@
 br_test(integration_kube_mode
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_mode_test.cpp
           ${PROJECT_SOURCE_DIR}/tests/support/recording_platform.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
   LIBS br_actors_operator br_kube_sim yaml-cpp
-  LABELS "integration;kube" TIMEOUT 300)
+  LABELS "integration;kube;process" TIMEOUT 300)
 br_test(integration_kube_mode_process
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_mode_process_test.cpp
           ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp

@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <thread>
@@ -23,6 +25,7 @@
 #include "io/log/log.hpp"
 #include "tests/support/kube_sim/simulator.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
+#include "tests/support/child_process.hpp"
 #include "tests/support/recording_platform.hpp"
 
 using namespace br;
@@ -316,6 +319,17 @@ BOOST_AUTO_TEST_CASE(invalid_object_gets_event_and_condition_with_field_paths_an
 }
 
 BOOST_AUTO_TEST_CASE(missing_secret_is_reported_and_the_group_starts_once_it_exists) {
+  // A PVC of the group: its datadir holds accounts already, so the operator must not invent
+  // passwords (a new group gets generated ones: see the next test).
+  auto pvc = c->create(kube::resources::pvcs, "default",
+                       {{"apiVersion", "v1"},
+                        {"kind", "PersistentVolumeClaim"},
+                        {"metadata",
+                         {{"name", "mysql-nosecret-iad-data"},
+                          {"namespace", "default"},
+                          {"labels", {{"shipstream.io/failover-group", "nosecret"}}}}},
+                        {"spec", {{"accessModes", {"ReadWriteOnce"}}}}});
+  BOOST_REQUIRE(pvc.ok());
   start_source(source_options());
   create(group_object("nosecret", json::array({site("iad"), site("pdx")})));
   BOOST_REQUIRE(eventually([&] { return !ready_condition(get("nosecret")).is_null(); }, 20s));
@@ -327,6 +341,104 @@ BOOST_AUTO_TEST_CASE(missing_secret_is_reported_and_the_group_starts_once_it_exi
 
   put_secret("nosecret-operator");
   BOOST_TEST(eventually([&] { return alive("root/group_source/group:nosecret.default"); }, 20s));
+}
+
+BOOST_AUTO_TEST_CASE(a_new_group_gets_generated_credentials_that_are_never_overwritten) {
+  start_source(source_options());
+  create(group_object("fresh", json::array({site("iad"), site("pdx")})));
+  const auto uid = get("fresh")["metadata"].value("uid", "");
+  json secret;
+  BOOST_REQUIRE(eventually(
+      [&] {
+        auto s = c->get(kube::resources::secrets, "default", "fresh-operator");
+        if (s) secret = *s;
+        return s.ok();
+      },
+      20s));
+  BOOST_TEST(secret["metadata"]["ownerReferences"][0].value("uid", "") == uid);
+  for (const char* key : {"username", "password", "MYSQL_ROOT_PASSWORD"})
+    BOOST_TEST(secret["data"].contains(key), key);
+  BOOST_TEST(eventually([&] { return alive("root/group_source/group:fresh.default"); }, 20s));
+  BOOST_TEST(eventually([&] { return !events_for("fresh", "CredentialsGenerated").empty(); }, 10s));
+  // An edit (a new resolution) finds the Secret and leaves it as it is.
+  auto edited = kube::update_with_retry(*c, mfg_resource, "default", "fresh", [](json& obj) {
+    obj["spec"]["failureThreshold"] = 4;
+    return true;
+  });
+  BOOST_REQUIRE(edited.ok());
+  BOOST_TEST(eventually([&] { return alive("root/group_source/group:fresh.default"); }, 20s));
+  std::this_thread::sleep_for(500ms);
+  auto again = c->get(kube::resources::secrets, "default", "fresh-operator");
+  BOOST_REQUIRE(again.ok());
+  BOOST_TEST((*again)["data"] == secret["data"]);
+  size_t creates = 0, others = 0;
+  for (const auto& w : sim.writes())
+    if (w.path.find("/secrets") != std::string::npos) (w.verb == "POST" ? creates : others)++;
+  BOOST_TEST(creates == 1u);
+  BOOST_TEST(others == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(kubectl_apply_of_broken_groups_is_rejected_by_the_schema_or_reported_by_the_operator) {
+  put_secret("cel-operator");
+  start_source(source_options());
+  br::kube_sim::test::temp_dir dir;
+  const auto kubeconfig = sim.write_kubeconfig(dir.path.string());
+  int n = 0;
+  // The real kubectl, as a user would apply a manifest (JSON is YAML).
+  auto apply = [&](const json& obj) -> std::pair<int, std::string> {
+    auto file = dir.path / ("group-" + std::to_string(++n) + ".json");
+    std::ofstream{file} << obj.dump(2);
+    test::child_process p("/usr/bin/kubectl",
+                          {"--kubeconfig", kubeconfig, "--cache-dir", (dir.path / "cache").string(),
+                           "--request-timeout", "20s", "apply", "-f", file.string()},
+                          {{"HOME", dir.path.string()}, {"KUBECONFIG", kubeconfig}});
+    auto code = p.wait_exit(60s);
+    BOOST_REQUIRE_MESSAGE(code.has_value(), "kubectl did not finish: " + p.output());
+    return {*code, p.output()};
+  };
+  auto exists = [&](const std::string& name) { return c->get(mfg_resource, "default", name).ok(); };
+
+  // Structural schema (the simulator checks types, required members and enums): rejected, with
+  // the field path, and nothing stored.
+  struct schema_case {
+    std::string name, path, what;
+    std::function<void(json&)> mutate;
+  };
+  std::vector<schema_case> cases = {
+      {"bad-type", "spec.failureThreshold", "Invalid value",
+       [](json& o) { o["spec"]["failureThreshold"] = "three"; }},
+      {"bad-enum", "spec.sites[0].role", "Unsupported value",
+       [](json& o) { o["spec"]["sites"][0]["role"] = "boss"; }},
+      {"no-dns", "spec.dns", "Required value", [](json& o) { o["spec"].erase("dns"); }},
+  };
+  for (const auto& k : cases) {
+    auto obj = group_object(k.name, json::array({site("iad"), site("pdx")}));
+    k.mutate(obj);
+    auto [code, out] = apply(obj);
+    BOOST_TEST_CONTEXT(k.name << ": " << out) {
+      BOOST_TEST(code != 0);
+      BOOST_TEST(out.find(k.path) != std::string::npos);
+      BOOST_TEST(out.find(k.what) != std::string::npos);
+      BOOST_TEST(!exists(k.name));
+    }
+  }
+
+  // A rule only CEL expresses (at least two primary-candidates): the simulator evaluates no CEL,
+  // so kubectl's apply is stored, and the operator's own validation reports it with the path.
+  auto cel = group_object("cel", json::array({site("iad"), site("pdx", "dr-only")}));
+  auto [code, out] = apply(cel);
+  BOOST_TEST_REQUIRE(code == 0, out);
+  BOOST_REQUIRE(eventually([&] { return !ready_condition(get("cel")).is_null(); }, 20s));
+  auto cond = ready_condition(get("cel"));
+  BOOST_TEST(cond["reason"].get<std::string>() == "InvalidSpec");
+  BOOST_TEST(cond["message"].get<std::string>().find("spec.sites: at least two sites must have role primary-candidate") !=
+             std::string::npos, cond["message"]);
+  BOOST_REQUIRE(eventually([&] { return !events_for("cel", "InvalidSpec").empty(); }, 10s));
+  BOOST_TEST(events_for("cel", "InvalidSpec").front()["message"].get<std::string>().find("spec.sites") !=
+             std::string::npos);
+  BOOST_TEST(!alive("root/group_source/group:cel.default"));
+  // The schema-rejected objects never reached the operator.
+  for (const auto& k : cases) BOOST_TEST(events_for(k.name, "InvalidSpec").empty(), k.name);
 }
 
 BOOST_AUTO_TEST_CASE(hundred_identical_updates_cause_at_most_one_write) {

@@ -1,0 +1,67 @@
+// Generated credentials: the operator Secret of a new group, created with random passwords when absent.
+#include "actors/operator/generated_credentials.hpp"
+
+#include <random>
+
+#include "config/render/names.hpp"
+
+namespace br {
+
+using nlohmann::json;
+
+namespace {
+
+std::string base64(const std::string& in) {
+  static const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  unsigned v = 0;
+  int bits = 0;
+  for (unsigned char ch : in) {
+    v = (v << 8) | ch;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out.push_back(a[(v >> bits) & 63]);
+    }
+  }
+  if (bits > 0) out.push_back(a[(v << (6 - bits)) & 63]);
+  while (out.size() % 4) out.push_back('=');
+  return out;
+}
+
+}  // namespace
+
+bool may_generate_operator_secret(const config::failover_group& g, bool group_pvcs_exist) {
+  if (!g.spec.credentials || g.spec.credentials->operator_secret.empty()) return false;
+  if (group_pvcs_exist) return false;
+  if (!g.status) return true;
+  const auto& s = *g.status;
+  return s.active_site.empty() && s.sites.empty() && s.epoch == 0;
+}
+
+json generated_operator_secret(const config::failover_group& g,
+                               const std::function<std::string(size_t)>& random_text) {
+  json md = {{"name", g.spec.credentials->operator_secret},
+             {"namespace", g.metadata.namespace_name},
+             {"labels", render::standard_labels(g.metadata.name)},
+             {"ownerReferences", json::array({render::owner_reference(g)})}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"type", "Opaque"},
+          {"metadata", md},
+          {"data",
+           {{"username", base64("bloodraven")},
+            {"password", base64(random_text(32))},
+            {"MYSQL_ROOT_PASSWORD", base64(random_text(32))}}}};
+}
+
+std::string random_password(size_t n) {
+  static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device rd;
+  std::uniform_int_distribution<size_t> pick(0, sizeof(alphabet) - 2);
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out.push_back(alphabet[pick(rd)]);
+  return out;
+}
+
+}  // namespace br
