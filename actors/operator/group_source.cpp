@@ -19,6 +19,7 @@
 #include "actors/operator/status_writer.hpp"
 #include "config/failover_group.hpp"
 #include "config/rfc3339.hpp"
+#include "io/kube/events.hpp"
 #include "io/log/log.hpp"
 
 namespace br {
@@ -378,9 +379,22 @@ void run_finalizer(source_ptr self, const std::string& key) {
   po.group = e.name;
   po.guard = self->state.o.guard;
   auto spec = e.finalize_spec;
-  auto worker = self->spawn<caf::detached>([po, spec](caf::event_based_actor*) -> caf::behavior {
-    return {[po, spec](finalize_atom) -> std::string {
-      return finalize_group(*po.client, po, spec);
+  auto uid = e.uid;
+  auto instance = self->state.o.instance;
+  auto worker = self->spawn<caf::detached>([=](caf::event_based_actor*) -> caf::behavior {
+    return {[=](finalize_atom) -> std::string {
+      // The closing Event is recorded here, before the finalizer goes: once it is gone the
+      // group (and this group's Event sink) may vanish at any moment.
+      return finalize_group(*po.client, po, spec, [&] {
+        if (po.guard && !po.guard->valid()) return;
+        kube::event_recorder_options ro;
+        ro.instance = instance;
+        kube::event_recorder rec(*po.client, ro);
+        kube::object_ref about{"shipstream.io/v1alpha1", "MysqlFailoverGroup", po.ns, po.group,
+                               uid, ""};
+        (void)rec.record(about, "Normal", "GracefulShutdown",
+                         "taints removed; releasing the finalizer, the group's objects go with it");
+      });
     }};
   });
   auto budget = po.call_timeout * (4 * static_cast<int64_t>(spec.sites.size()) + 8);
@@ -399,8 +413,6 @@ void run_finalizer(source_ptr self, const std::string& key) {
               return;
             }
             log::info("group finalized", fields(g));
-            emit_normal(self, g, "GracefulShutdown",
-                        "taints removed; finalizer released, the group's objects go with it");
             drop_platform(self, g);
             self->state.groups.erase(it2);
             report(self);

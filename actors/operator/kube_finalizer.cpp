@@ -25,13 +25,15 @@ std::optional<json> without_finalizer(const json& finalizers, std::string_view n
 }
 
 std::string finalize_group(kube::client& c, const kube_platform_options& o,
-                           const config::group_spec& spec) {
+                           const config::group_spec& spec,
+                           const std::function<void()>& before_release) {
   std::string problems;
   for (const auto& s : spec.sites) {
     auto p = set_nodes_taint(c, o, s.taint_node_selector, false);
     if (!p.empty()) problems += (problems.empty() ? "" : "; ") + ("site " + s.name + ": " + p);
   }
   if (!problems.empty()) return problems;
+  if (before_release) before_release();
   auto r = kube::update_with_retry(
       [&]() { return c.get(mfg_resource, o.ns, o.group, o.call_timeout); },
       [&](json& obj) {

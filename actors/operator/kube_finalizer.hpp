@@ -1,6 +1,7 @@
 // Deleting a group (reference §3.2): remove its node taints, then its graceful-shutdown finalizer.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,8 +21,11 @@ std::optional<nlohmann::json> without_finalizer(const nlohmann::json& finalizers
 /// (readers included: a taint left behind would evict applications forever), then removes the
 /// finalizer so the API server can delete the group (its owned objects, the DNSEndpoint among
 /// them, go by garbage collection). The finalizer stays when a taint could not be removed, so
-/// a retry finds it. "" on success, else what failed.
+/// a retry finds it. `before_release` runs once the taints are gone and before the finalizer is
+/// released (the closing GracefulShutdown Event, recorded while the group still exists).
+/// "" on success, else what failed.
 std::string finalize_group(kube::client& c, const kube_platform_options& o,
-                           const config::group_spec& spec);
+                           const config::group_spec& spec,
+                           const std::function<void()>& before_release = {});
 
 }  // namespace br
