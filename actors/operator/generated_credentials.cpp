@@ -3,33 +3,12 @@
 
 #include <random>
 
+#include "actors/operator/kube_credentials.hpp"
 #include "config/render/names.hpp"
 
 namespace br {
 
 using nlohmann::json;
-
-namespace {
-
-std::string base64(const std::string& in) {
-  static const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned v = 0;
-  int bits = 0;
-  for (unsigned char ch : in) {
-    v = (v << 8) | ch;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out.push_back(a[(v >> bits) & 63]);
-    }
-  }
-  if (bits > 0) out.push_back(a[(v << (6 - bits)) & 63]);
-  while (out.size() % 4) out.push_back('=');
-  return out;
-}
-
-}  // namespace
 
 bool may_generate_operator_secret(const config::failover_group& g, bool group_pvcs_exist) {
   if (!g.spec.credentials || g.spec.credentials->operator_secret.empty()) return false;
@@ -50,9 +29,9 @@ json generated_operator_secret(const config::failover_group& g,
           {"type", "Opaque"},
           {"metadata", md},
           {"data",
-           {{"username", base64("bloodraven")},
-            {"password", base64(random_text(32))},
-            {"MYSQL_ROOT_PASSWORD", base64(random_text(32))}}}};
+           {{"username", base64_encode("bloodraven")},
+            {"password", base64_encode(random_text(32))},
+            {"MYSQL_ROOT_PASSWORD", base64_encode(random_text(32))}}}};
 }
 
 std::string random_password(size_t n) {

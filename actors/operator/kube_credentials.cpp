@@ -6,6 +6,24 @@
 
 namespace br {
 
+std::string base64_encode(std::string_view in) {
+  static const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  unsigned v = 0;
+  int bits = 0;
+  for (unsigned char ch : in) {
+    v = (v << 8) | ch;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out.push_back(a[(v >> bits) & 63]);
+    }
+  }
+  if (bits > 0) out.push_back(a[(v << (6 - bits)) & 63]);
+  while (out.size() % 4) out.push_back('=');
+  return out;
+}
+
 std::optional<std::string> base64_decode(std::string_view in) {
   static const std::array<int, 256> table = [] {
     std::array<int, 256> t{};

@@ -26,6 +26,9 @@ struct credential_problem {
 /// Standard base64 (padding optional); nullopt on a character outside the alphabet.
 std::optional<std::string> base64_decode(std::string_view in);
 
+/// Standard base64 with padding (Secret `data` values).
+std::string base64_encode(std::string_view in);
+
 /// user and password of a go-sql-driver DSN "user:pass@tcp(host:port)/db?params".
 bool parse_dsn_account(std::string_view dsn, std::string& user, std::string& password);
 

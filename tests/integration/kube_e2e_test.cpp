@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "actors/operator/kube_credentials.hpp"
 #include "actors/common/registry.hpp"
 #include "actors/operator/group_source.hpp"
 #include "actors/operator/operator_api.hpp"
@@ -41,24 +42,6 @@ const std::string lb_a = "192.0.2.41", lb_b = "192.0.2.42";
 const test::mysql_sandbox& sandbox() {
   static const test::mysql_sandbox sb;
   return sb;
-}
-
-std::string b64(const std::string& in) {
-  static const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned v = 0;
-  int bits = 0;
-  for (unsigned char ch : in) {
-    v = (v << 8) | ch;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out.push_back(a[(v >> bits) & 63]);
-    }
-  }
-  if (bits > 0) out.push_back(a[(v << (6 - bits)) & 63]);
-  while (out.size() % 4) out.push_back('=');
-  return out;
 }
 
 /// Polls `pred` until it holds or the (generous, safety-only) deadline passes.
@@ -295,7 +278,7 @@ BOOST_AUTO_TEST_CASE(apply_failover_noop_edit_ordered_update_and_delete) {
               {{"apiVersion", "v1"},
                {"kind", "Secret"},
                {"metadata", {{"name", group + "-operator"}, {"namespace", ns}}},
-               {"data", {{"username", b64("bloodraven")}, {"password", b64("bloodravenpw")}}}});
+               {"data", {{"username", base64_encode("bloodraven")}, {"password", base64_encode("bloodravenpw")}}}});
   const json other_taint = {{"key", "dedicated"}, {"value", "x"}, {"effect", "NoSchedule"}};
   must_create(kube::resources::nodes, "", node("node-a-1", {{"shipstream.io/site.e2e", "a"}}));
   must_create(kube::resources::nodes, "", node("node-a-2", {{"shipstream.io/site.e2e", "a"}}));

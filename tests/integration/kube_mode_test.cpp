@@ -14,6 +14,7 @@
 #include <map>
 #include <thread>
 
+#include "actors/operator/kube_credentials.hpp"
 #include "actors/common/registry.hpp"
 #include "actors/operator/group_source.hpp"
 #include "actors/operator/kube_state_store.hpp"
@@ -33,24 +34,6 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 
 namespace {
-
-std::string b64(const std::string& in) {
-  static const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned v = 0;
-  int bits = 0;
-  for (unsigned char ch : in) {
-    v = (v << 8) | ch;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out.push_back(a[(v >> bits) & 63]);
-    }
-  }
-  if (bits > 0) out.push_back(a[(v << (6 - bits)) & 63]);
-  while (out.size() % 4) out.push_back('=');
-  return out;
-}
 
 /// A loopback port nothing listens on (bound, then closed): MySQL connections are refused.
 int closed_port() {
@@ -160,7 +143,7 @@ struct kube_fixture {
     json s = {{"apiVersion", "v1"},
               {"kind", "Secret"},
               {"metadata", {{"name", name}, {"namespace", "default"}}},
-              {"data", {{"username", b64("bloodraven")}, {"password", b64("pw")}}}};
+              {"data", {{"username", base64_encode("bloodraven")}, {"password", base64_encode("pw")}}}};
     auto r = c->create(kube::resources::secrets, "default", s);
     BOOST_REQUIRE_MESSAGE(r.ok(), (r.ok() ? std::string{} : r.error().describe()));
   }

@@ -37,6 +37,14 @@ wall_time at_seconds(int64_t s) { return wall_time{std::chrono::seconds{s}}; }
 
 BOOST_AUTO_TEST_SUITE(kube_mode_units)
 
+BOOST_AUTO_TEST_CASE(base64_encodes_with_padding_and_round_trips) {
+  BOOST_TEST(base64_encode("bloodraven") == "Ymxvb2RyYXZlbg==");
+  BOOST_TEST(base64_encode("pw") == "cHc=");
+  BOOST_TEST(base64_encode("") == "");
+  for (const std::string& s : std::vector<std::string>{"a", "ab", "abc", "abcd", std::string("\0\xff\x10", 3)})
+    BOOST_TEST(*base64_decode(base64_encode(s)) == s);
+}
+
 BOOST_AUTO_TEST_CASE(base64_decodes_with_and_without_padding) {
   BOOST_TEST(*base64_decode("Ymxvb2RyYXZlbg==") == "bloodraven");
   BOOST_TEST(*base64_decode("Ymxvb2RyYXZlbg") == "bloodraven");
