@@ -367,6 +367,16 @@ void emit_normal(source_ptr self, group_entry& e, const std::string& reason,
   self->send(e.platform.events, event_atom::value, ev);
 }
 
+/// Blocks (detached callers only) until `h` has terminated, at most `timeout`.
+bool wait_gone(caf::actor_system& sys, const caf::actor& h, caf::timespan timeout) {
+  caf::scoped_actor waiter{sys};
+  waiter->monitor(h);
+  bool gone = false;
+  waiter->receive([&](const caf::down_msg&) { gone = true; },
+                  caf::after(timeout) >> [] {});
+  return gone;
+}
+
 /// Reference §3.2: on delete, untaint every site and let the group go (GracefulShutdown at the
 /// start and the end). Blocking calls run in a one-shot detached worker.
 void run_finalizer(source_ptr self, const std::string& key) {
@@ -381,8 +391,16 @@ void run_finalizer(source_ptr self, const std::string& key) {
   auto spec = e.finalize_spec;
   auto uid = e.uid;
   auto instance = self->state.o.instance;
-  auto worker = self->spawn<caf::detached>([=](caf::event_based_actor*) -> caf::behavior {
+  // The group's taint writer may still hold a taint the stopped executor queued; were it to run
+  // after the untaint below, a node would stay tainted with no group left to clear it. So it is
+  // stopped first and the worker waits for it to be gone before touching any node.
+  auto taints = caf::actor_cast<caf::actor>(e.platform.taints);
+  e.platform.taints = nullptr;
+  if (taints) self->send_exit(taints, caf::exit_reason::user_shutdown);
+  auto worker = self->spawn<caf::detached>([=](caf::event_based_actor* w) -> caf::behavior {
     return {[=](finalize_atom) -> std::string {
+      if (taints && !wait_gone(w->system(), taints, po.call_timeout * 2))
+        return "the group's taint writer is still busy";
       // The closing Event is recorded here, before the finalizer goes: once it is gone the
       // group (and this group's Event sink) may vanish at any moment.
       return finalize_group(*po.client, po, spec, [&] {
