@@ -30,12 +30,12 @@ std::vector<std::string> split_list(const std::string& v) {
   return out;
 }
 
+}  // namespace
+
 std::string trim_newline(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   return s;
 }
-
-}  // namespace
 
 std::vector<flag_def> sidecar_flag_defs() {
   return {
@@ -177,6 +177,7 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
     auto t = read_file(token_file);
     if (!t) return fail("SIDECAR_TOKEN_FILE (--token-file): cannot read " + token_file);
     c.token = trim_newline(*t);
+    c.token_file = token_file;
     if (c.token.empty()) return fail("SIDECAR_TOKEN_FILE (--token-file): " + token_file + " is empty");
   } else {
     c.warnings.push_back("SIDECAR_TOKEN_FILE is not set: every PUT /view is refused with 401");

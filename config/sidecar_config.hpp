@@ -29,6 +29,7 @@ struct sidecar_config {
   std::string mysql_password;  ///< never logged
   std::string state_dir;       ///< "" = the view is not persisted
   std::string token;           ///< bearer token for PUT /view; "" = every push is refused (401)
+  std::string token_file;      ///< SIDECAR_TOKEN_FILE, re-read on each push (a rotated Secret)
   bool dead_mans_switch = true;  ///< DEAD_MANS_SWITCH: SAFETY.md rule 7 heartbeats
   /// Adjustments made (clamps, missing optional settings); main logs each as a warning.
   std::vector<std::string> warnings;
@@ -46,6 +47,9 @@ std::vector<flag_def> sidecar_flag_defs();
 /// Reads a whole small file; nullopt when it cannot be read. Injected so tests need no files.
 using file_reader = std::function<std::optional<std::string>(const std::string& path)>;
 std::optional<std::string> read_small_file(const std::string& path);
+
+/// A secret file's content without its trailing newline (Kubernetes mounts and `echo` leave one).
+std::string trim_newline(std::string s);
 
 struct sidecar_config_result {
   std::optional<sidecar_config> config;

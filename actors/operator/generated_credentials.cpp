@@ -34,6 +34,27 @@ json generated_operator_secret(const config::failover_group& g,
             {"MYSQL_ROOT_PASSWORD", base64_encode(random_text(32))}}}};
 }
 
+json generated_sidecar_token_secret(const config::failover_group& g, const std::string& token) {
+  json md = {{"name", render::sidecar_token_secret(g.metadata.name)},
+             {"namespace", g.metadata.namespace_name},
+             {"labels", render::standard_labels(g.metadata.name)},
+             {"ownerReferences", json::array({render::owner_reference(g)})}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"type", "Opaque"},
+          {"metadata", md},
+          {"data", {{std::string{render::sidecar_token_key}, base64_encode(token)}}}};
+}
+
+std::string sidecar_token_of(const json& secret) {
+  if (!secret.is_object()) return "";
+  auto data = secret.value("data", json::object());
+  auto it = data.find(std::string{render::sidecar_token_key});
+  if (it == data.end() || !it->is_string()) return "";
+  auto decoded = base64_decode(it->get<std::string>());
+  return decoded ? *decoded : "";
+}
+
 std::string random_password(size_t n) {
   static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   std::random_device rd;

@@ -25,6 +25,15 @@ bool may_generate_operator_secret(const config::failover_group& g, bool group_pv
 nlohmann::json generated_operator_secret(const config::failover_group& g,
                                          const std::function<std::string(size_t)>& random_text);
 
+/// Pure: Secret mysql-<g>-sidecar-token with key `token` (base64 of `token`), owned by the group,
+/// labelled as the group's. The sidecars mount it (SIDECAR_TOKEN_FILE, reconciler version 2) and
+/// the operator presents it on PUT /view, so the Safe gate's rules 2 and 3 can open.
+nlohmann::json generated_sidecar_token_secret(const config::failover_group& g,
+                                              const std::string& token);
+
+/// The decoded `token` of a sidecar token Secret; "" when absent, empty or not base64.
+std::string sidecar_token_of(const nlohmann::json& secret);
+
 /// n characters from [A-Za-z0-9], from std::random_device.
 std::string random_password(size_t n);
 

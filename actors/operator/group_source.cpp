@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "actors/common/http_worker.hpp"
 #include "actors/common/registry.hpp"
 #include "actors/operator/generated_credentials.hpp"
 #include "actors/operator/kube_dns.hpp"
@@ -14,6 +15,7 @@
 #include "actors/operator/kube_router.hpp"
 #include "actors/operator/kube_taints.hpp"
 #include "actors/operator/reconciler.hpp"
+#include "config/render/names.hpp"
 #include "actors/operator/kube_state_store.hpp"
 #include "actors/operator/operator_api.hpp"
 #include "actors/operator/status_writer.hpp"
@@ -54,10 +56,18 @@ group_desired desire_from_event(const std::string& type, const json& object) {
   return d;
 }
 
+std::string service_sidecar_address(const std::string& ns, const std::string& group,
+                                    const std::string& site) {
+  return render::sidecar_peer_address(group, site, ns);
+}
+
 config::group_spec runtime_spec(const config::group_spec& spec, const std::string& ns,
-                                const std::string& group, const site_address_fn& addr) {
+                                const std::string& group, const site_address_fn& addr,
+                                const sidecar_address_fn& sidecar) {
   auto out = spec;
   for (auto& s : out.sites) s.address = addr(ns, group, s.name);
+  if (sidecar)
+    for (auto& s : out.sites) s.sidecar_address = sidecar(ns, group, s.name);
   return out;
 }
 
@@ -117,6 +127,42 @@ std::string generate_secret_if_new(kube::client& c, const group_desired& d) {
   return name;
 }
 
+/// The group's sidecar token: read from mysql-<g>-sidecar-token, created with a random token when
+/// absent (a create that finds one already there reads that one). "" when the API fails: the
+/// group then runs without pushes being accepted (gate rule 1 only), and a later event retries.
+std::string ensure_sidecar_token(kube::client& c, const group_desired& d) {
+  auto name = render::sidecar_token_secret(d.name);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto have = c.get(kube::resources::secrets, d.ns, name, std::chrono::seconds(5));
+    if (have) {
+      auto token = sidecar_token_of(*have);
+      if (token.empty())
+        log::warn("sidecar token Secret has no usable `token` key",
+                  {{"group", d.name}, {"namespace", d.ns}, {"secret", name}});
+      return token;
+    }
+    if (!have.error().not_found()) {
+      log::warn("sidecar token Secret not readable",
+                {{"group", d.name}, {"namespace", d.ns}, {"error", have.error().describe()}});
+      return "";
+    }
+    auto token = random_password(48);
+    auto made = c.create(kube::resources::secrets, d.ns,
+                         generated_sidecar_token_secret(d.group, token), std::chrono::seconds(5));
+    if (made) {
+      log::info("sidecar token Secret generated",
+                {{"group", d.name}, {"namespace", d.ns}, {"secret", name}});
+      return token;
+    }
+    if (!made.error().already_exists()) {
+      log::warn("sidecar token Secret not generated",
+                {{"group", d.name}, {"namespace", d.ns}, {"error", made.error().describe()}});
+      return "";
+    }
+  }
+  return "";
+}
+
 /// Parses, validates and reads the credentials of one object (blocking Secret reads).
 caf::behavior resolver(caf::event_based_actor*, std::shared_ptr<kube::client> client) {
   return {[=](resolve_atom, const std::string& type, const std::string& text) -> group_desired {
@@ -131,6 +177,7 @@ caf::behavior resolver(caf::event_based_actor*, std::shared_ptr<kube::client> cl
           return client->get(kube::resources::secrets, d.ns, secret, std::chrono::seconds(5));
         },
         d.creds);
+    if (!d.problem) d.creds.sidecar_token = ensure_sidecar_token(*client, d);
     return d;
   }};
 }
@@ -177,7 +224,7 @@ std::string key_of(const std::string& ns, const std::string& name) { return ns +
 bool same_creds(const group_credentials& a, const group_credentials& b) {
   return a.operator_user == b.operator_user && a.operator_password == b.operator_password &&
          a.replication_user == b.replication_user &&
-         a.replication_password == b.replication_password;
+         a.replication_password == b.replication_password && a.sidecar_token == b.sidecar_token;
 }
 
 json fields(const group_entry& e) { return {{"group", e.name}, {"namespace", e.ns}}; }
@@ -274,6 +321,8 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
   rt.platform = e.platform;
   rt.namespace_name = e.ns;
   rt.status_coalesce = o.status_coalesce;
+  // View pushes (PUT /view) to the sites' sidecars: the Safe gate's rules 2 and 3.
+  rt.http_worker = [sys = &self->system()] { return spawn_http_worker(*sys); };
   if (o.reconcile) {
     reconciler_options ro;
     ro.platform.client = o.client;
@@ -295,7 +344,7 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
       return std::vector<child_spec>{reconciler_child(r)};
     };
   }
-  auto spec = runtime_spec(d.spec, e.ns, e.name, o.site_address);
+  auto spec = runtime_spec(d.spec, e.ns, e.name, o.site_address, o.sidecar_address);
   auto child = group_supervisor_child(e.name, spec, d.creds, rt, o.group_policy);
   if (o.groups) child = o.groups->track(e.ns, e.name, child);
   auto path = group_path(self, e);

@@ -55,6 +55,15 @@ using site_address_fn = std::function<config::address_spec(
 config::address_spec service_site_address(const std::string& ns, const std::string& group,
                                           const std::string& site);
 
+/// Where the operator reaches a site's sidecar (PUT /view); "" = no sidecar to push to.
+using sidecar_address_fn = std::function<std::string(
+    const std::string& ns, const std::string& group, const std::string& site)>;
+
+/// The site Service's sidecar port, "mysql-<g>-<site>.<ns>.svc.cluster.local:8080" (the Service
+/// publishes not-ready addresses, so a sidecar whose mysqld is down still answers: gate rule 2).
+std::string service_sidecar_address(const std::string& ns, const std::string& group,
+                                    const std::string& site);
+
 struct group_source_options {
   std::shared_ptr<kube::client> client;
   std::vector<std::string> namespaces;  ///< empty = all namespaces
@@ -63,6 +72,7 @@ struct group_source_options {
   site_io_actor site_io;
   std::string instance;  ///< pod name (Event reportingInstance)
   site_address_fn site_address = service_site_address;
+  sidecar_address_fn sidecar_address = service_sidecar_address;
   restart_policy group_policy;
   kube::reflector_options reflector;
   std::chrono::milliseconds credential_retry{std::chrono::seconds(30)};  ///< reference: 30 s
@@ -81,9 +91,11 @@ struct group_source_options {
 /// the caller. `type` is ADDED, MODIFIED or DELETED.
 group_desired desire_from_event(const std::string& type, const nlohmann::json& object);
 
-/// The spec a group runs with: every site's address filled in by `addr`.
+/// The spec a group runs with: every site's address filled in by `addr`, and its sidecar's by
+/// `sidecar` (when given).
 config::group_spec runtime_spec(const config::group_spec& spec, const std::string& ns,
-                                const std::string& group, const site_address_fn& addr);
+                                const std::string& group, const site_address_fn& addr,
+                                const sidecar_address_fn& sidecar = {});
 
 /// The Ready=False condition for an invalid object, listing every error with its field path.
 nlohmann::json invalid_spec_condition(const config::field_errors& errors, const std::string& now);

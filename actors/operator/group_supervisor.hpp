@@ -24,6 +24,9 @@ struct group_credentials {
   std::string operator_password;
   std::string replication_user;  ///< "" = use the operator account (reference default)
   std::string replication_password;
+  /// Kubernetes mode: the group's sidecar token (Secret mysql-<g>-sidecar-token); "" = the
+  /// process-wide group_runtime::sidecar_token.
+  std::string sidecar_token;
 };
 
 /// Process-wide collaborators a group runs against.

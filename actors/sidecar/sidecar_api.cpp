@@ -37,6 +37,14 @@ void with_probe(caf::actor_system& sys, const std::shared_ptr<sidecar_handles>& 
 
 }  // namespace
 
+std::string current_token(const api_options& o, const config::file_reader& read) {
+  if (o.token_file.empty()) return o.token;
+  auto t = read(o.token_file);
+  if (!t) return o.token;
+  auto token = config::trim_newline(*t);
+  return token.empty() ? o.token : token;
+}
+
 bool bearer_ok(const http::request& req, const std::string& token) {
   if (token.empty()) return false;
   auto h = req.header("Authorization");
@@ -165,7 +173,7 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
     });
   });
   r.add("PUT", "/view", "view", [&sys, h, opts](const http::request& req, http::responder reply) {
-    if (!bearer_ok(req, opts.token)) {
+    if (!bearer_ok(req, current_token(opts, config::read_small_file))) {
       auto res = http::response::error(401, "missing or wrong bearer token");
       res.headers.emplace_back("WWW-Authenticate", "Bearer");
       reply(res);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "actors/sidecar/sidecar_handles.hpp"
+#include "config/sidecar_config.hpp"
 #include "io/http/router.hpp"
 #include "messages/sidecar.hpp"
 
@@ -15,11 +16,17 @@ namespace br::sidecar {
 struct api_options {
   std::string site;
   std::string token;  ///< "" = every PUT /view is refused
+  /// Re-read on every push so a rotated token Secret takes effect without a restart; when it
+  /// cannot be read (or is empty) `token` stays in force. "" = `token` only.
+  std::string token_file;
   std::chrono::milliseconds push_timeout{30000};  ///< > FENCE_TIMEOUT + probe: a push may fence
 };
 
 /// Constant-time check of "Authorization: Bearer <token>"; false when token is empty.
 bool bearer_ok(const http::request& req, const std::string& token);
+
+/// The token a push must present now: the token file's current content, else `o.token`.
+std::string current_token(const api_options& o, const config::file_reader& read);
 
 /// The /status body (reference §4.2 snake_case, plus self_fenced and epoch).
 nlohmann::json status_json(const mysql_outcome& probe, const sidecar_status& st);

@@ -98,6 +98,7 @@ void install_routes(http::router& r, caf::actor_system& sys, const config::sidec
   api_options o;
   o.site = cfg.site;
   o.token = cfg.token;
+  o.token_file = cfg.token_file;
   o.push_timeout = to_ms(cfg.fence_timeout + cfg.request_timeout) + ms(5000);
   install_sidecar_routes(r, sys, o, std::move(h));
 }

@@ -27,6 +27,10 @@ std::string dns_endpoint_name(std::string_view group) {
   return "bloodraven-" + std::string{group};
 }
 
+std::string sidecar_token_secret(std::string_view group) {
+  return "mysql-" + std::string{group} + "-sidecar-token";
+}
+
 std::string taint_key(std::string_view group) {
   return "shipstream.io/db-readonly-" + std::string{group};
 }

@@ -8,7 +8,10 @@ namespace br::render {
 /// Bumped when rendering changes in a way that would roll existing workloads. Groups keep the
 /// version they were created with until their spec is edited (seed 003), so an operator upgrade
 /// alone never restarts MySQL.
-inline constexpr int current_reconciler_version = 1;
+///   1: first release.
+///   2: the sidecar mounts the group's token Secret (SIDECAR_TOKEN_FILE), so the operator's
+///      view pushes are accepted and the Safe gate can open on rule 2.
+inline constexpr int current_reconciler_version = 2;
 inline constexpr int oldest_reconciler_version = 1;
 
 inline bool is_supported_reconciler_version(int v) {

@@ -50,6 +50,16 @@ json mysql_container_spec(const config::group_spec& spec) {
   };
 }
 
+bool mounts_token(int reconciler_version) { return reconciler_version >= 2; }
+
+json sidecar_mounts(int reconciler_version) {
+  json m = json::array({{{"name", "creds"}, {"mountPath", creds_dir}, {"readOnly", true}},
+                        {{"name", "data"}, {"mountPath", data_dir}, {"readOnly", true}}});
+  if (mounts_token(reconciler_version))
+    m.push_back({{"name", "sidecar-token"}, {"mountPath", sidecar_token_dir}, {"readOnly", true}});
+  return m;
+}
+
 json sidecar_container_spec(const config::failover_group& g, std::size_t site_index,
                             const render_options& opts) {
   return {
@@ -57,7 +67,7 @@ json sidecar_container_spec(const config::failover_group& g, std::size_t site_in
       {"image", sidecar_image(g.spec, opts)},
       {"ports",
        json::array({{{"name", "sidecar"}, {"containerPort", sidecar_port}, {"protocol", "TCP"}}})},
-      {"env", sidecar_env(g, site_index)},
+      {"env", sidecar_env(g, site_index, opts.reconciler_version)},
       // Liveness asks only whether the process answers: /health depends on mysqld, and
       // restarting the sidecar because MySQL is down would drop the fencing monitor.
       {"livenessProbe",
@@ -81,9 +91,7 @@ json sidecar_container_spec(const config::failover_group& g, std::size_t site_in
         {"allowPrivilegeEscalation", false},
         {"readOnlyRootFilesystem", true},
         {"capabilities", {{"drop", json::array({"ALL"})}}}}},
-      {"volumeMounts",
-       json::array({{{"name", "creds"}, {"mountPath", creds_dir}, {"readOnly", true}},
-                    {{"name", "data"}, {"mountPath", data_dir}, {"readOnly", true}}})},
+      {"volumeMounts", sidecar_mounts(opts.reconciler_version)},
   };
 }
 
@@ -97,7 +105,7 @@ std::string sidecar_image(const config::group_spec& spec, const render_options& 
   return spec.sidecar_image.empty() ? opts.default_sidecar_image : spec.sidecar_image;
 }
 
-json sidecar_env(const config::failover_group& g, std::size_t site_index) {
+json sidecar_env(const config::failover_group& g, std::size_t site_index, int reconciler_version) {
   const auto& spec = g.spec;
   const auto& ns = g.metadata.namespace_name;
   std::string peers;
@@ -106,7 +114,7 @@ json sidecar_env(const config::failover_group& g, std::size_t site_index) {
     if (!peers.empty()) peers += ',';
     peers += sidecar_peer_address(g.metadata.name, spec.sites[i].name, ns);
   }
-  return json::array({
+  json env = json::array({
       field_env("MY_POD_NAME", "metadata.name"),
       field_env("POD_NAMESPACE", "metadata.namespace"),
       value_env("LISTEN_ADDR", ":" + std::to_string(sidecar_port)),
@@ -118,6 +126,10 @@ json sidecar_env(const config::failover_group& g, std::size_t site_index) {
       value_env("PEER_CHECK_INTERVAL", config::format_duration(spec.sidecar.peer_check_interval)),
       value_env("MYSQL_CREDS_DIR", creds_dir),
   });
+  if (mounts_token(reconciler_version))
+    env.push_back(value_env("SIDECAR_TOKEN_FILE",
+                            std::string{sidecar_token_dir} + "/" + std::string{sidecar_token_key}));
+  return env;
 }
 
 json render_deployment(const config::failover_group& g, std::size_t site_index,
@@ -149,6 +161,10 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
       {"tolerations",
        json::array({{{"key", taint_key(group)}, {"operator", "Exists"}, {"effect", "NoExecute"}}})},
   };
+  if (mounts_token(opts.reconciler_version))
+    pod_spec["volumes"].push_back(
+        {{"name", "sidecar-token"},
+         {"secret", {{"secretName", sidecar_token_secret(group)}, {"defaultMode", 0440}}}});
   if (!site.zone.empty()) pod_spec["nodeSelector"] = {{"topology.kubernetes.io/zone", site.zone}};
 
   json deployment = {

@@ -14,6 +14,7 @@ namespace br::render {
 inline constexpr const char* data_dir = "/var/lib/mysql";
 inline constexpr const char* conf_dir = "/etc/mysql/conf.d";
 inline constexpr const char* creds_dir = "/etc/mysql/creds/operator";
+inline constexpr const char* sidecar_token_dir = "/etc/bloodraven/sidecar-token";  // version >= 2
 
 /// The Secret holding the operator credentials (keys username, password, MYSQL_ROOT_PASSWORD):
 /// credentials.operatorSecret, else secretName.
@@ -22,8 +23,10 @@ std::string credentials_secret(const config::group_spec& spec);
 /// spec.sidecarImage, else the operator's default.
 std::string sidecar_image(const config::group_spec& spec, const render_options& opts);
 
-/// The sidecar's environment (reference §7.1) for site `site_index`.
-nlohmann::json sidecar_env(const config::failover_group& g, std::size_t site_index);
+/// The sidecar's environment (reference §7.1) for site `site_index`; from reconciler version 2
+/// on it names the mounted token file (SIDECAR_TOKEN_FILE).
+nlohmann::json sidecar_env(const config::failover_group& g, std::size_t site_index,
+                           int reconciler_version = current_reconciler_version);
 
 /// Deployment mysql-<g>-<site>: replicas 1, strategy Recreate, pod labels role=replica and
 /// healthy=no (the live values are patched on pods, never on the template), config volume from

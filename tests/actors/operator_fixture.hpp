@@ -102,7 +102,7 @@ struct operator_fixture : det_fixture {
       return h;
     };
     rt.wall_clock = [this] { return wall_now(); };
-    group_credentials creds{"bloodraven", "secretpw", "repl", "replpw"};
+    group_credentials creds{"bloodraven", "secretpw", "repl", "replpw", ""};
     sup = spawn_group_supervisor(sys, "root/group:g", "g", spec, creds, rt);
     run();
   }

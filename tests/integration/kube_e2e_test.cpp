@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "actors/operator/generated_credentials.hpp"
 #include "actors/operator/kube_credentials.hpp"
 #include "actors/common/registry.hpp"
 #include "actors/operator/group_source.hpp"
@@ -82,26 +83,6 @@ json group_object() {
             {"sites", json::array({site("a", lb_a), site("b", lb_b)})}}}};
 }
 
-json dns_endpoint_crd() {
-  return {{"apiVersion", "apiextensions.k8s.io/v1"},
-          {"kind", "CustomResourceDefinition"},
-          {"metadata", {{"name", "dnsendpoints.externaldns.k8s.io"}}},
-          {"spec",
-           {{"group", "externaldns.k8s.io"},
-            {"scope", "Namespaced"},
-            {"names",
-             {{"kind", "DNSEndpoint"}, {"plural", "dnsendpoints"}, {"singular", "dnsendpoint"},
-              {"listKind", "DNSEndpointList"}}},
-            {"versions",
-             json::array({{{"name", "v1alpha1"},
-                           {"served", true},
-                           {"storage", true},
-                           {"subresources", {{"status", json::object()}}},
-                           {"schema",
-                            {{"openAPIV3Schema",
-                              {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}}})}}}};
-}
-
 json node(const std::string& name, json labels, json taints = json::array()) {
   return {{"apiVersion", "v1"},
           {"kind", "Node"},
@@ -162,6 +143,11 @@ struct e2e_fixture {
     o.instance = "operator-0";
     o.site_address = [](const std::string&, const std::string&, const std::string& s) {
       return config::address_spec{"127.0.0.1", sandbox().port(s == "a" ? inst_a : inst_b)};
+    };
+    // No sidecars run here (policy Fast): nothing to push views to. integration_kube_gate runs
+    // real sidecars in Kubernetes mode under Safe.
+    o.sidecar_address = [](const std::string&, const std::string&, const std::string&) {
+      return std::string{};
     };
     o.status_backoff_initial = 100ms;
     o.status_backoff_max = 400ms;
@@ -273,7 +259,7 @@ BOOST_AUTO_TEST_CASE(apply_failover_noop_edit_ordered_update_and_delete) {
       std::string(std::getenv("BR_SOURCE_DIR")) +
       "/charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml"));
   must_create(kube::resources::crds, "", crd);
-  must_create(kube::resources::crds, "", dns_endpoint_crd());
+  must_create(kube::resources::crds, "", br::kube_sim::test::dns_endpoint_crd());
   must_create(kube::resources::secrets, ns,
               {{"apiVersion", "v1"},
                {"kind", "Secret"},
@@ -311,6 +297,19 @@ BOOST_AUTO_TEST_CASE(apply_failover_noop_edit_ordered_update_and_delete) {
       BOOST_TEST(obj["metadata"]["ownerReferences"][0].value("uid", "") == uid);
       BOOST_TEST(obj["metadata"]["annotations"].contains("bloodraven.shipstream.io/reconciler-version"));
     }
+  }
+  // The sidecars' token: generated once per group, owned by it, mounted by every site's sidecar.
+  {
+    auto tok = get(kube::resources::secrets, "mysql-e2e-sidecar-token");
+    BOOST_TEST_REQUIRE(tok.is_object());
+    BOOST_TEST(tok["metadata"]["ownerReferences"][0].value("uid", "") == uid);
+    BOOST_TEST(sidecar_token_of(tok).size() == 48u);
+    auto d = get(kube::resources::deployments, "mysql-e2e-a");
+    bool mounted = false;
+    for (const auto& v : d["spec"]["template"]["spec"]["volumes"])
+      if (v.value("name", "") == "sidecar-token")
+        mounted = v["secret"].value("secretName", "") == "mysql-e2e-sidecar-token";
+    BOOST_TEST(mounted);
   }
   kube::list_options by_group;
   by_group.label_selector = "shipstream.io/failover-group=" + group;

@@ -219,6 +219,10 @@ BOOST_AUTO_TEST_CASE(watch_event_to_desired_group) {
   auto rt = runtime_spec(good.spec, "ns1", "g", service_site_address);
   BOOST_TEST(rt.sites[1].address->host == "mysql-g-b.ns1.svc.cluster.local");
   BOOST_TEST(rt.sites[1].address->port == 3306);
+  BOOST_TEST(rt.sites[1].sidecar_address.empty());  // no sidecar function: nothing to push to
+  auto with_sidecars = runtime_spec(good.spec, "ns1", "g", service_site_address, service_sidecar_address);
+  BOOST_TEST(with_sidecars.sites[0].sidecar_address == "mysql-g-a.ns1.svc.cluster.local:8080");
+  BOOST_TEST(with_sidecars.sites[1].sidecar_address == "mysql-g-b.ns1.svc.cluster.local:8080");
   BOOST_TEST(desire_from_event("DELETED", obj).deleted);
 }
 

@@ -330,6 +330,15 @@ BOOST_AUTO_TEST_CASE(credentials_are_generated_only_for_a_group_that_never_ran) 
   BOOST_TEST(secret["data"].contains("password"));
   BOOST_TEST(secret["data"].contains("MYSQL_ROOT_PASSWORD"));
   BOOST_TEST(secret["data"]["password"] != secret["data"]["MYSQL_ROOT_PASSWORD"]);
+  auto tok = generated_sidecar_token_secret(g, "s3cr3t-token");
+  BOOST_TEST(tok["metadata"]["name"] == "mysql-g-sidecar-token");
+  BOOST_TEST(tok["metadata"]["namespace"] == "ns");
+  BOOST_TEST(tok["metadata"]["ownerReferences"][0]["uid"] == "u1");
+  BOOST_TEST(tok["metadata"]["labels"]["shipstream.io/failover-group"] == "g");
+  BOOST_TEST(sidecar_token_of(tok) == "s3cr3t-token");
+  BOOST_TEST(sidecar_token_of(json::object()).empty());
+  tok["data"]["token"] = "not base64!";
+  BOOST_TEST(sidecar_token_of(tok).empty());
   auto p1 = random_password(32), p2 = random_password(32);
   BOOST_TEST(p1.size() == 32u);
   BOOST_TEST(p1 != p2);

@@ -79,6 +79,7 @@ BOOST_AUTO_TEST_CASE(container_env) {
       {"LEASE_TIMEOUT", "30s"},
       {"PEER_CHECK_INTERVAL", "2s"},
       {"MYSQL_CREDS_DIR", "/etc/mysql/creds/operator"},
+      {"SIDECAR_TOKEN_FILE", "/etc/bloodraven/sidecar-token/token"},
   };
   BOOST_TEST(json(env) == json(want));
   auto mysql_env = env_map(container(d, "mysql")["env"]);
@@ -92,6 +93,42 @@ BOOST_AUTO_TEST_CASE(container_env) {
   BOOST_TEST(env_map(container(d2, "sidecar")["env"])["BLOODRAVEN_ADDRESS"] == "op.example:9000");
   BOOST_TEST(env_map(container(d2, "mysql")["env"])["MYSQL_ROOT_PASSWORD"] ==
              "secret:orders-op/MYSQL_ROOT_PASSWORD");
+}
+
+BOOST_AUTO_TEST_CASE(sidecar_token_mount_from_reconciler_version_2) {
+  // Version 2 mounts the group's token Secret so the operator's PUT /view is accepted (Safe gate
+  // rules 2-3); a group still reconciled with version 1 renders exactly as before (no rollout).
+  auto volumes_of = [](const json& d) {
+    std::map<std::string, json> out;
+    for (const auto& v : d["spec"]["template"]["spec"]["volumes"]) out[v["name"]] = v;
+    return out;
+  };
+  auto mounts_of = [](const json& c) {
+    std::map<std::string, std::string> out;
+    for (const auto& m : c["volumeMounts"]) out[m["name"]] = m["mountPath"];
+    return out;
+  };
+  render_options v2;
+  v2.reconciler_version = 2;
+  auto r2 = render(base_doc(), v2);
+  const auto& d2 = *find(r2.objects, "Deployment", "mysql-orders-iad");
+  auto vol = volumes_of(d2);
+  BOOST_TEST_REQUIRE(vol.count("sidecar-token") == 1u);
+  BOOST_TEST(vol["sidecar-token"]["secret"]["secretName"] == "mysql-orders-sidecar-token");
+  BOOST_TEST(mounts_of(container(d2, "sidecar"))["sidecar-token"] == "/etc/bloodraven/sidecar-token");
+  BOOST_TEST(mounts_of(container(d2, "mysql")).count("sidecar-token") == 0u);  // the sidecar's only
+  BOOST_TEST(env_map(container(d2, "sidecar")["env"])["SIDECAR_TOKEN_FILE"] ==
+             "/etc/bloodraven/sidecar-token/token");
+
+  render_options v1;
+  v1.reconciler_version = 1;
+  auto r1 = render(base_doc(), v1);
+  const auto& d1 = *find(r1.objects, "Deployment", "mysql-orders-iad");
+  BOOST_TEST(volumes_of(d1).count("sidecar-token") == 0u);
+  BOOST_TEST(mounts_of(container(d1, "sidecar")).count("sidecar-token") == 0u);
+  BOOST_TEST(env_map(container(d1, "sidecar")["env"]).count("SIDECAR_TOKEN_FILE") == 0u);
+  BOOST_TEST(d1["metadata"]["annotations"]["bloodraven.shipstream.io/reconciler-version"] == "1");
+  BOOST_TEST(d2["metadata"]["annotations"]["bloodraven.shipstream.io/reconciler-version"] == "2");
 }
 
 BOOST_AUTO_TEST_CASE(images) {

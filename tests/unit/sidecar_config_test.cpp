@@ -4,6 +4,7 @@
 #include <map>
 
 #include "config/duration.hpp"
+#include "actors/sidecar/sidecar_api.hpp"
 #include "config/sidecar_config.hpp"
 
 using namespace br::config;
@@ -162,8 +163,27 @@ BOOST_AUTO_TEST_CASE(token_and_identity) {
                   {{"/t", "tok123\n"}}});
   BOOST_REQUIRE(b.result.config.has_value());
   BOOST_TEST(b.result.config->token == "tok123");
+  BOOST_TEST(b.result.config->token_file == "/t");
   BOOST_TEST(b.result.config->topology_aware());
   BOOST_TEST(!has_warning(*b.result.config, "SIDECAR_TOKEN_FILE"));
+}
+
+BOOST_AUTO_TEST_CASE(a_rotated_token_file_takes_effect_and_an_unreadable_one_keeps_the_old) {
+  br::sidecar::api_options o;
+  o.token = "old";
+  std::map<std::string, std::string> files;
+  br::config::file_reader read = [&](const std::string& p) -> std::optional<std::string> {
+    auto it = files.find(p);
+    if (it == files.end()) return std::nullopt;
+    return it->second;
+  };
+  BOOST_TEST(br::sidecar::current_token(o, read) == "old");  // no file configured
+  o.token_file = "/t";
+  BOOST_TEST(br::sidecar::current_token(o, read) == "old");  // unreadable: keep the old one
+  files["/t"] = "\n";
+  BOOST_TEST(br::sidecar::current_token(o, read) == "old");  // empty: keep the old one
+  files["/t"] = "new\n";
+  BOOST_TEST(br::sidecar::current_token(o, read) == "new");  // rotated
 }
 
 BOOST_AUTO_TEST_CASE(flags_mirror_variables) {

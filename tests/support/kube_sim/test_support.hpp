@@ -43,6 +43,28 @@ inline nlohmann::json yaml_to_json(const YAML::Node& n) {
   }
 }
 
+/// The external-dns DNSEndpoint CRD (schema: preserve unknown fields), as a test cluster needs it.
+inline nlohmann::json dns_endpoint_crd() {
+  using nlohmann::json;
+  return {{"apiVersion", "apiextensions.k8s.io/v1"},
+          {"kind", "CustomResourceDefinition"},
+          {"metadata", {{"name", "dnsendpoints.externaldns.k8s.io"}}},
+          {"spec",
+           {{"group", "externaldns.k8s.io"},
+            {"scope", "Namespaced"},
+            {"names",
+             {{"kind", "DNSEndpoint"}, {"plural", "dnsendpoints"}, {"singular", "dnsendpoint"},
+              {"listKind", "DNSEndpointList"}}},
+            {"versions",
+             json::array({{{"name", "v1alpha1"},
+                           {"served", true},
+                           {"storage", true},
+                           {"subresources", {{"status", json::object()}}},
+                           {"schema",
+                            {{"openAPIV3Schema",
+                              {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}}})}}}};
+}
+
 inline std::string fixture(const std::string& name) {
   const char* src = std::getenv("BR_SOURCE_DIR");
   return std::string{src ? src : "."} + "/tests/support/kube_sim/fixtures/" + name;

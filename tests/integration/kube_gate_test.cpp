@@ -1,0 +1,304 @@
+// Kubernetes mode under policy Safe with real sidecars: the operator's group source (in process)
+// against the API simulator, its status API on loopback, two real MySQL 9.7 sites (sandbox
+// instances 46 and 47 ONLY) and two real bloodraven-sidecar processes. The sidecars' token comes
+// from the Secret the operator generated for the group; the test does the kubelet's part and
+// writes it to the file the sidecar reads (SIDECAR_TOKEN_FILE). kill -9 of the primary's mysqld
+// must be promoted through gate rule 2: its sidecar, whose mysqld is down, acknowledges the
+// deposing view. Without the token or the sidecar addresses, Safe could never open the gate here.
+#include <boost/test/unit_test.hpp>
+
+#include <caf/all.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "actors/common/registry.hpp"
+#include "actors/operator/generated_credentials.hpp"
+#include "actors/operator/group_source.hpp"
+#include "actors/operator/kube_credentials.hpp"
+#include "actors/operator/operator_api.hpp"
+#include "actors/operator/site_io.hpp"
+#include "actors/operator/status_writer.hpp"
+#include "io/http/server.hpp"
+#include "io/log/log.hpp"
+#include "tests/support/child_process.hpp"
+#include "tests/support/kube_sim/simulator.hpp"
+#include "tests/support/kube_sim/test_support.hpp"
+#include "tests/support/mysql_sandbox.hpp"
+
+using namespace br;
+using namespace std::chrono_literals;
+using br::test::binary_path;
+using br::test::child_process;
+using br::test::free_port;
+using nlohmann::json;
+
+namespace {
+
+constexpr int inst_a = 46, inst_b = 47;  // this test's sandbox instances
+const std::string group = "gk";
+const std::string ns = "default";
+
+const test::mysql_sandbox& sandbox() {
+  static const test::mysql_sandbox sb;
+  return sb;
+}
+
+// The operator's log lines (in process), kept for the assertions and for failure output.
+std::mutex log_mutex;
+std::string log_text;
+void capture(const std::string& line) {
+  std::lock_guard<std::mutex> g(log_mutex);
+  log_text += line;
+  log_text += '\n';
+}
+std::string operator_log() {
+  std::lock_guard<std::mutex> g(log_mutex);
+  return log_text.size() > 20000 ? log_text.substr(log_text.size() - 20000) : log_text;
+}
+bool operator_logged(const std::string& needle) {
+  std::lock_guard<std::mutex> g(log_mutex);
+  return log_text.find(needle) != std::string::npos;
+}
+
+bool writable(int i) {
+  auto r = sandbox().run({"sql", std::to_string(i), "SELECT @@global.read_only + @@global.super_read_only"});
+  return r.exit_code == 0 && r.out == "0";
+}
+
+struct sidecar_process {
+  std::unique_ptr<child_process> proc;
+  bool saw(const std::string& needle) {
+    if (!proc) return false;
+    proc->wait_for_line("\x01", 1ms);
+    return proc->output().find(needle) != std::string::npos;
+  }
+  void stop() {
+    if (!proc) return;
+    proc->signal(SIGTERM);
+    proc->wait_exit(15s);
+    proc.reset();
+  }
+};
+
+bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout) {
+  auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return pred();
+}
+
+struct gate_fixture {
+  br::kube_sim::simulator sim;
+  std::shared_ptr<kube::client> c;
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  registry_actor registry;
+  site_io_actor io;
+  caf::actor root;
+  std::shared_ptr<group_table> groups = std::make_shared<group_table>();
+  std::unique_ptr<http::server> api;
+  uint16_t op_port = 0;
+  uint16_t sc_a = free_port(), sc_b = free_port();
+  std::filesystem::path dir;
+  sidecar_process side_a, side_b;
+
+  gate_fixture() {
+    log::set_level(std::getenv("BR_TEST_DEBUG") ? log::level::debug : log::level::info);
+    log::set_sink(capture);
+    std::string tmpl = (std::filesystem::temp_directory_path() / "br-kube-gate-XXXXXX").string();
+    BOOST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    dir = tmpl;
+    sim.start();
+    kube::client_options co;
+    co.timeout = 5s;
+    co.identity = "operator-0";
+    c = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
+    registry = spawn_registry(sys);
+    io = spawn_site_io(sys);
+    operator_api_options ao;
+    ao.groups = groups;
+    http::router r;
+    install_operator_routes(r, sys, ao);
+    http::server_options so;
+    so.port = 0;
+    api = std::make_unique<http::server>(so, r);
+    op_port = api->start();
+  }
+
+  ~gate_fixture() {
+    side_a.stop();
+    side_b.stop();
+    if (root) self->request(root, 30s, stop_atom::value).receive([](bool) {}, [](caf::error&) {});
+    groups->drop_handles();
+    api->stop();
+    self->send_exit(io, caf::exit_reason::user_shutdown);
+    self->send_exit(registry, caf::exit_reason::user_shutdown);
+    sim.stop();
+    log::set_sink(nullptr);
+    log::set_level(log::level::warn);
+    for (int i : {inst_a, inst_b}) sandbox().run({"stop", std::to_string(i)});
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+
+  void must_create(const kube::resource_ref& r, const json& obj) {
+    auto made = c->create(r, r.namespaced ? ns : "", obj);
+    BOOST_TEST_REQUIRE(made.ok(), "create " << obj["metadata"].value("name", "") << ": "
+                                            << (made.ok() ? "" : made.error().describe()));
+  }
+
+  void start_operator() {
+    group_source_options o;
+    o.client = c;
+    o.groups = groups;
+    o.site_io = io;
+    o.instance = "operator-0";
+    o.reconcile = false;  // workloads are integration_kube_e2e's subject; here: the gate
+    o.site_address = [](const std::string&, const std::string&, const std::string& s) {
+      return config::address_spec{"127.0.0.1", sandbox().port(s == "a" ? inst_a : inst_b)};
+    };
+    auto a = sc_a, b = sc_b;
+    o.sidecar_address = [a, b](const std::string&, const std::string&, const std::string& s) {
+      return "127.0.0.1:" + std::to_string(s == "a" ? a : b);
+    };
+    o.status_backoff_initial = 100ms;
+    o.status_backoff_max = 400ms;
+    o.status_coalesce = 50ms;
+    o.reflector.backoff_initial = 50ms;
+    o.reflector.backoff_max = 500ms;
+    o.restart_delay = 500ms;
+    root = spawn_supervisor(sys, "root", restart_policy{}, {group_source_child(o)});
+  }
+
+  json group_object() {
+    auto site = [](const std::string& name) {
+      return json{{"name", name},
+                  {"role", "primary-candidate"},
+                  {"zone", "zone-" + name},
+                  {"taintNodeSelector", {{"shipstream.io/site.gk", name}}},  // no such nodes here
+                  {"lbIP", name == "a" ? "192.0.2.46" : "192.0.2.47"},
+                  {"storage", {{"size", "1Gi"}}}};
+    };
+    return {{"apiVersion", "shipstream.io/v1alpha1"},
+            {"kind", "MysqlFailoverGroup"},
+            {"metadata", {{"name", group}, {"namespace", ns}}},
+            {"spec",
+             {{"credentials", {{"operatorSecret", group + "-operator"}}},
+              {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
+              {"pollInterval", "250ms"},
+              {"failureThreshold", 2},
+              {"recoveryThreshold", 1},
+              {"failoverCooldown", "2s"},
+              {"relayDrainTimeout", "5s"},
+              {"promotionPolicy", "Safe"},
+              {"promotionGateTimeout", "90s"},
+              {"sidecar", {{"leaseTimeout", "4s"}, {"peerCheckInterval", "1s"}, {"fenceTimeout", "5s"}}},
+              {"replication", {{"user", "repl"}, {"password", "replpw"}}},
+              {"sites", json::array({site("a"), site("b")})}}}};
+  }
+
+  json status() {
+    auto g = c->get(mfg_resource, ns, group);
+    return g ? (*g).value("status", json::object()) : json::object();
+  }
+  std::string active() { return status().value("activeSite", ""); }
+
+  /// The kubelet's part: the group's token Secret, mounted as a file.
+  std::filesystem::path mount_token() {
+    auto s = c->get(kube::resources::secrets, ns, "mysql-" + group + "-sidecar-token");
+    BOOST_TEST_REQUIRE(s.ok(), "no token Secret: " << (s.ok() ? "" : s.error().describe()));
+    auto token = sidecar_token_of(*s);
+    BOOST_TEST_REQUIRE(!token.empty());
+    auto path = dir / "token";
+    std::ofstream(path) << token;
+    return path;
+  }
+
+  void start_sidecar(sidecar_process& p, const std::string& site, int inst, uint16_t port,
+                     uint16_t peer, const std::filesystem::path& token_file) {
+    std::filesystem::create_directories(dir / ("sc-" + site));
+    std::map<std::string, std::string> env = {
+        {"LISTEN_ADDR", "127.0.0.1:" + std::to_string(port)},
+        {"MY_SITE", site},
+        {"POD_NAMESPACE", ns},
+        {"FAILOVER_GROUP", group},
+        {"BLOODRAVEN_ADDRESS", "127.0.0.1:" + std::to_string(op_port)},
+        {"PEER_ADDRESSES", "127.0.0.1:" + std::to_string(peer)},
+        {"PEER_CHECK_INTERVAL", "1s"},
+        {"LEASE_TIMEOUT", "4s"},
+        {"REQUEST_TIMEOUT", "800ms"},
+        {"FENCE_TIMEOUT", "5s"},
+        {"MYSQL_HOST", "127.0.0.1"},
+        {"MYSQL_PORT", std::to_string(sandbox().port(inst))},
+        {"MYSQL_USER", "bloodraven"},
+        {"MYSQL_PASSWORD", "bloodravenpw"},
+        {"SIDECAR_STATE_DIR", (dir / ("sc-" + site)).string()},
+        {"SIDECAR_TOKEN_FILE", token_file.string()},
+    };
+    p.proc = std::make_unique<child_process>(binary_path("bloodraven-sidecar"),
+                                             std::vector<std::string>{}, env);
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return p.saw("\"msg\":\"ready\""); }, 30s),
+                          p.proc->output());
+  }
+
+  std::string logs() {
+    std::string s = "--- operator\n" + operator_log();
+    for (auto* p : {&side_a, &side_b})
+      if (p->proc) {
+        p->saw("");
+        auto out = p->proc->output();
+        s += "--- sidecar\n" + (out.size() > 8000 ? out.substr(out.size() - 8000) : out);
+      }
+    return s;
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(kube_gate, gate_fixture)
+
+BOOST_AUTO_TEST_CASE(safe_failover_in_kubernetes_mode_opens_the_gate_on_the_old_primarys_sidecar) {
+  for (int i : {inst_a, inst_b}) sandbox().reset(i);
+  sandbox().replicate(inst_b, inst_a);
+  must_create(kube::resources::crds,
+              br::kube_sim::test::yaml_to_json(YAML::LoadFile(
+                  std::string(std::getenv("BR_SOURCE_DIR")) +
+                  "/charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml")));
+  must_create(kube::resources::crds, br::kube_sim::test::dns_endpoint_crd());
+  must_create(kube::resources::secrets,
+              {{"apiVersion", "v1"},
+               {"kind", "Secret"},
+               {"metadata", {{"name", group + "-operator"}, {"namespace", ns}}},
+               {"data", {{"username", base64_encode("bloodraven")}, {"password", base64_encode("bloodravenpw")}}}});
+  start_operator();
+  must_create(mfg_resource, group_object());
+  BOOST_TEST_REQUIRE(eventually([&] { return active() == "a"; }, 60s),
+                     "a never active: " << status().dump() << "\n" << logs());
+
+  // The token the operator generated for the group reaches the sidecars as a mounted file.
+  auto token_file = mount_token();
+  start_sidecar(side_a, "a", inst_a, sc_a, sc_b, token_file);
+  start_sidecar(side_b, "b", inst_b, sc_b, sc_a, token_file);
+  BOOST_TEST_REQUIRE(eventually([&] { return writable(inst_a) && !writable(inst_b); }, 30s),
+                     logs());
+
+  // kill -9 of a's mysqld: a's sidecar lives, acknowledges the deposing view (its server boots
+  // fenced, S5), and the gate opens on rule 2, not on rule 3's lease-length wait.
+  sandbox().kill9(inst_a);
+  BOOST_TEST_REQUIRE(eventually([&] { return active() == "b"; }, 60s),
+                     "no failover to b: " << status().dump() << "\n" << logs());
+  BOOST_TEST(operator_logged("old primary's sidecar acknowledged the deposing view (gate rule 2)"),
+             logs());
+  BOOST_TEST(operator_logged("\"rule\":\"rule2-old-primary-acked\""), logs());
+  BOOST_TEST(!operator_logged("\"rule\":\"rule3-peers-acked-lease-waited\""), logs());
+  BOOST_TEST(eventually([&] { return writable(inst_b); }, 30s), logs());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
