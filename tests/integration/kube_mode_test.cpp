@@ -354,10 +354,20 @@ BOOST_AUTO_TEST_CASE(a_new_group_gets_generated_credentials_that_are_never_overw
   auto again = c->get(kube::resources::secrets, "default", "fresh-operator");
   BOOST_REQUIRE(again.ok());
   BOOST_TEST((*again)["data"] == secret["data"]);
-  size_t creates = 0, others = 0;
-  for (const auto& w : sim.writes())
-    if (w.path.find("/secrets") != std::string::npos) (w.verb == "POST" ? creates : others)++;
+  // Each of the group's two Secrets (operator credentials, sidecar token) created exactly once.
+  size_t creates = 0, token_creates = 0, others = 0;
+  for (const auto& w : sim.writes()) {
+    if (w.path.find("/secrets") == std::string::npos) continue;
+    if (w.verb != "POST") {
+      ++others;
+      continue;
+    }
+    auto name = w.object["metadata"].value("name", "");
+    if (name == "fresh-operator") ++creates;
+    if (name == "mysql-fresh-sidecar-token") ++token_creates;
+  }
   BOOST_TEST(creates == 1u);
+  BOOST_TEST(token_creates == 1u);
   BOOST_TEST(others == 0u);
 }
 
