@@ -15,6 +15,7 @@
 #include "actors/operator/kube_router.hpp"
 #include "actors/operator/kube_taints.hpp"
 #include "actors/operator/reconciler.hpp"
+#include "actors/operator/status_hub.hpp"
 #include "config/render/names.hpp"
 #include "actors/operator/kube_state_store.hpp"
 #include "actors/operator/operator_api.hpp"
@@ -189,6 +190,7 @@ struct group_entry {
   platform_handles platform;
   std::shared_ptr<kube_group_context> context = std::make_shared<kube_group_context>();
   caf::actor status_raw;  // the status writer, untyped (spec conditions)
+  status_writer_actor hub;  // /ws/status feed in front of the status writer (null = none)
   caf::actor supervisor;
   bool stopping = false;  // a stop of `supervisor` is under way
   bool deleted = false;
@@ -289,6 +291,8 @@ void drop_platform(source_ptr self, group_entry& e) {
                  caf::actor_cast<caf::actor>(e.platform.dns),
                  caf::actor_cast<caf::actor>(e.platform.taints)})
     if (h) self->send_exit(h, caf::exit_reason::user_shutdown);
+  if (e.hub) self->send_exit(e.hub, caf::exit_reason::user_shutdown);
+  e.hub = nullptr;
   e.platform = platform_handles{};
   e.status_raw = nullptr;
 }
@@ -321,6 +325,18 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
   rt.platform = e.platform;
   rt.namespace_name = e.ns;
   rt.status_coalesce = o.status_coalesce;
+  if (o.ws) {
+    // The coordinator's publications reach /ws/status through a hub that forwards each one to
+    // the group's status writer unchanged; one hub per running supervisor (its poll cadence).
+    if (e.hub) self->send_exit(e.hub, caf::exit_reason::user_shutdown);
+    status_hub_config hc;
+    hc.namespace_name = e.ns;
+    hc.ws = o.ws;
+    hc.forward = e.platform.status;
+    hc.interval = d.spec.poll_interval;
+    e.hub = spawn_status_hub(self->system(), hc);
+    rt.platform.status = e.hub;
+  }
   // View pushes (PUT /view) to the sites' sidecars: the Safe gate's rules 2 and 3.
   rt.http_worker = [sys = &self->system()] { return spawn_http_worker(*sys); };
   if (o.reconcile) {

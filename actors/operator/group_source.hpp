@@ -20,6 +20,7 @@
 #include "config/render/options.hpp"
 #include "config/field_error.hpp"
 #include "io/kube/client.hpp"
+#include "io/http/websocket_hub.hpp"
 #include "io/kube/reflector.hpp"
 
 namespace br {
@@ -85,6 +86,9 @@ struct group_source_options {
   std::chrono::milliseconds reconcile_interval{std::chrono::seconds(10)};
   std::chrono::milliseconds reconcile_busy_interval{std::chrono::seconds(2)};
   render::render_options render;  ///< --sidecar-image and the reconciler version
+  /// GET /ws/status: each running group's status publications also go to this hub (through a
+  /// per-group status_hub in front of its status writer); null = no WebSocket feed.
+  std::shared_ptr<http::websocket_hub> ws;
 };
 
 /// Pure: parse + validate (Kubernetes mode) one watch event's object; credentials are left to

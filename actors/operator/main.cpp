@@ -327,10 +327,23 @@ int main(int argc, char** argv) {
   } else {
     kube_mode_options ko;
     if (int rc = load_kube_mode(flags.values, groups, ko); rc != 0) return rc;
+    ko.source.ws = ws;  // GET /ws/status and the dashboard, fed by every running group
     // Any root-level failure (above all "leader lease lost") ends the process non-zero (S8);
     // group failures are handled inside the group source.
     opts.root_policy.max_restarts = 0;
-    children = [ko](caf::actor_system&) { return kube_mode_children(ko); };
+    children = [ko, ws](caf::actor_system&) {
+      auto out = kube_mode_children(ko);
+      // First child, so it stops last: WebSocket sessions close before the HTTP server goes.
+      out.insert(out.begin(),
+                 child_spec{"websocket", "websocket_closer",
+                            [ws](caf::event_based_actor* sup, const std::string&) -> caf::actor {
+                              return sup->spawn([ws](caf::event_based_actor* self) {
+                                self->attach_functor([ws] { ws->close_all(); });
+                                return caf::behavior{[](ping_atom) {}};
+                              });
+                            }});
+      return out;
+    };
   }
   int rc = run_process(opts, children, [&api](http::router& r, caf::actor_system& sys) {
     install_operator_routes(r, sys, api);

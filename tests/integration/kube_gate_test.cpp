@@ -23,11 +23,13 @@
 #include "actors/operator/site_io.hpp"
 #include "actors/operator/status_writer.hpp"
 #include "io/http/server.hpp"
+#include "io/http/websocket_hub.hpp"
 #include "io/log/log.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/kube_sim/simulator.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/mysql_sandbox.hpp"
+#include "tests/support/ws_client.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
@@ -103,6 +105,8 @@ struct gate_fixture {
   site_io_actor io;
   caf::actor root;
   std::shared_ptr<group_table> groups = std::make_shared<group_table>();
+  std::shared_ptr<http::websocket_hub> ws =
+      std::make_shared<http::websocket_hub>(http::websocket_options{});
   std::unique_ptr<http::server> api;
   uint16_t op_port = 0;
   uint16_t sc_a = free_port(), sc_b = free_port();
@@ -124,6 +128,7 @@ struct gate_fixture {
     io = spawn_site_io(sys);
     operator_api_options ao;
     ao.groups = groups;
+    ao.ws = ws;
     http::router r;
     install_operator_routes(r, sys, ao);
     http::server_options so;
@@ -137,6 +142,7 @@ struct gate_fixture {
     side_b.stop();
     if (root) self->request(root, 30s, stop_atom::value).receive([](bool) {}, [](caf::error&) {});
     groups->drop_handles();
+    ws->close_all();
     api->stop();
     self->send_exit(io, caf::exit_reason::user_shutdown);
     self->send_exit(registry, caf::exit_reason::user_shutdown);
@@ -160,6 +166,7 @@ struct gate_fixture {
     o.groups = groups;
     o.site_io = io;
     o.instance = "operator-0";
+    o.ws = ws;
     o.reconcile = false;  // workloads are integration_kube_e2e's subject; here: the gate
     o.site_address = [](const std::string&, const std::string&, const std::string& s) {
       return config::address_spec{"127.0.0.1", sandbox().port(s == "a" ? inst_a : inst_b)};
@@ -248,6 +255,19 @@ struct gate_fixture {
                           p.proc->output());
   }
 
+  /// A fresh /ws/status client sees a message for the group naming `site` active within 30 s.
+  bool ws_shows_active(const std::string& site) {
+    test::ws_client client(op_port);
+    if (!client.open()) return false;
+    auto until = std::chrono::steady_clock::now() + 30s;
+    while (std::chrono::steady_clock::now() < until) {
+      auto m = json::parse(test::read_within(client, 5s), nullptr, false);
+      if (!m.is_object()) return false;  // closed or timed out
+      if (m.value("group", "") == group && m.value("activeSite", "") == site) return true;
+    }
+    return false;
+  }
+
   std::string logs() {
     std::string s = "--- operator\n" + operator_log();
     for (auto* p : {&side_a, &side_b})
@@ -281,6 +301,8 @@ BOOST_AUTO_TEST_CASE(safe_failover_in_kubernetes_mode_opens_the_gate_on_the_old_
   must_create(mfg_resource, group_object());
   BOOST_TEST_REQUIRE(eventually([&] { return active() == "a"; }, 60s),
                      "a never active: " << status().dump() << "\n" << logs());
+  // Kubernetes mode feeds GET /ws/status (and so the dashboard) like standalone mode.
+  BOOST_TEST(ws_shows_active("a"));
 
   // The token the operator generated for the group reaches the sidecars as a mounted file.
   auto token_file = mount_token();
@@ -299,6 +321,7 @@ BOOST_AUTO_TEST_CASE(safe_failover_in_kubernetes_mode_opens_the_gate_on_the_old_
   BOOST_TEST(operator_logged("\"rule\":\"rule2-old-primary-acked\""), logs());
   BOOST_TEST(!operator_logged("\"rule\":\"rule3-peers-acked-lease-waited\""), logs());
   BOOST_TEST(eventually([&] { return writable(inst_b); }, 30s), logs());
+  BOOST_TEST(ws_shows_active("b"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

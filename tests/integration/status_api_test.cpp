@@ -30,6 +30,7 @@
 #include "io/http/client.hpp"
 #include "io/http/server.hpp"
 #include "io/http/websocket_hub.hpp"
+#include "tests/support/ws_client.hpp"
 #include "messages/type_ids.hpp"
 
 using namespace std::chrono_literals;
@@ -154,36 +155,9 @@ std::pair<int, std::string> promtool_check(const std::string& text) {
 
 json body_of(const br::http::client_result& r) { return json::parse(r.body, nullptr, false); }
 
-// -- WebSocket clients --------------------------------------------------------------------------
+// -- WebSocket clients (tests/support/ws_client.hpp) ----------------------------------------------
 
-struct ws_client {
-  asio::io_context ioc;
-  websocket::stream<asio::ip::tcp::socket> ws{ioc};
-  websocket::response_type res;
-  beast::error_code ec;
-
-  /// Connects and handshakes; `rcvbuf` > 0 shrinks the receive buffer (a slow reader fills fast).
-  ws_client(uint16_t port, const std::string& origin = "", int rcvbuf = 0) {
-    asio::ip::tcp::endpoint ep(asio::ip::make_address("127.0.0.1"), port);
-    auto& sock = ws.next_layer();
-    sock.open(ep.protocol());
-    if (rcvbuf > 0) sock.set_option(asio::socket_base::receive_buffer_size(rcvbuf));
-    sock.connect(ep);
-    if (!origin.empty())
-      ws.set_option(websocket::stream_base::decorator(
-          [origin](websocket::request_type& r) { r.set(beast::http::field::origin, origin); }));
-    ws.handshake(res, "127.0.0.1", "/ws/status", ec);
-  }
-  bool open() const { return !ec; }
-  /// Reads one message; "" on error.
-  std::string read() {
-    beast::flat_buffer b;
-    beast::error_code e;
-    ws.read(b, e);
-    if (e) return {};
-    return beast::buffers_to_string(b.data());
-  }
-};
+using br::test::ws_client;
 
 /// A WebSocket upgrade request over plain HTTP; returns the response status (101 when accepted).
 /// (Beast 1.74's client handshake drops the response of a declined upgrade, so read it here.)
