@@ -18,32 +18,34 @@ bool may_generate_operator_secret(const config::failover_group& g, bool group_pv
   return s.active_site.empty() && s.sites.empty() && s.epoch == 0;
 }
 
-json generated_operator_secret(const config::failover_group& g,
-                               const std::function<std::string(size_t)>& random_text) {
-  json md = {{"name", g.spec.credentials->operator_secret},
+namespace {
+
+/// An Opaque Secret `name` in the group's namespace, labelled as the group's and owned by it.
+json group_owned_secret(const config::failover_group& g, const std::string& name, json data) {
+  json md = {{"name", name},
              {"namespace", g.metadata.namespace_name},
              {"labels", render::standard_labels(g.metadata.name)},
              {"ownerReferences", json::array({render::owner_reference(g)})}};
   return {{"apiVersion", "v1"},
           {"kind", "Secret"},
           {"type", "Opaque"},
-          {"metadata", md},
-          {"data",
-           {{"username", base64_encode("bloodraven")},
-            {"password", base64_encode(random_text(32))},
-            {"MYSQL_ROOT_PASSWORD", base64_encode(random_text(32))}}}};
+          {"metadata", std::move(md)},
+          {"data", std::move(data)}};
+}
+
+}  // namespace
+
+json generated_operator_secret(const config::failover_group& g,
+                               const std::function<std::string(size_t)>& random_text) {
+  return group_owned_secret(g, g.spec.credentials->operator_secret,
+                            {{"username", base64_encode("bloodraven")},
+                             {"password", base64_encode(random_text(32))},
+                             {"MYSQL_ROOT_PASSWORD", base64_encode(random_text(32))}});
 }
 
 json generated_sidecar_token_secret(const config::failover_group& g, const std::string& token) {
-  json md = {{"name", render::sidecar_token_secret(g.metadata.name)},
-             {"namespace", g.metadata.namespace_name},
-             {"labels", render::standard_labels(g.metadata.name)},
-             {"ownerReferences", json::array({render::owner_reference(g)})}};
-  return {{"apiVersion", "v1"},
-          {"kind", "Secret"},
-          {"type", "Opaque"},
-          {"metadata", md},
-          {"data", {{std::string{render::sidecar_token_key}, base64_encode(token)}}}};
+  return group_owned_secret(g, render::sidecar_token_secret(g.metadata.name),
+                            {{std::string{render::sidecar_token_key}, base64_encode(token)}});
 }
 
 std::string sidecar_token_of(const json& secret) {
