@@ -21,22 +21,37 @@ namespace br::test {
 
 child_process::child_process(std::string path, std::vector<std::string> args,
                              std::map<std::string, std::string> env) {
+  // argv and the environment are built before fork(): the test process is multi-threaded, so
+  // the child may only make async-signal-safe calls until exec (an allocation can deadlock on a
+  // lock another thread held at the fork).
+  std::vector<char*> argv;
+  argv.push_back(path.data());
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string kv = *e;
+    if (env.count(kv.substr(0, kv.find('='))) == 0) env_strings.push_back(std::move(kv));
+  }
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& kv : env_strings) envp.push_back(kv.data());
+  envp.push_back(nullptr);
   int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   pid_ = fork();
-  if (pid_ < 0) throw std::runtime_error("fork failed");
-  if (pid_ == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
+  if (pid_ < 0) {
     close(fds[0]);
     close(fds[1]);
-    for (auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> argv;
-    argv.push_back(path.data());
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(path.c_str(), argv.data());
-    std::fprintf(stderr, "exec %s failed: %s\n", path.c_str(), std::strerror(errno));
+    throw std::runtime_error("fork failed");
+  }
+  if (pid_ == 0) {
+    dup2(fds[1], 1);  // dup2 clears close-on-exec on the copies
+    dup2(fds[1], 2);
+    execve(argv[0], argv.data(), envp.data());
+    static const char msg[] = "exec failed\n";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    (void)ignored;
     _exit(127);
   }
   close(fds[1]);

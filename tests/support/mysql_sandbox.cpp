@@ -1,11 +1,15 @@
 // mysql_sandbox: fork/exec of tools/mysql-sandbox with captured stdout/stderr.
 #include "tests/support/mysql_sandbox.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -32,27 +36,27 @@ mysql_sandbox::mysql_sandbox() {
 
 mysql_sandbox::outcome mysql_sandbox::run(const std::vector<std::string>& args) const {
   outcome result;
+  // Everything the child needs is built before fork(): the test process is multi-threaded (CAF
+  // workers, in-process operators), so between fork and exec the child may only make
+  // async-signal-safe calls. An allocation there can block forever on an allocator lock that
+  // another thread held at the fork (seen with ASan: integration_kube_e2e hung in `port`).
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(script_.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   int out_pipe[2];
   int err_pipe[2];
-  if (pipe(out_pipe) != 0) return result;
-  if (pipe(err_pipe) != 0) {
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) return result;
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
     close(out_pipe[0]);
     close(out_pipe[1]);
     return result;
   }
   pid_t pid = fork();
   if (pid == 0) {
-    dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(out_pipe[1], STDOUT_FILENO);  // dup2 clears close-on-exec on the copies
     dup2(err_pipe[1], STDERR_FILENO);
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    close(err_pipe[0]);
-    close(err_pipe[1]);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(script_.c_str()));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(script_.c_str(), argv.data());
+    execv(argv[0], argv.data());
     _exit(127);
   }
   close(out_pipe[1]);
@@ -67,23 +71,39 @@ mysql_sandbox::outcome mysql_sandbox::run(const std::vector<std::string>& args) 
   std::string* sinks[2] = {&result.out, &result.err};
   int open_fds = 2;
   char buf[4096];
+  const auto until = std::chrono::steady_clock::now() + command_deadline;
+  bool killed = false;
   while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    until - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) {
+      if (killed) break;  // killed and its pipes still open (a grandchild holds them): give up
+      ::kill(pid, SIGKILL);
+      killed = true;
+      result.err += "mysql-sandbox " + join(args) + ": no exit within " +
+                    std::to_string(command_deadline.count()) + " s, killed\n";
+      left = 0;
+    }
+    int n = poll(fds, 2, static_cast<int>(std::clamp<long long>(left, 1, 1000)));
+    if (n < 0) {
       if (errno == EINTR) continue;
       break;
     }
     for (int k = 0; k < 2; ++k) {
       if (fds[k].fd < 0 || fds[k].revents == 0) continue;
-      ssize_t n = read(fds[k].fd, buf, sizeof buf);
-      if (n > 0) {
-        sinks[k]->append(buf, static_cast<size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
+      ssize_t r = read(fds[k].fd, buf, sizeof buf);
+      if (r > 0) {
+        sinks[k]->append(buf, static_cast<size_t>(r));
+      } else if (r == 0 || errno != EINTR) {
         close(fds[k].fd);
         fds[k].fd = -1;
         --open_fds;
       }
     }
   }
+  for (auto& f : fds)
+    if (f.fd >= 0) close(f.fd);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -1,6 +1,7 @@
 // Test helper: drives tools/mysql-sandbox (real MySQL 9.7 instances) and builds connect options.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +22,10 @@ class mysql_sandbox {
   };
 
   mysql_sandbox();
+
+  /// A sandbox command that has not exited by then is SIGKILLed (a `reset` takes ~10 s here; the
+  /// slowest, `up` of a fresh chroot, well under this). Nothing in a test waits forever on it.
+  static constexpr std::chrono::seconds command_deadline{600};
 
   /// Runs the script; never throws.
   outcome run(const std::vector<std::string>& args) const;
