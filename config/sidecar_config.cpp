@@ -81,6 +81,18 @@ std::vector<flag_def> sidecar_flag_defs() {
        false, check_bool},
       {"shutdown-timeout", "SIDECAR_SHUTDOWN_TIMEOUT", "5s", "deadline for a clean stop after SIGTERM",
        false, check_duration},
+      {"pitr-enabled", "BLOODRAVEN_PITR_ENABLED", "false",
+       "archive sealed binlogs for point-in-time recovery (primary only)", false, check_bool},
+      {"pitr-binlog-dir", "BLOODRAVEN_PITR_BINLOG_DIR", "/var/lib/mysql",
+       "directory of the binlog files", false, {}},
+      {"pitr-binlog-index", "BLOODRAVEN_PITR_BINLOG_INDEX", "mysql-bin.index",
+       "binlog index file (relative to the binlog directory unless absolute)", false, {}},
+      {"pitr-poll-interval", "BLOODRAVEN_PITR_POLL_INTERVAL", "60s", "interval of the archiver's scans",
+       false, check_duration},
+      {"pitr-storage-type", "BLOODRAVEN_PITR_STORAGE_TYPE", "",
+       "archive storage: PVC (a mounted directory; S3 is not supported by this build)", false, {}},
+      {"pitr-pvc-mount-path", "BLOODRAVEN_PITR_PVC_MOUNT_PATH", "",
+       "mount path of the backup volume when the storage is PVC", false, {}},
   };
 }
 
@@ -181,6 +193,32 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
     if (c.token.empty()) return fail("SIDECAR_TOKEN_FILE (--token-file): " + token_file + " is empty");
   } else {
     c.warnings.push_back("SIDECAR_TOKEN_FILE is not set: every PUT /view is refused with 401");
+  }
+  c.pitr.enabled = v("pitr-enabled") == "true" || v("pitr-enabled") == "1";
+  c.pitr.binlog_dir = v("pitr-binlog-dir");
+  c.pitr.binlog_index = v("pitr-binlog-index");
+  c.pitr.poll_interval = to_duration(v("pitr-poll-interval"));
+  c.pitr.storage_type = v("pitr-storage-type");
+  c.pitr.pvc_mount_path = v("pitr-pvc-mount-path");
+  if (c.pitr.enabled) {
+    if (c.site.empty())
+      return fail("BLOODRAVEN_PITR_ENABLED needs MY_SITE (--site): the archive keeps one manifest per site");
+    if (c.pitr.storage_type == "S3")
+      return fail("BLOODRAVEN_PITR_STORAGE_TYPE (--pitr-storage-type): S3 is not supported by this "
+                  "build; use PVC");
+    if (c.pitr.storage_type != "PVC")
+      return fail("BLOODRAVEN_PITR_STORAGE_TYPE (--pitr-storage-type): must be PVC when "
+                  "BLOODRAVEN_PITR_ENABLED is on, got \"" + c.pitr.storage_type + "\"");
+    if (c.pitr.pvc_mount_path.empty() || c.pitr.pvc_mount_path.front() != '/')
+      return fail("BLOODRAVEN_PITR_PVC_MOUNT_PATH (--pitr-pvc-mount-path): must be an absolute path "
+                  "when the storage is PVC");
+    if (c.pitr.binlog_dir.empty() || c.pitr.binlog_index.empty())
+      return fail("BLOODRAVEN_PITR_BINLOG_DIR and BLOODRAVEN_PITR_BINLOG_INDEX must not be empty");
+    if (c.pitr.poll_interval < std::chrono::seconds(1)) {
+      c.warnings.push_back("BLOODRAVEN_PITR_POLL_INTERVAL " + format_duration(c.pitr.poll_interval) +
+                           " is below the minimum; clamped to 1s");
+      c.pitr.poll_interval = std::chrono::seconds(1);
+    }
   }
   if (!c.topology_aware())
     c.warnings.push_back("MY_SITE, POD_NAMESPACE, FAILOVER_GROUP and BLOODRAVEN_ADDRESS are not "

@@ -31,6 +31,15 @@ struct sidecar_config {
   std::string token;           ///< bearer token for PUT /view; "" = every push is refused (401)
   std::string token_file;      ///< SIDECAR_TOKEN_FILE, re-read on each push (a rotated Secret)
   bool dead_mans_switch = true;  ///< DEAD_MANS_SWITCH: SAFETY.md rule 7 heartbeats
+  /// Binlog archiver for PITR (reference §7.1, §7.4). Storage PVC only: a mounted directory.
+  struct pitr_settings {
+    bool enabled = false;
+    std::string binlog_dir = "/var/lib/mysql";
+    std::string binlog_index = "mysql-bin.index";
+    std::chrono::nanoseconds poll_interval = std::chrono::seconds(60);
+    std::string storage_type;    ///< "PVC"
+    std::string pvc_mount_path;  ///< objects under <mount>/binlogs/<site>
+  } pitr;
   /// Adjustments made (clamps, missing optional settings); main logs each as a warning.
   std::vector<std::string> warnings;
 

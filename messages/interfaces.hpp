@@ -134,4 +134,14 @@ using fencing_monitor_actor = caf::typed_actor<
     caf::replies_to<status_atom>::with<sidecar_status>,
     caf::reacts_to<boot_done_atom>>;
 
+
+/// The sidecar's binlog archiver (PITR).
+/// - (tick): one scan on the primary (probe, then the detached scan worker); re-arms itself.
+/// - (status) -> JSON text of GET /archiver/status.
+using binlog_archiver_actor =
+    caf::typed_actor<caf::reacts_to<tick_atom>, caf::replies_to<status_atom>::with<std::string>>;
+
+/// The archiver's detached worker: (run, primary) -> JSON text of one scan report.
+using archive_worker_actor = caf::typed_actor<caf::replies_to<run_atom, bool>::with<std::string>>;
+
 }  // namespace br

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "actors/operator/durable_state_json.hpp"
+#include "io/fs/atomic_file.hpp"
 #include "io/log/log.hpp"
 
 extern char** environ;
@@ -47,36 +48,8 @@ std::vector<group_event> event_ring::snapshot() const {
 }
 
 caf::error write_file_atomic(const std::string& path, const std::string& content) {
-  auto tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return io_error("open " + tmp);
-  size_t off = 0;
-  while (off < content.size()) {
-    auto n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      auto err = io_error("write " + tmp);
-      ::close(fd);
-      return err;
-    }
-    off += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    auto err = io_error("fsync " + tmp);
-    ::close(fd);
-    return err;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return io_error("rename " + tmp);
-  // The rename itself is durable only once the directory entry is synced.
-  auto dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return io_error("open " + dir);
-  int rc = ::fsync(dfd);
-  ::close(dfd);
-  if (rc != 0) return io_error("fsync " + dir);
-  return caf::none;
+  auto err = fs::write_file_atomic(path, content);
+  return err.empty() ? caf::error{} : caf::make_error(caf::sec::runtime_error, err);
 }
 
 caf::expected<durable_state> load_state_file(const std::string& path) {

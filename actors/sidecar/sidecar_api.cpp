@@ -4,6 +4,7 @@
 #include <caf/all.hpp>
 
 #include "actors/common/view_json.hpp"
+#include "actors/sidecar/binlog_archiver.hpp"
 #include "io/http/actor_ask.hpp"
 
 namespace br::sidecar {
@@ -172,6 +173,19 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
                  : http::response::text(503, "not a replicating replica");
     });
   });
+  r.get("/archiver/status", "archiver_status",
+        [&sys, h, opts](const http::request&, http::responder reply) {
+          // reference §4.2: always 200; {enabled:false} when PITR is off.
+          if (!opts.archiver_enabled) {
+            reply(http::response::json(200, nlohmann::json::parse(archiver_disabled_status())));
+            return;
+          }
+          http::ask(sys, h->archiver(), ms(2000), reply, "binlog_archiver",
+                    [](const std::string& body) {
+                      return http::response::json(200, nlohmann::json::parse(body));
+                    },
+                    status_atom::value);
+        });
   r.add("PUT", "/view", "view", [&sys, h, opts](const http::request& req, http::responder reply) {
     if (!bearer_ok(req, current_token(opts, config::read_small_file))) {
       auto res = http::response::error(401, "missing or wrong bearer token");

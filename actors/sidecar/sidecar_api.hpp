@@ -20,6 +20,7 @@ struct api_options {
   /// cannot be read (or is empty) `token` stays in force. "" = `token` only.
   std::string token_file;
   std::chrono::milliseconds push_timeout{30000};  ///< > FENCE_TIMEOUT + probe: a push may fence
+  bool archiver_enabled = false;  ///< GET /archiver/status asks the archiver, else {enabled:false}
 };
 
 /// Constant-time check of "Authorization: Bearer <token>"; false when token is empty.
@@ -34,7 +35,8 @@ nlohmann::json status_json(const mysql_outcome& probe, const sidecar_status& st)
 /// The PUT /view answer for an acknowledgement (or a refusal).
 http::response push_response(const push_ack& a);
 
-/// Installs GET /health /ready /status /peer/ping /peer/active-site /primary /replica and PUT /view.
+/// Installs GET /health /ready /status /peer/ping /peer/active-site /primary /replica
+/// /archiver/status and PUT /view.
 /// Handlers never block: each asks the actors through short-lived event-based actors.
 void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options opts,
                             std::shared_ptr<sidecar_handles> handles);

@@ -3,6 +3,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/sidecar/binlog_archiver.hpp"
 #include "actors/sidecar/boot_guard.hpp"
 #include "actors/sidecar/fencing_monitor.hpp"
 #include "actors/common/http_worker.hpp"
@@ -90,6 +91,20 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
   out.push_back(spec("boot_guard", "boot_guard", [h, mopts](caf::event_based_actor* sup) {
     return sup->spawn(boot_guard, mopts, h);
   }));
+  if (cfg.pitr.enabled) {
+    archiver_options ao;
+    ao.scan.layout.root = cfg.pitr.pvc_mount_path;
+    ao.scan.layout.site = cfg.site;
+    ao.scan.binlog_dir = cfg.pitr.binlog_dir;
+    ao.scan.index_name = cfg.pitr.binlog_index;
+    ao.poll_interval = to_ms(cfg.pitr.poll_interval);
+    ao.probe_timeout = std::min(to_ms(cfg.request_timeout), ms(2000));
+    out.push_back(spec("binlog_archiver", "binlog_archiver", [h, ao](caf::event_based_actor* sup) {
+      auto a = spawn_binlog_archiver(sup->system(), ao, h);
+      h->set_archiver(a);
+      return caf::actor_cast<caf::actor>(a);
+    }));
+  }
   return out;
 }
 
@@ -100,6 +115,7 @@ void install_routes(http::router& r, caf::actor_system& sys, const config::sidec
   o.token = cfg.token;
   o.token_file = cfg.token_file;
   o.push_timeout = to_ms(cfg.fence_timeout + cfg.request_timeout) + ms(5000);
+  o.archiver_enabled = cfg.pitr.enabled;
   install_sidecar_routes(r, sys, o, std::move(h));
 }
 

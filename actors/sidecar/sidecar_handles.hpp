@@ -21,6 +21,7 @@ class sidecar_handles {
   view_cache_actor cache() const { return get<view_cache_actor>(cache_); }
   fencing_monitor_actor monitor() const { return get<fencing_monitor_actor>(monitor_); }
   http_worker_actor operator_http() const { return get<http_worker_actor>(operator_http_); }
+  binlog_archiver_actor archiver() const { return get<binlog_archiver_actor>(archiver_); }
   http_worker_actor peer_http(size_t i) const {
     caf::weak_actor_ptr w;
     {
@@ -34,6 +35,7 @@ class sidecar_handles {
   void set_cache(const view_cache_actor& h) { set(cache_, h); }
   void set_monitor(const fencing_monitor_actor& h) { set(monitor_, h); }
   void set_operator_http(const http_worker_actor& h) { set(operator_http_, h); }
+  void set_archiver(const binlog_archiver_actor& h) { set(archiver_, h); }
   void set_peer_http(size_t i, const http_worker_actor& h) {
     std::lock_guard<std::mutex> g(m_);
     if (peer_http_.size() <= i) peer_http_.resize(i + 1);
@@ -65,6 +67,7 @@ class sidecar_handles {
   caf::weak_actor_ptr cache_;
   caf::weak_actor_ptr monitor_;
   caf::weak_actor_ptr operator_http_;
+  caf::weak_actor_ptr archiver_;
   std::vector<caf::weak_actor_ptr> peer_http_;
 };
 

@@ -3,22 +3,16 @@
 
 #include <caf/all.hpp>
 
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "actors/sidecar/fencing_rules.hpp"
 #include "actors/sidecar/sidecar_metrics.hpp"
 #include "actors/common/view_json.hpp"
 #include "config/sidecar_config.hpp"
+#include "io/fs/atomic_file.hpp"
 #include "io/log/log.hpp"
 
 namespace br::sidecar {
 
 namespace {
-
-std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
 
 std::string source_name(view_source s) {
   switch (s) {
@@ -80,35 +74,7 @@ view_cache_actor::behavior_type cache(view_cache_actor::stateful_pointer<cache_s
 }  // namespace
 
 std::string persist_view(const std::string& dir, const topology_view& view) {
-  auto path = dir + "/view.json";
-  auto tmp = path + ".tmp";
-  auto body = view_to_json(view) + "\n";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return errno_text("open " + tmp);
-  size_t done = 0;
-  while (done < body.size()) {
-    auto n = ::write(fd, body.data() + done, body.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      auto e = errno_text("write " + tmp);
-      ::close(fd);
-      return e;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    auto e = errno_text("fsync " + tmp);
-    ::close(fd);
-    return e;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return errno_text("rename " + tmp);
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return errno_text("open " + dir);
-  int rc = ::fsync(dfd);
-  ::close(dfd);
-  if (rc != 0) return errno_text("fsync " + dir);
-  return {};
+  return fs::write_file_atomic(dir + "/view.json", view_to_json(view) + "\n", 0600);
 }
 
 sidecar_view load_view(const std::string& dir, std::string& error) {

@@ -22,6 +22,7 @@
 
 #include "io/http/client.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/sidecar_env.hpp"
 #include "tests/support/mysql_sandbox.hpp"
 
 using namespace std::chrono_literals;
@@ -234,24 +235,15 @@ struct gate_fixture {
 
   void start_sidecar(process& p, const std::string& site, int inst, uint16_t port, uint16_t peer) {
     std::filesystem::create_directories(dir / ("sc-" + site));
-    std::map<std::string, std::string> env = {
-        {"LISTEN_ADDR", "127.0.0.1:" + std::to_string(port)},
-        {"MY_SITE", site},
-        {"POD_NAMESPACE", "ns"},
-        {"FAILOVER_GROUP", "g"},
-        {"BLOODRAVEN_ADDRESS", "127.0.0.1:" + std::to_string(op_port)},
-        {"PEER_ADDRESSES", "127.0.0.1:" + std::to_string(peer)},
-        {"PEER_CHECK_INTERVAL", "1s"},
-        {"LEASE_TIMEOUT", "4s"},
-        {"REQUEST_TIMEOUT", "800ms"},
-        {"FENCE_TIMEOUT", "5s"},
-        {"MYSQL_HOST", "127.0.0.1"},
-        {"MYSQL_PORT", std::to_string(sandbox().port(inst))},
-        {"MYSQL_USER", "bloodraven"},
-        {"MYSQL_PASSWORD", "bloodravenpw"},
-        {"SIDECAR_STATE_DIR", (dir / ("sc-" + site)).string()},
-        {"SIDECAR_TOKEN_FILE", (dir / "token").string()},
-    };
+    br::test::sidecar_env_options so;
+    so.site = site;
+    so.listen_port = port;
+    so.operator_port = op_port;
+    so.peer_port = peer;
+    so.mysql_port = sandbox().port(inst);
+    so.state_dir = (dir / ("sc-" + site)).string();
+    so.token_file = (dir / "token").string();
+    auto env = br::test::sidecar_env(so);
     p.proc = std::make_unique<child_process>(binary_path("bloodraven-sidecar"),
                                              std::vector<std::string>{}, env);
     BOOST_REQUIRE_MESSAGE(eventually([&] { return p.saw("\"msg\":\"ready\""); }, 30s),

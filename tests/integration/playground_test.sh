@@ -74,6 +74,21 @@ echo "acked before the kill on site1: $before; acked after it on site2: $after; 
 [[ $(curl -fsS "$op/active-site?namespace=playground&group=demo" | jq -r .activeSite) == site2 ]] ||
   fail "the operator does not name site2 active"
 
+# PITR: the new primary's sidecar archives the binlog a rotation seals (scan every 10 s).
+"$SRC/tools/mysql-sandbox" sql 22 "FLUSH BINARY LOGS" >/dev/null || fail "FLUSH BINARY LOGS on site2 failed"
+sealed=$("$SRC/tools/mysql-sandbox" sql 22 "SHOW BINARY LOGS" | tail -n 2 | head -n 1 | cut -f1)
+manifest=$PG/pitr-archive/binlogs/manifest-site2.json
+deadline=$(($(now_ms) + 40000))
+until [[ -f $manifest ]] && jq -e --arg f "$sealed" 'any(.files[]; .name == $f)' "$manifest" >/dev/null 2>&1; do
+  (($(now_ms) < deadline)) || fail "site2's sidecar did not archive $sealed: $(curl -fsS "http://127.0.0.1:$(pv SIDECAR_PORT_2)/archiver/status")"
+  sleep 0.5
+done
+cmp -s "$("$SRC/tools/mysql-sandbox" datadir 22)/$sealed" "$PG/pitr-archive/binlogs/site2/$sealed" ||
+  fail "the archived $sealed differs from site2's"
+[[ $(curl -fsS "http://127.0.0.1:$(pv SIDECAR_PORT_2)/archiver/status" | jq -r .primary) == true ]] ||
+  fail "site2's archiver does not report itself primary"
+echo "PITR: site2's sidecar archived $sealed"
+
 # down: every recorded process gone, nothing left that runs from the playground dir, MySQL stopped.
 declare -A recorded=()
 for f in "$PG"/pids/*.pid; do read -r pid st <"$f"; recorded[$pid]=$st; done

@@ -20,6 +20,7 @@
 #include "io/http/server.hpp"
 #include "io/mysql/connection.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/sidecar_env.hpp"
 #include "tests/support/mysql_sandbox.hpp"
 
 using namespace std::chrono_literals;
@@ -132,24 +133,17 @@ sidecar start_sidecar(const std::string& site, int instance, uint16_t port, uint
   s.site = site;
   s.port = port;
   std::filesystem::create_directories(dir + "/state-" + site);
-  std::map<std::string, std::string> env = {
-      {"LISTEN_ADDR", "127.0.0.1:" + std::to_string(port)},
-      {"MY_SITE", site},
-      {"POD_NAMESPACE", "ns"},
-      {"FAILOVER_GROUP", "g"},
-      {"BLOODRAVEN_ADDRESS", "127.0.0.1:" + std::to_string(op_port)},
-      {"PEER_ADDRESSES", "127.0.0.1:" + std::to_string(peer_port)},
-      {"PEER_CHECK_INTERVAL", "1s"},
-      {"LEASE_TIMEOUT", "3s"},
-      {"REQUEST_TIMEOUT", "800ms"},
-      {"FENCE_TIMEOUT", "10s"},
-      {"MYSQL_HOST", "127.0.0.1"},
-      {"MYSQL_PORT", std::to_string(sandbox().port(instance))},
-      {"MYSQL_USER", "bloodraven"},
-      {"MYSQL_PASSWORD", "bloodravenpw"},
-      {"SIDECAR_STATE_DIR", dir + "/state-" + site},
-      {"SIDECAR_TOKEN_FILE", dir + "/token"},
-  };
+  br::test::sidecar_env_options so;
+  so.site = site;
+  so.listen_port = port;
+  so.operator_port = op_port;
+  so.peer_port = peer_port;
+  so.mysql_port = sandbox().port(instance);
+  so.lease_timeout = "3s";
+  so.fence_timeout = "10s";
+  so.state_dir = dir + "/state-" + site;
+  so.token_file = dir + "/token";
+  auto env = br::test::sidecar_env(so);
   s.proc = std::make_unique<child_process>(binary_path("bloodraven-sidecar"),
                                            std::vector<std::string>{}, env);
   BOOST_REQUIRE_MESSAGE(s.wait_output("\"msg\":\"ready\"", 20s), s.proc->output());

@@ -43,6 +43,8 @@ class mysql_sandbox {
     must({"replicate", std::to_string(replica), "FROM", std::to_string(source)});
   }
   uint16_t port(int i) const;
+  /// Host path of instance i's datadir (binlog.NNNNNN and binlog.index live there).
+  std::string datadir(int i) const { return must({"datadir", std::to_string(i)}); }
   /// True when `status` lists instance i as running.
   bool running(int i) const;
   /// SQL as root through the chroot's mysql client (-N -B): tab-separated rows; in batch mode

@@ -196,4 +196,47 @@ BOOST_AUTO_TEST_CASE(flags_mirror_variables) {
   BOOST_TEST(b.result.config->state_dir == "/s");
 }
 
+BOOST_AUTO_TEST_CASE(pitr_archiver_settings_and_their_errors) {
+  auto off = build({});
+  BOOST_REQUIRE(off.result.config.has_value());
+  BOOST_TEST(!off.result.config->pitr.enabled);  // off by default
+  BOOST_TEST(off.result.config->pitr.binlog_dir == "/var/lib/mysql");
+  BOOST_TEST(off.result.config->pitr.binlog_index == "mysql-bin.index");
+  BOOST_TEST((off.result.config->pitr.poll_interval == 60s));
+
+  std::map<std::string, std::string> on = {{"BLOODRAVEN_PITR_ENABLED", "true"},
+                                           {"MY_SITE", "a"},
+                                           {"BLOODRAVEN_PITR_STORAGE_TYPE", "PVC"},
+                                           {"BLOODRAVEN_PITR_PVC_MOUNT_PATH", "/backups"},
+                                           {"BLOODRAVEN_PITR_POLL_INTERVAL", "200ms"}};
+  auto ok = build({on, {}});
+  BOOST_REQUIRE_MESSAGE(ok.result.config.has_value(), ok.result.error);
+  BOOST_TEST(ok.result.config->pitr.enabled);
+  BOOST_TEST(ok.result.config->pitr.pvc_mount_path == "/backups");
+  BOOST_TEST((ok.result.config->pitr.poll_interval == 1s));  // clamped, with a warning
+  BOOST_TEST(has_warning(*ok.result.config, "BLOODRAVEN_PITR_POLL_INTERVAL"));
+
+  auto with = [&](const std::string& k, const std::string& v) {
+    auto e = on;
+    if (v.empty())
+      e.erase(k);
+    else
+      e[k] = v;
+    auto b = build({e, {}});
+    BOOST_TEST(!b.result.config.has_value());
+    return b.result.error;
+  };
+  BOOST_TEST(with("MY_SITE", "").find("needs MY_SITE") != std::string::npos);
+  BOOST_TEST(with("BLOODRAVEN_PITR_STORAGE_TYPE", "S3").find("S3 is not supported") != std::string::npos);
+  BOOST_TEST(with("BLOODRAVEN_PITR_STORAGE_TYPE", "").find("BLOODRAVEN_PITR_STORAGE_TYPE") == 0u);
+  BOOST_TEST(with("BLOODRAVEN_PITR_PVC_MOUNT_PATH", "").find("BLOODRAVEN_PITR_PVC_MOUNT_PATH") == 0u);
+  BOOST_TEST(with("BLOODRAVEN_PITR_PVC_MOUNT_PATH", "relative/dir").find("absolute") != std::string::npos);
+  // A malformed switch is refused by the flag check (exit 2 naming the variable).
+  auto e = on;
+  e["BLOODRAVEN_PITR_ENABLED"] = "yes please";
+  auto bad = build({e, {}});
+  BOOST_TEST((bad.flags.what == parsed_flags::action::fail));
+  BOOST_TEST(bad.flags.error.find("BLOODRAVEN_PITR_ENABLED") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,163 @@
+// Binlog archiver actor: tick -> probe -> scan in the detached worker -> status and metrics.
+#include "actors/sidecar/binlog_archiver.hpp"
+
+#include <caf/all.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "actors/sidecar/sidecar_metrics.hpp"
+#include "io/binlog/manifest.hpp"
+#include "io/log/log.hpp"
+
+namespace br::sidecar {
+
+namespace {
+
+using nlohmann::json;
+using ms = std::chrono::milliseconds;
+
+int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+json report_json(const scan_report& r) {
+  return {{"primary", r.primary},     {"archived", r.archived},     {"archivedBytes", r.archived_bytes},
+          {"backlog", r.backlog},     {"error", r.error},           {"lastUploadUnix", r.last_upload_unix}};
+}
+
+struct archiver_state {
+  archiver_options opts;
+  std::shared_ptr<sidecar_handles> handles;
+  archive_worker_actor worker;
+  bool busy = false;
+  bool primary = false;
+  int64_t last_scan_at = 0;
+  uint64_t scans = 0;
+  uint64_t files_archived = 0;
+  uint64_t bytes_archived = 0;
+  uint64_t upload_failures = 0;
+  int64_t last_upload_at = 0;
+  size_t backlog = 0;
+  std::string last_error;
+};
+
+using archiver_self = binlog_archiver_actor::stateful_pointer<archiver_state>;
+
+json status_of(const archiver_state& s) {
+  auto t = [](int64_t u) { return u > 0 ? json(binlog::rfc3339(u)) : json(nullptr); };
+  return {{"enabled", true},
+          {"site", s.opts.scan.layout.site},
+          {"storageType", "PVC"},
+          {"manifestPrefix", s.opts.scan.layout.root + "/binlogs"},
+          {"primary", s.primary},
+          {"lastScanAt", t(s.last_scan_at)},
+          {"scans", s.scans},
+          {"filesArchived", s.files_archived},
+          {"bytesArchived", s.bytes_archived},
+          {"backlogFiles", s.backlog},
+          {"uploadFailures", s.upload_failures},
+          {"lastUploadTime", t(s.last_upload_at)},
+          {"lastError", s.last_error}};
+}
+
+void finish_scan(archiver_self self, const std::string& error) {
+  auto& s = self->state;
+  s.busy = false;
+  s.last_scan_at = unix_now();
+  ++s.scans;
+  if (!error.empty()) {
+    if (error != s.last_error) log::warn("archiver scan failed", {{"error", error}});
+    ++s.upload_failures;
+    archiver_failures_gauge().Set(static_cast<double>(s.upload_failures));
+  }
+  s.last_error = error;
+  archiver_backlog_gauge().Set(static_cast<double>(s.backlog));
+  self->delayed_send(self, s.opts.poll_interval, tick_atom::value);
+}
+
+void on_report(archiver_self self, const std::string& text) {
+  auto& s = self->state;
+  auto j = json::parse(text, nullptr, false);
+  if (!j.is_object()) {
+    finish_scan(self, "scan worker answered no report");
+    return;
+  }
+  s.primary = j.value("primary", false);
+  s.backlog = j.value("backlog", size_t{0});
+  for (const auto& name : j.value("archived", json::array())) {
+    log::info("binlog archived", {{"file", name.get<std::string>()}, {"site", s.opts.scan.layout.site}});
+    ++s.files_archived;
+    archived_files_counter().Increment();
+  }
+  s.bytes_archived += j.value("archivedBytes", uint64_t{0});
+  if (auto at = j.value("lastUploadUnix", int64_t{0}); at > 0) {
+    s.last_upload_at = at;
+    archiver_last_upload_gauge().Set(static_cast<double>(at));
+  }
+  finish_scan(self, j.value("error", ""));
+}
+
+binlog_archiver_actor::behavior_type archiver(archiver_self self, archiver_options o,
+                                              std::shared_ptr<sidecar_handles> handles) {
+  self->state.opts = std::move(o);
+  self->state.handles = std::move(handles);
+  self->state.worker = spawn_archive_worker(self->system(), self->state.opts.scan);
+  self->link_to(self->state.worker);
+  self->send(self, tick_atom::value);
+  return {
+      [=](tick_atom) {
+        auto& s = self->state;
+        if (s.busy) return;
+        auto m = s.handles->mysql();
+        if (!m) {
+          self->delayed_send(self, s.opts.poll_interval, tick_atom::value);
+          return;
+        }
+        s.busy = true;
+        self->request(m, s.opts.probe_timeout, probe_atom::value)
+            .then(
+                [=](const mysql_outcome& out) {
+                  if (!out.ok) {
+                    self->state.primary = false;
+                    finish_scan(self, "local MySQL: " + out.error);
+                    return;
+                  }
+                  // reference §7.4: only the primary (@@read_only = 0) uploads.
+                  bool primary = !out.probe.read_only;
+                  auto& st = self->state;
+                  self->request(st.worker, st.opts.scan.deadline + ms(5000), run_atom::value, primary)
+                      .then([=](const std::string& report) { on_report(self, report); },
+                            [=](caf::error& e) {
+                              finish_scan(self, "scan worker: " + self->system().render(e));
+                            });
+                },
+                [=](caf::error& e) {
+                  self->state.primary = false;
+                  finish_scan(self, "local MySQL worker: " + self->system().render(e));
+                });
+      },
+      [=](status_atom) { return status_of(self->state).dump(); },
+  };
+}
+
+}  // namespace
+
+archive_worker_actor spawn_archive_worker(caf::actor_system& sys, scan_options o) {
+  return sys.spawn<caf::detached>([o](archive_worker_actor::pointer) -> archive_worker_actor::behavior_type {
+    return {[o](run_atom, bool primary) {
+      auto rep = archive_scan(o, [primary] { return std::optional<bool>(primary); }, unix_now);
+      return report_json(rep).dump();
+    }};
+  });
+}
+
+binlog_archiver_actor spawn_binlog_archiver(caf::actor_system& sys, archiver_options o,
+                                            std::shared_ptr<sidecar_handles> handles) {
+  return sys.spawn(archiver, std::move(o), std::move(handles));
+}
+
+std::string archiver_disabled_status() { return json{{"enabled", false}}.dump(); }
+
+}  // namespace br::sidecar

@@ -1,0 +1,35 @@
+// The sidecar's binlog archiver (PITR, reference §7.4): every poll interval, on the primary only,
+// a detached worker copies sealed binlogs into the archive and upserts the site's manifest.
+#pragma once
+
+#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "actors/sidecar/binlog_scan.hpp"
+#include "actors/sidecar/sidecar_handles.hpp"
+#include "messages/interfaces.hpp"
+
+namespace br::sidecar {
+
+struct archiver_options {
+  scan_options scan;
+  std::chrono::milliseconds poll_interval{std::chrono::seconds(60)};
+  std::chrono::milliseconds probe_timeout{std::chrono::seconds(2)};
+};
+
+/// The scan worker: blocking file I/O, spawned detached.
+archive_worker_actor spawn_archive_worker(caf::actor_system& sys, scan_options o);
+
+/// The archiver (event-based). Asks the local MySQL worker (through `handles`) whether this
+/// server is writable, then its own detached worker for the scan; never blocks.
+binlog_archiver_actor spawn_binlog_archiver(caf::actor_system& sys, archiver_options o,
+                                            std::shared_ptr<sidecar_handles> handles);
+
+/// The /archiver/status body when the archiver is off.
+std::string archiver_disabled_status();
+
+}  // namespace br::sidecar
