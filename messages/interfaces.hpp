@@ -136,10 +136,12 @@ using fencing_monitor_actor = caf::typed_actor<
 
 
 /// The sidecar's binlog archiver (PITR).
-/// - (tick): one scan on the primary (probe, then the detached scan worker); re-arms itself.
+/// - (tick): the periodic scan (probe, then the detached scan worker); re-arms itself.
+/// - (run): a scan now (the index watcher saw a rotation); coalesced while one runs.
 /// - (status) -> JSON text of GET /archiver/status.
 using binlog_archiver_actor =
-    caf::typed_actor<caf::reacts_to<tick_atom>, caf::replies_to<status_atom>::with<std::string>>;
+    caf::typed_actor<caf::reacts_to<tick_atom>, caf::reacts_to<run_atom>,
+                     caf::replies_to<status_atom>::with<std::string>>;
 
 /// The archiver's detached worker: (run, primary) -> JSON text of one scan report.
 using archive_worker_actor = caf::typed_actor<caf::replies_to<run_atom, bool>::with<std::string>>;

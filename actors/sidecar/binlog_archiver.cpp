@@ -5,6 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <poll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "actors/sidecar/sidecar_metrics.hpp"
 #include "io/binlog/manifest.hpp"
 #include "io/log/log.hpp"
@@ -32,6 +39,7 @@ struct archiver_state {
   std::shared_ptr<sidecar_handles> handles;
   archive_worker_actor worker;
   bool busy = false;
+  bool pending = false;  ///< a scan was asked for while one ran: run another when it ends
   bool primary = false;
   int64_t last_scan_at = 0;
   uint64_t scans = 0;
@@ -74,7 +82,10 @@ void finish_scan(archiver_self self, const std::string& error) {
   }
   s.last_error = error;
   archiver_backlog_gauge().Set(static_cast<double>(s.backlog));
-  self->delayed_send(self, s.opts.poll_interval, tick_atom::value);
+  if (s.pending) {
+    s.pending = false;
+    self->send(self, run_atom::value);
+  }
 }
 
 void on_report(archiver_self self, const std::string& text) {
@@ -99,45 +110,93 @@ void on_report(archiver_self self, const std::string& text) {
   finish_scan(self, j.value("error", ""));
 }
 
+/// Starts a scan unless one runs (then one more runs after it): probe, then the worker.
+void request_scan(archiver_self self) {
+  auto& s = self->state;
+  if (s.busy) {
+    s.pending = true;
+    return;
+  }
+  auto m = s.handles->mysql();
+  if (!m) return;  // the MySQL worker is restarting; the next tick retries
+  s.busy = true;
+  self->request(m, s.opts.probe_timeout, probe_atom::value)
+      .then(
+          [=](const mysql_outcome& out) {
+            if (!out.ok) {
+              self->state.primary = false;
+              finish_scan(self, "local MySQL: " + out.error);
+              return;
+            }
+            // reference §7.4: only the primary (@@read_only = 0) uploads.
+            bool primary = !out.probe.read_only;
+            auto& st = self->state;
+            self->request(st.worker, st.opts.scan.deadline + ms(5000), run_atom::value, primary)
+                .then([=](const std::string& report) { on_report(self, report); },
+                      [=](caf::error& e) { finish_scan(self, "scan worker: " + self->system().render(e)); });
+          },
+          [=](caf::error& e) {
+            self->state.primary = false;
+            finish_scan(self, "local MySQL worker: " + self->system().render(e));
+          });
+}
+
+/// Where the index lives (BLOODRAVEN_PITR_BINLOG_INDEX may be absolute).
+std::pair<std::string, std::string> index_dir_and_name(const scan_options& o) {
+  auto path = o.index_name.rfind('/', 0) == 0 ? o.index_name : o.binlog_dir + "/" + o.index_name;
+  auto slash = path.find_last_of('/');
+  return {path.substr(0, slash), path.substr(slash + 1)};
+}
+
+/// The inotify watcher (detached: it blocks up to 500 ms per round in poll()). MySQL rewrites the
+/// index on every rotation (a crash-safe copy renamed over it): a close-after-write or a rename onto
+/// the index name asks the archiver for a scan at once; the periodic scan stays the safety net.
+caf::behavior index_watcher(caf::event_based_actor* self, scan_options o, binlog_archiver_actor archiver) {
+  auto [dir, name] = index_dir_and_name(o);
+  int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (fd < 0 || ::inotify_add_watch(fd, dir.c_str(), IN_CLOSE_WRITE | IN_MOVED_TO) < 0) {
+    log::warn("archiver: cannot watch the binlog directory; scanning every poll interval only",
+              {{"dir", dir}, {"error", std::strerror(errno)}});
+    if (fd >= 0) ::close(fd);
+    return {[](tick_atom) {}};
+  }
+  self->attach_functor([fd] { ::close(fd); });
+  self->send(self, tick_atom::value);
+  return {[=](tick_atom) {
+    pollfd p{fd, POLLIN, 0};
+    bool changed = false;
+    if (::poll(&p, 1, 500) > 0) {
+      alignas(inotify_event) char buf[4096];
+      ssize_t n;
+      while ((n = ::read(fd, buf, sizeof buf)) > 0) {
+        for (char* at = buf; at < buf + n;) {
+          auto* ev = reinterpret_cast<inotify_event*>(at);
+          if (ev->len > 0 && name == ev->name) changed = true;
+          at += sizeof(inotify_event) + ev->len;
+        }
+      }
+    }
+    if (changed) self->send(archiver, run_atom::value);
+    self->send(self, tick_atom::value);
+  }};
+}
+
 binlog_archiver_actor::behavior_type archiver(archiver_self self, archiver_options o,
                                               std::shared_ptr<sidecar_handles> handles) {
   self->state.opts = std::move(o);
   self->state.handles = std::move(handles);
   self->state.worker = spawn_archive_worker(self->system(), self->state.opts.scan);
   self->link_to(self->state.worker);
+  if (self->state.opts.watch_index)
+    self->link_to(self->system().spawn<caf::detached>(index_watcher, self->state.opts.scan,
+                                                      caf::actor_cast<binlog_archiver_actor>(self)));
   self->send(self, tick_atom::value);
   return {
-      [=](tick_atom) {
-        auto& s = self->state;
-        if (s.busy) return;
-        auto m = s.handles->mysql();
-        if (!m) {
-          self->delayed_send(self, s.opts.poll_interval, tick_atom::value);
-          return;
-        }
-        s.busy = true;
-        self->request(m, s.opts.probe_timeout, probe_atom::value)
-            .then(
-                [=](const mysql_outcome& out) {
-                  if (!out.ok) {
-                    self->state.primary = false;
-                    finish_scan(self, "local MySQL: " + out.error);
-                    return;
-                  }
-                  // reference §7.4: only the primary (@@read_only = 0) uploads.
-                  bool primary = !out.probe.read_only;
-                  auto& st = self->state;
-                  self->request(st.worker, st.opts.scan.deadline + ms(5000), run_atom::value, primary)
-                      .then([=](const std::string& report) { on_report(self, report); },
-                            [=](caf::error& e) {
-                              finish_scan(self, "scan worker: " + self->system().render(e));
-                            });
-                },
-                [=](caf::error& e) {
-                  self->state.primary = false;
-                  finish_scan(self, "local MySQL worker: " + self->system().render(e));
-                });
+      [=](tick_atom) {  // the periodic scan: re-arms itself, whatever the scans do
+        request_scan(self);
+        self->delayed_send(self, self->state.opts.poll_interval, tick_atom::value);
       },
+      [=](run_atom) { request_scan(self); },
       [=](status_atom) { return status_of(self->state).dump(); },
   };
 }

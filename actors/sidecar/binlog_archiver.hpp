@@ -1,5 +1,6 @@
-// The sidecar's binlog archiver (PITR, reference §7.4): every poll interval, on the primary only,
-// a detached worker copies sealed binlogs into the archive and upserts the site's manifest.
+// The sidecar's binlog archiver (PITR, reference §7.4): on the primary only, a detached worker
+// copies sealed binlogs into the archive and upserts the site's manifest, right after each
+// rotation (inotify on the binlog index) and every poll interval (the safety net).
 #pragma once
 
 #include <caf/event_based_actor.hpp>
@@ -19,6 +20,7 @@ struct archiver_options {
   scan_options scan;
   std::chrono::milliseconds poll_interval{std::chrono::seconds(60)};
   std::chrono::milliseconds probe_timeout{std::chrono::seconds(2)};
+  bool watch_index = true;  ///< inotify on the binlog index: scan right after each rotation
 };
 
 /// The scan worker: blocking file I/O, spawned detached.
