@@ -15,6 +15,7 @@
 
 #include "io/http/client.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/eventually.hpp"
 #include "tests/support/mysql_sandbox.hpp"
 
 using namespace std::chrono_literals;
@@ -61,12 +62,7 @@ std::pair<int, std::string> promtool_check(const std::string& text, const std::f
 }
 
 bool eventually(const std::function<bool()>& probe, std::chrono::seconds deadline) {
-  auto until = std::chrono::steady_clock::now() + deadline;
-  while (std::chrono::steady_clock::now() < until) {
-    if (probe()) return true;
-    std::this_thread::sleep_for(300ms);
-  }
-  return probe();
+  return br::test::eventually(probe, deadline, 300ms);
 }
 
 struct sandbox_fixture {

@@ -17,6 +17,7 @@
 #include "messages/gtid_set.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/mysql_sandbox.hpp"
+#include "tests/support/eventually.hpp"
 
 using namespace std::chrono_literals;
 using br::gtid_set;
@@ -65,14 +66,7 @@ std::string read_all(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout) {
-  auto until = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < until) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(200ms);
-  }
-  return pred();
-}
+using br::test::eventually;
 
 struct archiver_fixture {
   fs::path dir;

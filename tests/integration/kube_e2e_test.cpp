@@ -28,6 +28,7 @@
 #include "tests/support/kube_sim/simulator.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/mysql_sandbox.hpp"
+#include "tests/support/eventually.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
@@ -45,15 +46,7 @@ const test::mysql_sandbox& sandbox() {
   return sb;
 }
 
-/// Polls `pred` until it holds or the (generous, safety-only) deadline passes.
-bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout) {
-  auto until = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < until) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(200ms);
-  }
-  return pred();
-}
+using br::test::eventually;
 
 json site(const std::string& name, const std::string& lb) {
   return {{"name", name},

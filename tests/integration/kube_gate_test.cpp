@@ -31,6 +31,7 @@
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/mysql_sandbox.hpp"
 #include "tests/support/ws_client.hpp"
+#include "tests/support/eventually.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
@@ -88,12 +89,7 @@ struct sidecar_process {
 };
 
 bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout) {
-  auto until = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < until) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(100ms);
-  }
-  return pred();
+  return br::test::eventually(pred, timeout, 100ms);
 }
 
 struct gate_fixture {

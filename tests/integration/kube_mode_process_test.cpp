@@ -12,6 +12,7 @@
 #include "tests/support/child_process.hpp"
 #include "tests/support/kube_sim/simulator.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
+#include "tests/support/eventually.hpp"
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -23,12 +24,7 @@ namespace {
 const br::kube::resource_ref mfg{"shipstream.io", "v1alpha1", "mysqlfailovergroups", true};
 
 bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds within) {
-  auto until = std::chrono::steady_clock::now() + within;
-  while (std::chrono::steady_clock::now() < until) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(100ms);
-  }
-  return cond();
+  return br::test::eventually(cond, within, 100ms);
 }
 
 bool find_alive(const json& node, const std::string& path) {

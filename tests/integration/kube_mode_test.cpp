@@ -28,6 +28,7 @@
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/recording_platform.hpp"
+#include "tests/support/eventually.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
@@ -179,12 +180,7 @@ struct kube_fixture {
   }
 
   static bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds within) {
-    auto until = std::chrono::steady_clock::now() + within;
-    while (std::chrono::steady_clock::now() < until) {
-      if (cond()) return true;
-      std::this_thread::sleep_for(50ms);
-    }
-    return cond();
+    return br::test::eventually(cond, within, 50ms);
   }
 
   std::vector<json> events_for(const std::string& name, const std::string& reason) {

@@ -24,6 +24,7 @@
 #include "io/mysql/probe.hpp"
 #include "io/mysql/replication.hpp"
 #include "tests/support/mysql_sandbox.hpp"
+#include "tests/support/eventually.hpp"
 
 using namespace std::chrono_literals;
 using namespace br;
@@ -87,12 +88,7 @@ bool contains_all(const std::vector<std::string>& have, const std::vector<std::s
 
 /// Polls `pred` until it holds or the (generous, safety-only) deadline passes.
 bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout) {
-  auto until = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < until) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(250ms);
-  }
-  return pred();
+  return br::test::eventually(pred, timeout, 250ms);
 }
 
 bool replicates_from(int replica, int source) {

@@ -13,6 +13,7 @@
 #include "io/http/client.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/mysql_sandbox.hpp"
+#include "tests/support/eventually.hpp"
 
 using namespace std::chrono_literals;
 using br::test::binary_path;
@@ -66,12 +67,7 @@ std::string group_yaml() {
 
 /// Calls `probe` until it returns true or the (generous, safety-only) deadline passes.
 bool eventually(const std::function<bool()>& probe, std::chrono::seconds deadline) {
-  auto until = std::chrono::steady_clock::now() + deadline;
-  while (std::chrono::steady_clock::now() < until) {
-    if (probe()) return true;
-    std::this_thread::sleep_for(300ms);
-  }
-  return probe();
+  return br::test::eventually(probe, deadline, 300ms);
 }
 
 /// How many nodes of the /debug/actors tree have this kind.

@@ -32,6 +32,7 @@
 #include "io/http/websocket_hub.hpp"
 #include "tests/support/ws_client.hpp"
 #include "messages/type_ids.hpp"
+#include "tests/support/eventually.hpp"
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -44,12 +45,7 @@ namespace {
 constexpr auto safety = 30s;  // safety bound only; waits end on events long before
 
 bool eventually(const std::function<bool()>& probe, std::chrono::seconds deadline = safety) {
-  auto until = std::chrono::steady_clock::now() + deadline;
-  while (std::chrono::steady_clock::now() < until) {
-    if (probe()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return probe();
+  return br::test::eventually(probe, deadline, 20ms);
 }
 
 struct caf_env {
