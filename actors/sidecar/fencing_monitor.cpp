@@ -4,6 +4,7 @@
 #include <caf/all.hpp>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "actors/common/registry.hpp"
 #include "actors/sidecar/sidecar_metrics.hpp"
@@ -364,6 +365,95 @@ void finish_round(self_ptr self) {
                   std::to_string(st.view.present ? st.view.view.epoch : 0));
 }
 
+/// Fences for a pushed view and acknowledges only once the fence is confirmed (rule 2 relies on it).
+void fence_for_push(self_ptr self, push_ack a, caf::typed_response_promise<push_ack> rp,
+                    nlohmann::json f) {
+  auto m = self->state.h->mysql();
+  if (!m) {
+    a.error = "mysql worker unavailable";
+    rp.deliver(a);
+    return;
+  }
+  log::warn("SELF-FENCING: pushed view does not name this site; setting super_read_only=ON and "
+            "killing application sessions",
+            f);
+  self->request(m, self->state.opts.fence_timeout + ms(2000), self_fence_atom::value,
+                std::string("push"))
+      .then(
+          [=](const mysql_outcome& o) mutable {
+            if (o.ok) {
+              self->state.fenced = true;
+              self->state.mysql_writable = false;
+              self->state.super_read_only = true;
+              self_fence_counter("push").Increment();
+              auto g = f;
+              g["killedSessions"] = o.value;
+              log::warn("SELF-FENCED: super_read_only=ON has been set, only Bloodraven can restore",
+                        g);
+              a.ok = true;
+              a.fenced = true;
+            } else {
+              a.error = "fence failed: " + o.error;
+            }
+            rp.deliver(a);
+          },
+          [=](caf::error& e) mutable {
+            a.error = "fence did not finish: " + caf::to_string(e);
+            rp.deliver(a);
+          });
+}
+
+/// Rule 1 for a pushed view that names another site without deposing this one (a best-effort push
+/// of an older view can arrive after this site was promoted): refresh the view once from the
+/// operator; a fresher view naming this site supersedes the push (answered as stale), otherwise, or
+/// when the operator cannot be asked, fence.
+void refresh_then_fence(self_ptr self, const topology_view& pushed, push_ack a,
+                        caf::typed_response_promise<push_ack> rp, nlohmann::json f) {
+  auto& st = self->state;
+  auto w = st.h->operator_http();
+  auto cache = st.h->cache();
+  if (!w || !cache || st.opts.operator_address.empty() || st.opts.pod_namespace.empty() ||
+      st.opts.group.empty()) {
+    fence_for_push(self, a, rp, f);
+    return;
+  }
+  auto decide_on = [=](const sidecar_view& cur) mutable {
+    auto& s = self->state;
+    if (cur.present) s.view = cur;
+    if (cur.present && cur.view.epoch > pushed.epoch && cur.view.active_site == s.opts.site) {
+      a.stale = true;
+      a.epoch = cur.view.epoch;
+      a.error = "pushed epoch " + std::to_string(pushed.epoch) + " is superseded by epoch " +
+                std::to_string(cur.view.epoch) + ", which names this site";
+      auto g = f;
+      g["refreshedEpoch"] = cur.view.epoch;
+      log::info("pushed view superseded by the operator's fresher view naming this site; not "
+                "fencing",
+                g);
+      rp.deliver(a);
+      return;
+    }
+    fence_for_push(self, a, rp, f);
+  };
+  self->request(w, http_deadline(st.opts), http_call_atom::value,
+                get_call(operator_active_site_url(st.opts), st.opts.request_timeout))
+      .then(
+          [=](const http_reply& r) mutable {
+            std::optional<topology_view> v;
+            if (r.status == 200) v = parse_view_answer(r.body);
+            if (!v) {
+              fence_for_push(self, a, rp, f);
+              return;
+            }
+            self->state.last_operator_contact =
+                std::max(self->state.last_operator_contact, from_ns(r.sent_at_ns));
+            self->request(cache, ms(5000), offer_atom::value,
+                          view_offer{*v, view_source::operator_poll})
+                .then(decide_on, [=](caf::error&) mutable { fence_for_push(self, a, rp, f); });
+          },
+          [=](caf::error&) mutable { fence_for_push(self, a, rp, f); });
+}
+
 void handle_push(self_ptr self, const topology_view& pushed,
                  caf::typed_response_promise<push_ack> rp) {
   auto cache = self->state.h->cache();
@@ -427,34 +517,11 @@ void handle_push(self_ptr self, const topology_view& pushed,
                       }
                       auto f = log_fields(s);
                       f["reason"] = "push";
-                      log::warn("SELF-FENCING: pushed view does not name this site; setting "
-                                "super_read_only=ON and killing application sessions",
-                                f);
-                      self->request(m, s.opts.fence_timeout + ms(2000), self_fence_atom::value,
-                                    std::string("push"))
-                          .then(
-                              [=](const mysql_outcome& o) mutable {
-                                if (o.ok) {
-                                  self->state.fenced = true;
-                                  self->state.mysql_writable = false;
-                                  self->state.super_read_only = true;
-                                  self_fence_counter("push").Increment();
-                                  auto g = f;
-                                  g["killedSessions"] = o.value;
-                                  log::warn("SELF-FENCED: super_read_only=ON has been set, only "
-                                            "Bloodraven can restore",
-                                            g);
-                                  a.ok = true;
-                                  a.fenced = true;
-                                } else {
-                                  a.error = "fence failed: " + o.error;
-                                }
-                                rp.deliver(a);
-                              },
-                              [=](caf::error& e) mutable {
-                                a.error = "fence did not finish: " + caf::to_string(e);
-                                rp.deliver(a);
-                              });
+                      f["pushedEpoch"] = pushed.epoch;
+                      if (pushed.deposing == s.opts.site)
+                        fence_for_push(self, a, rp, f);  // the deposing view: fence now
+                      else
+                        refresh_then_fence(self, pushed, a, rp, f);
                     },
                     [=](caf::error& e) mutable {
                       a.error = "probe failed: " + caf::to_string(e);

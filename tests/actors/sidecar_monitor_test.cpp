@@ -570,4 +570,71 @@ BOOST_AUTO_TEST_CASE(stale_push_is_refused_and_changes_nothing) {
   BOOST_TEST(db->writable);
 }
 
+// A best-effort push of an older view (epoch 5, naming "b") reaches this sidecar after its server
+// was promoted at epoch 6, while the sidecar missed the deposing view: rule 1 refreshes once from
+// the operator, the fresher view names this site, and the new primary stays writable.
+BOOST_AUTO_TEST_CASE(late_push_of_an_older_view_does_not_fence_a_freshly_promoted_primary) {
+  seed(4, "b");
+  http->set(op_view, {view_reply(6, "a")});
+  start();
+  auto before = http->count(op_view);
+  self->send(mon, push_view_atom::value, pushed(5, "b", ""));
+  run();
+  push_ack ack;
+  bool got = false;
+  self->receive([&](const push_ack& a) { ack = a, got = true; }, caf::after(0s) >> [] {});
+  BOOST_REQUIRE(got);
+  BOOST_TEST(http->count(op_view) == before + 1);  // the one refresh
+  BOOST_TEST(db->fences == 0);
+  BOOST_TEST(db->writable);
+  BOOST_TEST(!ack.ok);
+  BOOST_TEST(ack.stale);
+  BOOST_TEST(ack.epoch == 6u);
+  BOOST_TEST(st().view.view.epoch == 6u);
+  BOOST_TEST(st().view.view.active_site == "a");
+}
+
+BOOST_AUTO_TEST_CASE(push_naming_another_site_fences_when_the_refresh_agrees) {
+  seed(4, "a");
+  http->set(op_view, {view_reply(5, "b")});
+  start();
+  self->send(mon, push_view_atom::value, pushed(5, "b", ""));
+  run();
+  push_ack ack;
+  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  BOOST_TEST(ack.ok);
+  BOOST_TEST(ack.fenced);
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(db->reasons.at(0) == "push");
+  BOOST_TEST(!db->writable);
+}
+
+BOOST_AUTO_TEST_CASE(push_naming_another_site_fences_when_the_operator_cannot_be_asked) {
+  seed(4, "a");
+  http->set(op_view, {down()});
+  start();
+  self->send(mon, push_view_atom::value, pushed(5, "b", ""));
+  run();
+  push_ack ack;
+  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  BOOST_TEST(ack.ok);
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(!db->writable);
+}
+
+// The deposing view is never second-guessed: it fences without asking anyone (gate rule 2).
+BOOST_AUTO_TEST_CASE(deposing_push_fences_without_a_refresh) {
+  http->set(op_view, {view_reply(5, "a")});
+  start();
+  auto before = http->count(op_view);
+  self->send(mon, push_view_atom::value, pushed(6, "b", "a"));
+  run();
+  push_ack ack;
+  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  BOOST_TEST(ack.ok);
+  BOOST_TEST(ack.fenced);
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(http->count(op_view) == before);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
