@@ -6,6 +6,7 @@
 #include <atomic>
 
 #include "actors/operator/dashboard.hpp"
+#include "actors/operator/pitr_status.hpp"
 #include "actors/operator/status_shapes.hpp"
 #include "messages/atoms.hpp"
 #include "messages/interfaces.hpp"
@@ -57,6 +58,7 @@ std::string check_report(const nlohmann::json& j) {
     return "epochSeen must be a non-negative integer";
   for (const char* f : {"fenced", "selfFenced", "mysqlReachable"})
     if (!j.contains(f) || !j[f].is_boolean()) return std::string(f) + " must be a boolean";
+  if (j.contains("archiver")) return check_archiver_report(j["archiver"]);  // optional (PITR)
   return {};
 }
 
@@ -185,6 +187,7 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
                   auto it = reports.find(s["name"].get<std::string>());
                   if (it != reports.end()) s["sidecar"] = it->second;
                 }
+            if (auto pitr = pitr_status_of(reports); !pitr.is_null()) j["pitr"] = std::move(pitr);
             std::lock_guard<std::mutex> lk(g->mx);
             g->out[key] = std::move(j);
             --g->left;
@@ -260,6 +263,7 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
                           {"fenced", j["fenced"]},
                           {"selfFenced", j["selfFenced"]},
                           {"mysqlReachable", j["mysqlReachable"]}};
+    if (j.contains("archiver")) rec["archiver"] = j["archiver"];
     groups->record_report(key_of(ns, name), j["site"].get<std::string>(), std::move(rec));
     reply(response::json(200, {{"ok", true}}));
   });

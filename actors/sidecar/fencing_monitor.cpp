@@ -331,6 +331,24 @@ void decide(self_ptr self) {
   }
 }
 
+void post_report(self_ptr self, nlohmann::json body) {
+  auto& st = self->state;
+  auto w = st.h->operator_http();
+  if (!w) {
+    st.operator_inflight = false;
+    return;
+  }
+  http_call c;
+  c.method = "POST";
+  c.url = "http://" + st.opts.operator_address + "/sidecar/report";
+  c.body = body.dump();
+  c.timeout_ms = to_ms(st.opts.request_timeout);
+  // The operator endpoint may not exist (404) or be down: the report is best effort.
+  self->request(w, http_deadline(st.opts), http_call_atom::value, c)
+      .then([=](const http_reply&) { self->state.operator_inflight = false; },
+            [=](caf::error&) { self->state.operator_inflight = false; });
+}
+
 void report(self_ptr self) {
   auto& st = self->state;
   if (st.opts.operator_address.empty() || st.opts.site.empty()) return;
@@ -343,16 +361,22 @@ void report(self_ptr self) {
                          {"fenced", st.fenced || (st.mysql_reachable && st.super_read_only)},
                          {"selfFenced", st.fenced},
                          {"mysqlReachable", st.mysql_reachable}};
-  http_call c;
-  c.method = "POST";
-  c.url = "http://" + st.opts.operator_address + "/sidecar/report";
-  c.body = body.dump();
-  c.timeout_ms = to_ms(st.opts.request_timeout);
   st.operator_inflight = true;
-  // The operator endpoint may not exist (404) or be down: the report is best effort.
-  self->request(w, http_deadline(st.opts), http_call_atom::value, c)
-      .then([=](const http_reply&) { self->state.operator_inflight = false; },
-            [=](caf::error&) { self->state.operator_inflight = false; });
+  auto archiver = st.h->archiver();
+  if (!archiver) {
+    post_report(self, std::move(body));
+    return;
+  }
+  // PITR progress rides along (the operator folds it into /status); a slow archiver only
+  // drops it from this report.
+  self->request(archiver, ms(1000), status_atom::value)
+      .then(
+          [=](const std::string& text) mutable {
+            auto a = nlohmann::json::parse(text, nullptr, false);
+            if (a.is_object()) body["archiver"] = std::move(a);
+            post_report(self, body);
+          },
+          [=](caf::error&) { post_report(self, body); });
 }
 
 void finish_round(self_ptr self) {

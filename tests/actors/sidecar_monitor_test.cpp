@@ -258,6 +258,25 @@ BOOST_AUTO_TEST_CASE(healthy_primary_is_left_alone_and_reports_every_tick) {
   BOOST_TEST(j["mysqlReachable"] == true);
 }
 
+// PITR progress rides along in the report: the archiver's GET /archiver/status object.
+BOOST_AUTO_TEST_CASE(report_carries_the_archiver_status) {
+  auto archiver = sys.spawn([]() -> binlog_archiver_actor::behavior_type {
+    return {[](tick_atom) {}, [](run_atom) {},
+            [](status_atom) {
+              return std::string(R"({"enabled":true,"primary":true,"filesArchived":3})");
+            }};
+  });
+  h->set_archiver(archiver);
+  start();
+  ticks(1);
+  BOOST_REQUIRE(http->count("http://op:1/sidecar/report") == 1u);
+  auto j = nlohmann::json::parse(http->calls.back().body);
+  BOOST_TEST(j["archiver"]["filesArchived"] == 3);
+  BOOST_TEST(j["archiver"]["primary"] == true);
+  BOOST_TEST(j["epochSeen"] == 5);
+  self->send_exit(archiver, caf::exit_reason::user_shutdown);
+}
+
 // SAFETY.md rule 7 with rule 6: every tick of a writable primary writes a heartbeat dated at
 // the lease's last renewal (the send time of the freshest contact), never at "now".
 BOOST_AUTO_TEST_CASE(heartbeat_is_dated_at_the_last_lease_renewal) {

@@ -87,7 +87,15 @@ cmp -s "$("$SRC/tools/mysql-sandbox" datadir 22)/$sealed" "$PG/pitr-archive/binl
   fail "the archived $sealed differs from site2's"
 [[ $(curl -fsS "http://127.0.0.1:$(pv SIDECAR_PORT_2)/archiver/status" | jq -r .primary) == true ]] ||
   fail "site2's archiver does not report itself primary"
-echo "PITR: site2's sidecar archived $sealed"
+# The operator's /status folds the sidecars' reports into the group's pitr entry.
+deadline=$(($(now_ms) + 20000))
+until curl -fsS "$op/status" | jq -e '.["playground/demo"].pitr | .archivingSite == "site2" and .sites.site2.filesArchived >= 1' >/dev/null 2>&1; do
+  (($(now_ms) < deadline)) || fail "the operator's /status does not show site2 archiving: $(curl -fsS "$op/status" | jq -c '.["playground/demo"].pitr')"
+  sleep 0.5
+done
+pg_status=$("$PLAY" status) || fail "playground status failed"
+grep -q "^PITR archive: .*archiving site site2" <<<"$pg_status" || fail "playground status shows no PITR line: $pg_status"
+echo "PITR: site2's sidecar archived $sealed; the operator's /status shows it"
 
 # down: every recorded process gone, nothing left that runs from the playground dir, MySQL stopped.
 declare -A recorded=()

@@ -195,6 +195,26 @@ BOOST_FIXTURE_TEST_CASE(runs_a_two_site_group, sandbox_fixture) {
       seen = s["sidecar"].value("epochSeen", 0) == 7;
   BOOST_TEST(seen, st.dump());
 
+  // PITR progress rides in the report: a malformed archiver object is refused by field path;
+  // a valid one shows under the site and in the group's pitr entry.
+  auto bad_archiver = c.post(base + "/sidecar/report",
+                    R"({"site":"s10","namespace":"shop","group":"orders","epochSeen":7,)"
+                    R"("fenced":true,"selfFenced":false,"mysqlReachable":true,)"
+                    R"("archiver":{"enabled":true,"primary":"yes"}})");
+  BOOST_TEST(bad_archiver.status == 400);
+  BOOST_TEST(bad_archiver.body.find("archiver.primary") != std::string::npos, bad_archiver.body);
+  auto pitr = c.post(base + "/sidecar/report",
+                     R"({"site":"s10","namespace":"shop","group":"orders","epochSeen":7,)"
+                     R"("fenced":false,"selfFenced":false,"mysqlReachable":true,)"
+                     R"("archiver":{"enabled":true,"primary":true,"filesArchived":2,)"
+                     R"("bytesArchived":512,"backlogFiles":0,"uploadFailures":0,)"
+                     R"("lastUploadTime":"2026-11-24T12:00:00Z","lastError":""}})");
+  BOOST_TEST(pitr.status == 200, pitr.body);
+  st = json::parse(c.get(base + "/status").body, nullptr, false);
+  auto p_entry = st["shop/orders"].value("pitr", json());
+  BOOST_TEST(p_entry.value("archivingSite", "") == site_of(replica), st.dump());
+  BOOST_TEST(p_entry.value("archivedFileCount", 0) == 2, st.dump());
+
   BOOST_TEST(c.get(base + "/events").status == 200);
 
   p.signal(SIGTERM);
