@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <memory>
+#include <optional>
 
 #include "actors/sidecar/fencing_monitor.hpp"
 #include "actors/sidecar/view_cache.hpp"
@@ -234,6 +235,15 @@ struct monitor_fixture : test::det_fixture {
 
   void ticks(int n) {
     for (int i = 0; i < n; ++i) advance(opts.interval);
+  }
+
+  /// PUT /view's path: pushes `v`, runs to quiescence, returns the acknowledgement if one came.
+  std::optional<push_ack> push(const topology_view& v) {
+    self->send(mon, push_view_atom::value, v);
+    run();
+    std::optional<push_ack> out;
+    self->receive([&](const push_ack& a) { out = a; }, caf::after(0s) >> [] {});
+    return out;
   }
 };
 
@@ -535,10 +545,7 @@ BOOST_AUTO_TEST_CASE(pushed_view_is_acknowledged_only_after_the_fence_is_confirm
 BOOST_AUTO_TEST_CASE(push_without_a_confirmed_fence_is_not_acknowledged) {
   start();
   db->fence_works = false;
-  self->send(mon, push_view_atom::value, pushed(6, "b", "a"));
-  run();
-  push_ack ack;
-  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  auto ack = push(pushed(6, "b", "a")).value_or(push_ack{});
   BOOST_TEST(!ack.ok);
   BOOST_TEST(!ack.error.empty());
 }
@@ -546,29 +553,20 @@ BOOST_AUTO_TEST_CASE(push_without_a_confirmed_fence_is_not_acknowledged) {
 BOOST_AUTO_TEST_CASE(push_with_mysqld_down_acks_unreachable) {
   start();
   db->reachable = false;
-  self->send(mon, push_view_atom::value, pushed(6, "b", "a"));
-  run();
-  push_ack ack;
-  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  auto ack = push(pushed(6, "b", "a")).value_or(push_ack{});
   BOOST_TEST(ack.ok);
   BOOST_TEST(!ack.mysql_reachable);
   BOOST_TEST(db->fences == 0);
   // A hung server (timeout) is not an acknowledgement.
   db->error_kind = "timeout";
-  self->send(mon, push_view_atom::value, pushed(7, "b", "a"));
-  run();
-  push_ack ack2;
-  self->receive([&](const push_ack& a) { ack2 = a; }, caf::after(0s) >> [] {});
+  auto ack2 = push(pushed(7, "b", "a")).value_or(push_ack{});
   BOOST_TEST(!ack2.ok);
 }
 
 BOOST_AUTO_TEST_CASE(push_naming_this_site_does_not_touch_mysql) {
   start();
   db->writable = false;
-  self->send(mon, push_view_atom::value, pushed(6, "a", "b"));
-  run();
-  push_ack ack;
-  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  auto ack = push(pushed(6, "a", "b")).value_or(push_ack{});
   BOOST_TEST(ack.ok);
   BOOST_TEST(ack.epoch == 6u);
   BOOST_TEST(db->fences == 0);
@@ -578,10 +576,7 @@ BOOST_AUTO_TEST_CASE(push_naming_this_site_does_not_touch_mysql) {
 BOOST_AUTO_TEST_CASE(stale_push_is_refused_and_changes_nothing) {
   seed(9, "a");
   start();
-  self->send(mon, push_view_atom::value, pushed(8, "b", "a"));
-  run();
-  push_ack ack;
-  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  auto ack = push(pushed(8, "b", "a")).value_or(push_ack{});
   BOOST_TEST(!ack.ok);
   BOOST_TEST(ack.stale);
   BOOST_TEST(ack.epoch == 9u);
@@ -597,12 +592,9 @@ BOOST_AUTO_TEST_CASE(late_push_of_an_older_view_does_not_fence_a_freshly_promote
   http->set(op_view, {view_reply(6, "a")});
   start();
   auto before = http->count(op_view);
-  self->send(mon, push_view_atom::value, pushed(5, "b", ""));
-  run();
-  push_ack ack;
-  bool got = false;
-  self->receive([&](const push_ack& a) { ack = a, got = true; }, caf::after(0s) >> [] {});
-  BOOST_REQUIRE(got);
+  auto answer = push(pushed(5, "b", ""));
+  BOOST_REQUIRE(answer.has_value());
+  auto ack = *answer;
   BOOST_TEST(http->count(op_view) == before + 1);  // the one refresh
   BOOST_TEST(db->fences == 0);
   BOOST_TEST(db->writable);
@@ -617,10 +609,7 @@ BOOST_AUTO_TEST_CASE(push_naming_another_site_fences_when_the_refresh_agrees) {
   seed(4, "a");
   http->set(op_view, {view_reply(5, "b")});
   start();
-  self->send(mon, push_view_atom::value, pushed(5, "b", ""));
-  run();
-  push_ack ack;
-  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  auto ack = push(pushed(5, "b", "")).value_or(push_ack{});
   BOOST_TEST(ack.ok);
   BOOST_TEST(ack.fenced);
   BOOST_TEST(db->fences == 1);
@@ -632,10 +621,7 @@ BOOST_AUTO_TEST_CASE(push_naming_another_site_fences_when_the_operator_cannot_be
   seed(4, "a");
   http->set(op_view, {down()});
   start();
-  self->send(mon, push_view_atom::value, pushed(5, "b", ""));
-  run();
-  push_ack ack;
-  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  auto ack = push(pushed(5, "b", "")).value_or(push_ack{});
   BOOST_TEST(ack.ok);
   BOOST_TEST(db->fences == 1);
   BOOST_TEST(!db->writable);
@@ -646,10 +632,7 @@ BOOST_AUTO_TEST_CASE(deposing_push_fences_without_a_refresh) {
   http->set(op_view, {view_reply(5, "a")});
   start();
   auto before = http->count(op_view);
-  self->send(mon, push_view_atom::value, pushed(6, "b", "a"));
-  run();
-  push_ack ack;
-  self->receive([&](const push_ack& a) { ack = a; }, caf::after(0s) >> [] {});
+  auto ack = push(pushed(6, "b", "a")).value_or(push_ack{});
   BOOST_TEST(ack.ok);
   BOOST_TEST(ack.fenced);
   BOOST_TEST(db->fences == 1);
