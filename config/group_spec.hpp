@@ -25,7 +25,7 @@ inline constexpr std::string_view group_kind = "MysqlFailoverGroup";
 /// Where the group's definition comes from; validation rules differ (see group_validate.hpp).
 enum class run_mode { kubernetes, standalone };
 
-enum class promotion_policy { safe, fast };               // "Safe" | "Fast" (SAFETY.md)
+enum class promotion_policy { safe, fast };               // "Safe" | "Fast" (docs/safety.md)
 enum class update_strategy { ordered_update, recreate };  // "OrderedUpdate" | "Recreate"
 enum class cooldown_action { reject, defer };             // plannedFailover.onCooldown
 enum class sync_timeout_action { proceed, fail };         // dragonfly.plannedFailover.onSyncTimeout
@@ -89,7 +89,7 @@ struct dns_spec {
   bool operator==(const dns_spec&) const = default;
 };
 
-/// Who wins a split brain when there is no failover history. The seeds' single preferSite and the
+/// Who wins a split brain when there is no failover history. The single preferSite and the
 /// reference's ordered sitePriorities are both accepted, but not together (validation error).
 struct split_brain_policy_spec {
   std::string prefer_site;
@@ -101,7 +101,7 @@ struct sidecar_spec {
   duration lease_timeout = 20s;
   duration peer_check_interval = 5s;
   std::string bloodraven_address;  // empty: bloodraven.<namespace>.svc.cluster.local:8082
-  duration fence_timeout = 20s;    // ours: deadline for fence + session kill (SAFETY.md rule 3)
+  duration fence_timeout = 20s;    // ours: deadline for fence + session kill (docs/safety.md rule 3)
   bool operator==(const sidecar_spec&) const = default;
 };
 
@@ -161,7 +161,7 @@ struct group_spec {
   std::int32_t recovery_threshold = 2;
   duration failover_cooldown = 5min;
   duration connection_drain_timeout = 30s;
-  duration relay_drain_timeout = 30s;  // ours: seed 004's fixed 30 s relay-log drain
+  duration relay_drain_timeout = 30s;  // ours: the relay-log drain limit (30 s before this field existed)
   string_map mysql_conf;
   replication_spec replication;
   config::update_strategy update_strategy = config::update_strategy::ordered_update;

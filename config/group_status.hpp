@@ -1,4 +1,4 @@
-// MysqlFailoverGroup status (reference §2.2/§2.3) plus our topology view fields from SAFETY.md.
+// MysqlFailoverGroup status plus our topology view fields from docs/safety.md.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +54,7 @@ struct group_status {
   std::string last_failover_target;
   std::string promotion_gtid_executed;
   std::vector<condition> conditions;
-  // Ours (SAFETY.md "Topology view and epoch"): the durable copy of the coordinator's view.
+  // Ours (docs/safety.md "Topology view and epoch"): the durable copy of the coordinator's view.
   std::uint64_t epoch = 0;
   std::string deposing_site;
   std::optional<timestamp> observed_at;

@@ -18,7 +18,7 @@ bool is_dns_label(std::string_view s);
 /// exclusive; entries must name primary-candidate sites, no duplicates), positive durations,
 /// thresholds >= 1, cloneTimeout >= 60, peerCheckInterval >= 1s, leaseTimeout >=
 /// max(3s, 3 x peerCheckInterval), dns.ttl >= 1, replication credentials, Dragonfly settings and,
-/// under the Safe policy, promotionGateTimeout longer than the fencing wait of SAFETY.md rule 3.
+/// under the Safe policy, promotionGateTimeout longer than the fencing wait of docs/safety.md rule 3.
 /// Kubernetes mode adds: exactly one of secretName/credentials, dns.hostname, and for
 /// primary-candidate and dr-only sites lbIP, taintNodeSelector; for every site zone and
 /// storage.size; standalone-only fields (address, sidecarAddress) are rejected. Standalone mode

@@ -76,7 +76,7 @@ std::vector<flag_def> sidecar_flag_defs() {
        "file holding the bearer token that PUT /view requires; empty = pushes are refused", false,
        {}},
       {"dead-mans-switch", "DEAD_MANS_SWITCH", "true",
-       "keep the in-database dead man's switch (SAFETY.md rule 7) armed and its heartbeat fresh "
+       "keep the in-database dead man's switch (docs/safety.md rule 7) armed and its heartbeat fresh "
        "while this server is the writable primary",
        false, check_bool},
       {"shutdown-timeout", "SIDECAR_SHUTDOWN_TIMEOUT", "5s", "deadline for a clean stop after SIGTERM",

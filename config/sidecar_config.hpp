@@ -1,4 +1,4 @@
-// bloodraven-sidecar settings: flag/environment table, clamps (reference §7.1) and validation.
+// bloodraven-sidecar settings: flag/environment table, clamps and validation.
 #pragma once
 
 #include <chrono>
@@ -30,8 +30,8 @@ struct sidecar_config {
   std::string state_dir;       ///< "" = the view is not persisted
   std::string token;           ///< bearer token for PUT /view; "" = every push is refused (401)
   std::string token_file;      ///< SIDECAR_TOKEN_FILE, re-read on each push (a rotated Secret)
-  bool dead_mans_switch = true;  ///< DEAD_MANS_SWITCH: SAFETY.md rule 7 heartbeats
-  /// Binlog archiver for PITR (reference §7.1, §7.4). Storage PVC only: a mounted directory.
+  bool dead_mans_switch = true;  ///< DEAD_MANS_SWITCH: docs/safety.md rule 7 heartbeats
+  /// Binlog archiver for PITR. Storage PVC only: a mounted directory.
   struct pitr_settings {
     bool enabled = false;
     std::string binlog_dir = "/var/lib/mysql";

@@ -42,6 +42,7 @@ using write_atom = caf::atom_constant<caf::atom("write")>;           // one bloc
 using retry_later_atom = caf::atom_constant<caf::atom("retrylater")>;  // retry a failed write later
 using run_atom = caf::atom_constant<caf::atom("run")>;               // start a blocking loop
 using switchover_atom = caf::atom_constant<caf::atom("switchover")>;  // request a planned handoff
+using flush_atom = caf::atom_constant<caf::atom("flush")>;  // write what was coalesced
 using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;    // one reconcile pass
 using roll_atom = caf::atom_constant<caf::atom("roll")>;              // roll one site's workload
 using finalize_atom = caf::atom_constant<caf::atom("finalize")>;      // group deleted: clean up

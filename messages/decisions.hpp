@@ -23,7 +23,7 @@ using wall_time = caf::timestamp;
 using mono_time = std::chrono::steady_clock::time_point;
 
 // ---------------------------------------------------------------------------------------------
-// debounce (actors/operator/debounce.hpp)
+// debounce (actors/operator/decide/debounce.hpp)
 
 /// Outcome of one probe of a site: the connection/query failed, or @@read_only was 1 or 0.
 enum class poll_result : uint8_t { failed, read_only, writable };
@@ -69,7 +69,7 @@ typename Inspector::result_type inspect(Inspector& f, debounce_step& x) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// evaluate (actors/operator/evaluate.hpp)
+// evaluate (actors/operator/decide/evaluate.hpp)
 
 /// One site as the cross-site evaluation sees it.
 struct site_observation {
@@ -139,7 +139,7 @@ typename Inspector::result_type inspect(Inspector& f, group_evaluation& x) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// rank_candidates (actors/operator/rank_candidates.hpp)
+// rank_candidates (actors/operator/decide/rank_candidates.hpp)
 
 /// A promotion candidate with its @@gtid_executed, in declared (spec.sites) order.
 struct candidate_gtid {
@@ -191,7 +191,7 @@ typename Inspector::result_type inspect(Inspector& f, candidate_ranking& x) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// resolve_split_brain (actors/operator/split_brain.hpp)
+// resolve_split_brain (actors/operator/decide/split_brain.hpp)
 
 enum class split_brain_tier : uint8_t {
   history,   ///< tier 1: lastFailoverTarget is writable; fence every other writer
@@ -231,7 +231,7 @@ typename Inspector::result_type inspect(Inspector& f, split_brain_resolution& x)
 }
 
 // ---------------------------------------------------------------------------------------------
-// cooldown (actors/operator/cooldown.hpp)
+// cooldown (actors/operator/decide/cooldown.hpp)
 
 struct cooldown_status {
   bool allowed = true;
@@ -287,7 +287,7 @@ typename Inspector::result_type inspect(Inspector& f, merged_failover_record& x)
 }
 
 // ---------------------------------------------------------------------------------------------
-// recovery (actors/operator/recovery.hpp)
+// recovery (actors/operator/decide/recovery.hpp)
 
 enum class recovery_kind : uint8_t {
   contained,  ///< old \subseteq active: rejoin as a replica (auto-position)
@@ -312,7 +312,7 @@ typename Inspector::result_type inspect(Inspector& f, recovery_classification& x
 }
 
 // ---------------------------------------------------------------------------------------------
-// validate_reclone_token (actors/operator/reclone_token.hpp)
+// validate_reclone_token (actors/operator/decide/reclone_token.hpp)
 
 enum class reclone_kind : uint8_t {
   divergent_prefix,  ///< `<site>:<8+ chars of the recorded divergentGtid>`
@@ -337,7 +337,7 @@ typename Inspector::result_type inspect(Inspector& f, reclone_validation& x) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// decide_primary_reassert (actors/operator/primary_reassert.hpp)
+// decide_primary_reassert (actors/operator/decide/primary_reassert.hpp)
 
 enum class reassert_verdict : uint8_t {
   not_applicable,  ///< preconditions do not hold (quiet)
@@ -373,11 +373,11 @@ typename Inspector::result_type inspect(Inspector& f, reassert_decision& x) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// promotion_gate (actors/operator/promotion_gate.hpp)
+// promotion_gate (actors/operator/decide/promotion_gate.hpp)
 
 enum class gate_policy : uint8_t {
   safe,  ///< default: only the three rules open the gate
-  fast,  ///< seeds' behaviour: an unreachable old primary counts as isolated (dual-writable risk)
+  fast,  ///< the reference behaviour: an unreachable old primary counts as isolated (dual-writable risk)
 };
 
 inline std::string to_string(gate_policy x) {

@@ -50,20 +50,19 @@ using site_io_actor = caf::typed_actor<caf::replies_to<mysql_command>::with<mysq
 /// - (plan_done, result): an executor finished (ok or with a named error).
 /// - (annotate, key, value) -> std::string: an admin annotation (e.g. the reclone token);
 ///   the answer says what happened ("accepted: ..." / "rejected: ...").
+/// - (switchover, target) -> "accepted: ..." | "rejected: ...": a planned handoff. Accepted means
+///   the switchover plan was persisted and started under a new epoch; the coordinator stays the
+///   only owner of the view. Used by the reconciler's ordered update.
+/// - (flush): internal, sent to itself: write the coalesced status now.
 using coordinator_actor = caf::typed_actor<
     caf::reacts_to<observe_atom, site_report>,
     caf::replies_to<view_atom>::with<topology_view>,
     caf::replies_to<status_atom>::with<std::string>,
     caf::replies_to<phase_atom, uint64_t, plan_phase, std::string>::with<bool>,
     caf::reacts_to<plan_done_atom, plan_result>,
-    caf::replies_to<annotate_atom, std::string, std::string>::with<std::string>>;
-
-/// The coordinator's planned-switchover entry (the same actor as coordinator_actor, reached
-/// with caf::actor_cast): (switchover, target) -> "accepted: ..." | "rejected: ...". Accepted
-/// means the switchover plan was persisted and started under a new epoch; the coordinator stays
-/// the only owner of the view. Used by the reconciler's ordered update for the handoff.
-using switchover_actor =
-    caf::typed_actor<caf::replies_to<switchover_atom, std::string /*target*/>::with<std::string>>;
+    caf::replies_to<annotate_atom, std::string, std::string>::with<std::string>,
+    caf::replies_to<switchover_atom, std::string /*target*/>::with<std::string>,
+    caf::reacts_to<flush_atom>>;
 
 /// Platform effects, one interface each; a local (standalone) and a Kubernetes implementation
 /// stand behind each, and tests use recording implementations.
@@ -87,6 +86,15 @@ using state_store_actor = caf::typed_actor<
 /// Status writer: the only writer of a group's status (skips equal writes, never blocks callers).
 using status_writer_actor =
     caf::typed_actor<caf::reacts_to<status_atom, std::string /*group*/, std::string /*json*/>>;
+/// The status hub (a status writer that also feeds GET /ws/status and the lag metrics):
+/// (tick) is internal, sent to itself every half interval.
+using status_hub_actor = status_writer_actor::extend<caf::reacts_to<tick_atom>>;
+/// The Kubernetes status writer: besides the coordinator's status, the spec conditions
+/// (spec, conditions JSON array; from the group source) and the reconciler's part of the status
+/// (reconcile, JSON object). (retry_later) is internal: a backoff expired.
+using kube_status_writer_actor = status_writer_actor::extend<
+    caf::reacts_to<spec_atom, std::string>, caf::reacts_to<reconcile_atom, std::string>,
+    caf::reacts_to<retry_later_atom>>;
 
 /// The platform a group runs against.
 struct platform_handles {
@@ -106,7 +114,7 @@ struct platform_handles {
 ///   ok only when the probe confirmed super_read_only=ON (an ambiguous write is re-checked).
 /// - (unfence) -> outcome: super_read_only=OFF, read_only=OFF (the boot guard only; through the
 ///   dead man's switch when it is enabled).
-/// - (heartbeat, age_us) -> outcome: SAFETY.md rule 7 heartbeat dated age_us before the server's
+/// - (heartbeat, age_us) -> outcome: docs/safety.md rule 7 heartbeat dated age_us before the server's
 ///   now (value "refreshed" | "fenced"); installs/repairs the switch first when needed.
 using local_mysql_actor = caf::typed_actor<
     caf::replies_to<probe_atom>::with<mysql_outcome>,

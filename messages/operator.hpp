@@ -32,7 +32,7 @@ typename Inspector::result_type inspect(Inspector& f, site_report& x) {
            x.error, x.polled_at_ms);
 }
 
-/// The authoritative view V = {epoch, activeSite, deposing, observedAt} (SAFETY.md). `active_site`
+/// The authoritative view V = {epoch, activeSite, deposing, observedAt} (docs/safety.md). `active_site`
 /// empty with `deposing` set = a transition in progress.
 struct topology_view {
   uint64_t epoch = 0;
@@ -55,7 +55,7 @@ enum class plan_phase : uint8_t {
   pending,
   fencing_old,      ///< super_read_only=ON on the old primary (skipped when unreachable)
   killing_sessions, ///< kill application sessions on the old primary
-  gating,           ///< promotion gate (SAFETY.md)
+  gating,           ///< promotion gate (docs/safety.md)
   draining,         ///< WAIT_FOR_EXECUTED_GTID_SET on the candidate (relayDrainTimeout)
   stopping_replica,
   resetting_replica,
@@ -144,7 +144,7 @@ typename Inspector::result_type inspect(Inspector& f, durable_state& x) {
            x.last_failover_target, x.promotion_gtid, x.plan_active, x.plan, x.recovery);
 }
 
-/// A Kubernetes-style Event (type Normal|Warning, reason from the reference §6.1).
+/// A Kubernetes-style Event (type Normal|Warning, reason from the ).
 struct group_event {
   std::string group;
   std::string type = "Normal";

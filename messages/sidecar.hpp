@@ -51,7 +51,7 @@ typename Inspector::result_type inspect(Inspector& f, http_call& x) {
 }
 
 /// Its result. `sent_at_ns` is the steady clock (the actor clock's time base) just before the
-/// request was sent: SAFETY.md rule 6 counts contact from the send.
+/// request was sent: docs/safety.md rule 6 counts contact from the send.
 struct http_reply {
   int status = 0;  ///< 0 = no response
   std::string body;

@@ -36,7 +36,7 @@ enum class mysql_op : uint8_t {
   change_source,      ///< CHANGE REPLICATION SOURCE TO source (auto-position, ssl per source_ssl)
   start_replica,
   clone,              ///< CLONE INSTANCE FROM source into target, deadline = timeout
-  /// Dead man's switch (SAFETY.md rule 7), all with sql_log_bin=0 and `lease`:
+  /// Dead man's switch (docs/safety.md rule 7), all with sql_log_bin=0 and `lease`:
   heartbeat,          ///< refresh the heartbeat row (value "refreshed"|"fenced"); creates the
                       ///< switch first when its table is missing
   ensure_switch,      ///< create/repair table, row and event; value = arming ("armed", ...)

@@ -10,7 +10,7 @@ namespace br {
 /// spec.sites[].role. Only primary candidates can become active.
 enum class site_role { primary_candidate, dr_only, read_only };
 
-/// Debounced per-site state (seed 004): unknown before the first good poll.
+/// Debounced per-site state: unknown before the first good poll.
 enum class site_state { unknown, writable, read_only, unreachable };
 
 inline std::string_view to_string(site_role r) {

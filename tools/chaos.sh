@@ -36,7 +36,7 @@ if (( BUILD_IT )); then
 fi
 if (( MUTANT )); then
   (( BUILD_IT )) && ninja -C "$BUILD" -j2 bloodraven-mutant-gate-open
-  export BR_CHAOS_OPERATOR_BIN=$BUILD/actors/bloodraven-mutant-gate-open
+  export BR_CHAOS_OPERATOR_BIN=$BUILD/tests/bloodraven-mutant-gate-open
   [[ -x $BR_CHAOS_OPERATOR_BIN ]] || { echo "chaos.sh: $BR_CHAOS_OPERATOR_BIN not built" >&2; exit 2; }
   echo "chaos.sh: MUTANT operator (promotion gate always open): $BR_CHAOS_OPERATOR_BIN"
 fi

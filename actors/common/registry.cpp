@@ -80,6 +80,7 @@ registry_actor::behavior_type registry_impl(registry_actor::stateful_pointer<reg
         r.step = "started";
         r.step_since = self->clock().now();
         r.exit_reason.clear();
+        // The sender as a strong pointer, to monitor it (no type involved).
         if (auto src = caf::actor_cast<caf::strong_actor_ptr>(self->current_sender())) {
           auto addr = src->address();
           if (addr.id() == e.id) {
@@ -155,11 +156,13 @@ std::string name_of(const std::string& path) {
 
 registry_actor spawn_registry(caf::actor_system& sys) {
   auto r = sys.spawn(registry_impl);
+  // CAF's system registry stores untyped pointers; find_registry casts this one back.
   sys.registry().put(caf::atom("registry"), caf::actor_cast<caf::strong_actor_ptr>(r));
   return r;
 }
 
 registry_actor find_registry(caf::actor_system& sys) {
+  // Only spawn_registry puts this name, and it puts a registry_actor.
   return caf::actor_cast<registry_actor>(sys.registry().get(caf::atom("registry")));
 }
 

@@ -1,16 +1,13 @@
-// The operator's web dashboard (GET /): one self-contained HTML page, live over /ws/status.
+// The operator's web dashboard (GET /): a page, its stylesheet and its script, live over
+// /ws/status. The files are actors/operator/web/dashboard.{html,css,js}, embedded at build time.
 #pragma once
-
-#include <string_view>
 
 #include "io/http/router.hpp"
 
 namespace br {
 
-/// The page (HTML + inline CSS/JS, no external resources).
-std::string_view dashboard_html();
-
-/// GET / -> the dashboard.
+/// GET / (the page), GET /dashboard.css, GET /dashboard.js. The Content-Security-Policy allows
+/// only the operator's own origin: no inline script or style, no other host.
 void install_dashboard(http::router& r);
 
 }  // namespace br

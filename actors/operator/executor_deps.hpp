@@ -2,7 +2,7 @@
 #pragma once
 
 #include <caf/actor.hpp>
-#include <caf/event_based_actor.hpp>
+#include <caf/local_actor.hpp>
 #include <caf/timespan.hpp>
 
 #include <chrono>
@@ -45,7 +45,7 @@ struct executor_deps {
   caf::timespan command_timeout{std::chrono::seconds(5)};
   /// spec.cloneTimeout (CLONE INSTANCE deadline).
   caf::timespan clone_timeout{std::chrono::seconds(3600)};
-  /// Sidecars (SAFETY.md promotion gate rules 2-3): site -> "host:port" of its sidecar API
+  /// Sidecars (docs/safety.md promotion gate rules 2-3): site -> "host:port" of its sidecar API
   /// (spec.sites[].sidecarAddress); a site without one never acknowledges.
   std::map<std::string, std::string> sidecars;
   std::string sidecar_token;  ///< bearer token for PUT /view (never logged)
@@ -67,7 +67,8 @@ struct executor_deps {
 
 /// How the coordinator starts an executor; injectable so tests can stub it. Production uses
 /// spawn_failover_executor (actors/operator/failover_executor.hpp).
+/// `parent` is the coordinator (any local actor can spawn).
 using executor_factory =
-    std::function<caf::actor(caf::event_based_actor* parent, failover_plan plan, executor_deps deps)>;
+    std::function<caf::actor(caf::local_actor* parent, failover_plan plan, executor_deps deps)>;
 
 }  // namespace br

@@ -1,5 +1,8 @@
 // Group source: watchers and a resolver (detached) feed one non-blocking actor that owns the groups.
 #include "actors/operator/group_source.hpp"
+#include "actors/operator/group_lifecycle.hpp"
+
+#include <algorithm>
 
 #include <caf/all.hpp>
 
@@ -97,6 +100,7 @@ caf::behavior watcher(caf::event_based_actor*, std::shared_ptr<kube::client> cli
                       std::shared_ptr<kube::reflector> refl, caf::actor_addr source) {
   return {[=](run_atom) {
     refl->run([&](const kube::watch_event& e) {
+      // A weak address back to a strong handle (no type involved).
       if (auto h = caf::actor_cast<caf::actor>(source))
         caf::anon_send(h, kube_event_atom::value, e.type, e.object.dump());
     });
@@ -189,7 +193,7 @@ struct group_entry {
   std::string ns, name, uid;
   platform_handles platform;
   std::shared_ptr<kube_group_context> context = std::make_shared<kube_group_context>();
-  caf::actor status_raw;  // the status writer, untyped (spec conditions)
+  kube_status_writer_actor status_writer;  // also takes the spec conditions
   status_writer_actor hub;  // /ws/status feed in front of the status writer (null = none)
   caf::actor supervisor;
   bool stopping = false;  // a stop of `supervisor` is under way
@@ -254,8 +258,8 @@ void make_platform(source_ptr self, group_entry& e) {
   so.guard = o.guard;
   so.backoff_initial = o.status_backoff_initial;
   so.backoff_max = o.status_backoff_max;
-  e.platform.status = spawn_kube_status_writer(self->system(), so);
-  e.status_raw = caf::actor_cast<caf::actor>(e.platform.status);
+  e.status_writer = spawn_kube_status_writer(self->system(), so);
+  e.platform.status = e.status_writer;
   kube_state_store_options st;
   st.client = o.client;
   st.ns = e.ns;
@@ -284,6 +288,7 @@ void make_platform(source_ptr self, group_entry& e) {
 }
 
 void drop_platform(source_ptr self, group_entry& e) {
+  // Typed platform handles to untyped ones, only to stop them (typed to untyped).
   for (auto h : {caf::actor_cast<caf::actor>(e.platform.status),
                  caf::actor_cast<caf::actor>(e.platform.store),
                  caf::actor_cast<caf::actor>(e.platform.events),
@@ -294,14 +299,14 @@ void drop_platform(source_ptr self, group_entry& e) {
   if (e.hub) self->send_exit(e.hub, caf::exit_reason::user_shutdown);
   e.hub = nullptr;
   e.platform = platform_handles{};
-  e.status_raw = nullptr;
+  e.status_writer = nullptr;
 }
 
 void set_spec_conditions(source_ptr self, group_entry& e, const json& conditions) {
   auto text = conditions.dump();
   if (text == e.spec_conditions) return;
   e.spec_conditions = text;
-  self->send(e.status_raw, spec_atom::value, text);
+  self->send(e.status_writer, spec_atom::value, text);
 }
 
 void warn_once(source_ptr self, group_entry& e, const std::string& reason, const std::string& msg) {
@@ -351,7 +356,7 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
     ro.dns = e.platform.dns;
     ro.taints = e.platform.taints;
     ro.events = e.platform.events;
-    ro.status = e.status_raw;
+    ro.status = e.status_writer;
     ro.interval = o.reconcile_interval;
     ro.busy_interval = o.reconcile_busy_interval;
     rt.extra_children = [ro](std::shared_ptr<coordinator_slot> slot) {
@@ -459,7 +464,7 @@ void run_finalizer(source_ptr self, const std::string& key) {
   // The group's taint writer may still hold a taint the stopped executor queued; were it to run
   // after the untaint below, a node would stay tainted with no group left to clear it. So it is
   // stopped first and the worker waits for it to be gone before touching any node.
-  auto taints = caf::actor_cast<caf::actor>(e.platform.taints);
+  auto taints = caf::actor_cast<caf::actor>(e.platform.taints);  // typed to untyped, to wait on
   e.platform.taints = nullptr;
   if (taints) self->send_exit(taints, caf::exit_reason::user_shutdown);
   auto worker = self->spawn<caf::detached>([=](caf::event_based_actor* w) -> caf::behavior {
@@ -508,19 +513,22 @@ void run_finalizer(source_ptr self, const std::string& key) {
           });
 }
 
-void terminate_group(source_ptr self, const group_desired& d) {
+group_entry& ensure_entry(source_ptr self, const std::string& key, const group_desired& d) {
   auto& st = self->state;
-  auto key = key_of(d.ns, d.name);
   auto it = st.groups.find(key);
-  if (it == st.groups.end()) {
-    group_entry fresh;
-    fresh.ns = d.ns;
-    fresh.name = d.name;
-    fresh.uid = d.uid;
-    it = st.groups.emplace(key, std::move(fresh)).first;
-    make_platform(self, it->second);
-  }
-  auto& e = it->second;
+  if (it != st.groups.end()) return it->second;
+  group_entry fresh;
+  fresh.ns = d.ns;
+  fresh.name = d.name;
+  fresh.uid = d.uid;
+  it = st.groups.emplace(key, std::move(fresh)).first;
+  make_platform(self, it->second);
+  return it->second;
+}
+
+void terminate_group(source_ptr self, const group_desired& d) {
+  auto key = key_of(d.ns, d.name);
+  auto& e = ensure_entry(self, key, d);
   if (e.finalize) return;  // under way
   e.finalize = true;
   e.deleted = true;
@@ -535,55 +543,74 @@ void terminate_group(source_ptr self, const group_desired& d) {
   run_finalizer(self, key);
 }
 
+tracked_group tracked(source_ptr self, const std::string& key, const group_desired& d) {
+  tracked_group g;
+  auto it = self->state.groups.find(key);
+  if (it == self->state.groups.end()) return g;
+  const auto& e = it->second;
+  g.exists = true;
+  g.uid = e.uid;
+  g.running = static_cast<bool>(e.supervisor);
+  g.stopping = e.stopping;
+  g.finalizing = e.finalize;
+  g.same_as_running = e.has_running && e.running_spec == d.spec && same_creds(e.running_creds, d.creds);
+  return g;
+}
+
+void forget_entry(source_ptr self, const std::string& key) {
+  auto& st = self->state;
+  auto it = st.groups.find(key);
+  if (it == st.groups.end()) return;
+  drop_platform(self, it->second);
+  st.groups.erase(it);
+}
+
+/// Applies a resolved object: group_lifecycle's decide_resolved says what, this carries it out.
 void apply(source_ptr self, group_desired d) {
   auto& st = self->state;
-  if (st.stopping) return;
   auto key = key_of(d.ns, d.name);
-  auto it = st.groups.find(key);
-  if (d.deleted) {
-    if (it == st.groups.end()) return;
-    auto& e = it->second;
-    e.deleted = true;
-    e.pending.reset();
-    log::info("group deleted", fields(e));
-    if (e.supervisor) {
+  resolved_group r{d.deleted, d.terminating, d.uid, d.valid, static_cast<bool>(d.problem)};
+  auto dec = decide_resolved(tracked(self, key, d), r, st.stopping);
+  using a = resolved_action;
+  switch (dec.action) {
+    case a::ignore:
+      if (d.deleted && !st.stopping && st.groups.count(key)) {
+        auto& e = st.groups[key];  // finalizing: the finalizer worker ends the entry
+        e.deleted = true;
+        e.pending.reset();
+        log::info("group deleted", fields(e));
+      }
+      return;
+    case a::forget:
+      log::info("group deleted", fields(st.groups[key]));
+      forget_entry(self, key);
+      report(self);
+      return;
+    case a::stop: {
+      auto& e = st.groups[key];
+      e.deleted = true;
+      e.pending.reset();
+      log::info("group deleted", fields(e));
       stop_group(self, e);
       return;
     }
-    if (e.finalize) return;  // the finalizer worker ends the entry
-    drop_platform(self, e);
-    st.groups.erase(it);
-    report(self);
-    return;
-  }
-  if (d.terminating) {
-    terminate_group(self, d);
-    return;
-  }
-  if (it != st.groups.end() && it->second.uid != d.uid && !d.uid.empty()) {
-    // Deleted and created again under the same name (we missed the DELETED): a new object.
-    auto& e = it->second;
-    if (e.supervisor) {
+    case a::stop_then_apply: {
+      auto& e = st.groups[key];
       e.deleted = true;
       e.pending = d;
       stop_group(self, e);
       return;
     }
-    drop_platform(self, e);
-    st.groups.erase(it);
-    it = st.groups.end();
+    case a::finalize:
+      terminate_group(self, d);
+      return;
+    default:
+      break;
   }
-  if (it == st.groups.end()) {
-    group_entry fresh;
-    fresh.ns = d.ns;
-    fresh.name = d.name;
-    fresh.uid = d.uid;
-    it = st.groups.emplace(key, std::move(fresh)).first;
-    make_platform(self, it->second);
-  }
-  auto& e = it->second;
+  if (dec.drop_stale_entry) forget_entry(self, key);
+  auto& e = ensure_entry(self, key, d);
   e.last = d;
-  if (!d.valid) {
+  if (dec.action == a::report_invalid) {
     auto cond = invalid_spec_condition(d.errors, now_rfc3339());
     auto f = fields(e);
     f["generation"] = d.generation;
@@ -595,7 +622,7 @@ void apply(source_ptr self, group_desired d) {
     warn_once(self, e, reason_invalid_spec, cond["message"].get<std::string>());
     return;
   }
-  if (d.problem) {
+  if (dec.action == a::report_problem) {
     auto f = fields(e);
     f["reason"] = d.problem.reason;
     f["error"] = d.problem.message;
@@ -616,21 +643,25 @@ void apply(source_ptr self, group_desired d) {
   if (!d.generated_secret.empty())
     emit_normal(self, e, reason_credentials_generated,
                 "generated Secret " + d.generated_secret + " with random passwords (new group)");
-  if (e.supervisor) {
-    if (e.has_running && e.running_spec == d.spec && same_creds(e.running_creds, d.creds)) return;
-    auto f = fields(e);
-    f["generation"] = d.generation;
-    f["previousGeneration"] = e.running_generation;
-    log::info("group spec changed; restarting its supervisor", f);
-    e.pending = d;
-    stop_group(self, e);
-    return;
+  switch (dec.action) {
+    case a::restart: {
+      auto f = fields(e);
+      f["generation"] = d.generation;
+      f["previousGeneration"] = e.running_generation;
+      log::info("group spec changed; restarting its supervisor", f);
+      e.pending = d;
+      stop_group(self, e);
+      return;
+    }
+    case a::start_when_down:
+      e.pending = d;
+      return;
+    case a::start:
+      start_group(self, e, d);
+      return;
+    default:  // keep_running
+      return;
   }
-  if (e.stopping) {
-    e.pending = d;
-    return;
-  }
-  start_group(self, e, d);
 }
 
 void resolve(source_ptr self, const std::string& type, const std::string& text) {
@@ -658,23 +689,24 @@ bool unchanged_generation(source_ptr self, const std::string& text) {
 
 void on_group_down(source_ptr self, const caf::down_msg& dm) {
   auto& st = self->state;
-  for (auto it = st.groups.begin(); it != st.groups.end(); ++it) {
-    auto& e = it->second;
-    if (!e.supervisor || e.supervisor.address() != dm.source) continue;
-    e.supervisor = nullptr;
-    e.has_running = false;
-    bool requested = e.stopping;
-    e.stopping = false;
-    if (st.stopping) {
+  auto it = std::find_if(st.groups.begin(), st.groups.end(), [&](const auto& kv) {
+    return kv.second.supervisor && kv.second.supervisor.address() == dm.source;
+  });
+  if (it == st.groups.end()) return;
+  auto& e = it->second;
+  e.supervisor = nullptr;
+  e.has_running = false;
+  bool requested = e.stopping;
+  e.stopping = false;
+  switch (decide_down({st.stopping, e.finalize, e.deleted, e.pending.has_value(), requested})) {
+    case down_action::finish_source_stop:
       finish_stop_if_done(self);
       return;
-    }
-    if (e.finalize) {
+    case down_action::finalize:
       report(self);
       run_finalizer(self, it->first);
       return;
-    }
-    if (e.deleted) {
+    case down_action::forget: {
       auto pending = e.pending;
       drop_platform(self, e);
       if (st.o.groups) st.o.groups->track(e.ns, e.name, child_spec{});  // forget the handle
@@ -684,21 +716,24 @@ void on_group_down(source_ptr self, const caf::down_msg& dm) {
       if (pending) apply(self, *pending);  // recreated under the same name
       return;
     }
-    if (e.pending) {
+    case down_action::start_pending: {
       auto d = *e.pending;
       e.pending.reset();
       start_group(self, e, d);
       return;
     }
-    if (!requested) {
+    case down_action::restart_later: {
       auto f = fields(e);
       f["error"] = dm.reason ? to_string(dm.reason) : std::string("normal exit");
       f["retryInMs"] = st.o.restart_delay.count();
       log::error("group supervisor failed; restarting later", f);
       self->delayed_send(self, st.o.restart_delay, restart_atom::value, it->first);
+      report(self);
+      return;
     }
-    report(self);
-    return;
+    case down_action::none:
+      report(self);
+      return;
   }
 }
 
@@ -713,7 +748,8 @@ caf::behavior group_source(source_ptr self, group_source_options o, std::string 
     auto refl = std::make_shared<kube::reflector>(*st.o.client, mfg_resource, ns, st.o.reflector);
     st.reflectors.push_back(refl);
     auto w = self->spawn<caf::detached + caf::linked>(
-        watcher, st.o.client, refl, caf::actor_cast<caf::actor_addr>(self));
+        watcher, st.o.client, refl,
+        caf::actor_cast<caf::actor_addr>(self));  // this actor's own (weak) address
     self->send(w, run_atom::value);
   }
   // However this actor ends, the blocked watchers must return.

@@ -52,7 +52,7 @@ struct group_desired {
 using site_address_fn = std::function<config::address_spec(
     const std::string& ns, const std::string& group, const std::string& site)>;
 
-/// The site Service's cluster DNS name, port 3306 (reference §3.15).
+/// The site Service's cluster DNS name, port 3306.
 config::address_spec service_site_address(const std::string& ns, const std::string& group,
                                           const std::string& site);
 

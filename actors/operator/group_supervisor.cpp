@@ -27,23 +27,24 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
                                            const group_credentials& creds,
                                            const group_runtime& rt, const std::string& path) {
   coordinator_config c;
-  c.group = group;
+  auto& r = c.rules;
+  r.group = group;
   c.namespace_name = rt.namespace_name;
   c.path = path + "/coordinator";
   for (const auto& s : spec.sites) {
-    c.sites.push_back(s.name);
-    c.roles[s.name] = s.role;
+    r.sites.push_back(s.name);
+    r.roles[s.name] = s.role;
   }
-  c.site_priorities = spec.split_brain_policy.site_priorities;
-  if (c.site_priorities.empty() && !spec.split_brain_policy.prefer_site.empty())
-    c.site_priorities.push_back(spec.split_brain_policy.prefer_site);
-  c.poll_interval = spec.poll_interval;
-  c.failover_cooldown = spec.failover_cooldown;
+  r.site_priorities = spec.split_brain_policy.site_priorities;
+  if (r.site_priorities.empty() && !spec.split_brain_policy.prefer_site.empty())
+    r.site_priorities.push_back(spec.split_brain_policy.prefer_site);
+  r.poll_interval = spec.poll_interval;
+  r.failover_cooldown = spec.failover_cooldown;
   c.status_coalesce = rt.status_coalesce;
-  c.policy = spec.promotion_policy == config::promotion_policy::fast ? gate_policy::fast
+  r.policy = spec.promotion_policy == config::promotion_policy::fast ? gate_policy::fast
                                                                      : gate_policy::safe;
-  c.drain_timeout = spec.relay_drain_timeout;
-  c.gate_timeout = spec.promotion_gate_timeout;
+  r.drain_timeout = spec.relay_drain_timeout;
+  r.gate_timeout = spec.promotion_gate_timeout;
   c.command_timeout = rt.command_timeout;
   c.make_executor = rt.make_executor ? rt.make_executor : executor_factory(spawn_failover_executor);
   c.wall_clock = rt.wall_clock;
@@ -96,8 +97,9 @@ std::vector<child_spec> group_children(const std::string& group, const config::g
                    cfg.path = p;
                    cfg.deps.registry_path = p;
                    auto h = sup->spawn(coordinator, cfg);
-                   slot->set(caf::actor_cast<coordinator_actor>(h));
-                   return h;
+                   slot->set(h);
+                   // The supervisor holds children of every kind as caf::actor (typed to untyped).
+                   return caf::actor_cast<caf::actor>(h);
                  }});
   auto targets = site_targets(spec, creds);
   for (const auto& s : spec.sites) {

@@ -1,4 +1,4 @@
-// Kubernetes mode: the group's MySQL accounts read from the Secrets its spec names (reference §2.1).
+// Kubernetes mode: the group's MySQL accounts read from the Secrets its spec names.
 #pragma once
 
 #include <functional>
@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/codec/base64.hpp"
 #include "actors/operator/group_supervisor.hpp"
 #include "config/group_spec.hpp"
 #include "io/kube/result.hpp"
@@ -23,11 +24,7 @@ struct credential_problem {
   explicit operator bool() const { return !reason.empty(); }
 };
 
-/// Standard base64 (padding optional); nullopt on a character outside the alphabet.
-std::optional<std::string> base64_decode(std::string_view in);
 
-/// Standard base64 with padding (Secret `data` values).
-std::string base64_encode(std::string_view in);
 
 /// user and password of a go-sql-driver DSN "user:pass@tcp(host:port)/db?params".
 bool parse_dsn_account(std::string_view dsn, std::string& user, std::string& password);

@@ -1,4 +1,4 @@
-// Deleting a group (reference §3.2): remove its node taints, then its graceful-shutdown finalizer.
+// Deleting a group: remove its node taints, then its graceful-shutdown finalizer.
 #pragma once
 
 #include <functional>

@@ -88,7 +88,8 @@ caf::behavior leadership(lead_ptr self, kube_mode_options o, std::string path) {
   if (st.o.leader_elect) {
     st.guard = std::make_shared<op::lease_guard>();
     st.elector = self->spawn<caf::detached>(op::leader_elector, st.o.source.client, st.o.election,
-                                            st.guard, caf::actor_cast<caf::actor>(self));
+                                            st.guard,
+                                            caf::actor_cast<caf::actor>(self));  // own handle
     self->monitor(st.elector);
     report_step(self, path, "waiting for the lease " + st.o.election.ns + "/" + st.o.election.name);
     log::info("waiting for the leader lease", {{"lease", st.o.election.name},

@@ -3,7 +3,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/operator/cooldown.hpp"
+#include "actors/operator/decide/cooldown.hpp"
 #include "actors/operator/durable_state_json.hpp"
 #include "actors/operator/status_writer.hpp"
 #include "config/rfc3339.hpp"
@@ -106,7 +106,7 @@ caf::expected<durable_state> load_state(const kube_state_store_options& o) {
   for (auto& w : warnings) {
     auto f = log_fields(o);
     f["detail"] = w;
-    // Stable message texts (reference §3.6) come first in the detail.
+    // Stable message texts come first in the detail.
     log::warn(w.rfind("restored lastFailover from out-of-band annotations", 0) == 0
                   ? "restored lastFailover from out-of-band annotations"
                   : "durable state rehydration",

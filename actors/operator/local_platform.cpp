@@ -222,7 +222,7 @@ state_store_actor spawn_file_state_store(caf::actor_system& sys, std::string dir
 
 local_platform spawn_local_platform(caf::actor_system& sys, local_platform_config cfg) {
   local_platform p;
-  p.events = std::make_shared<event_ring>(cfg.event_ring);
+  p.events = cfg.events ? cfg.events : std::make_shared<event_ring>(cfg.event_ring);
   p.handles.store = spawn_file_state_store(sys, cfg.dir);
   p.handles.status = sys.spawn<caf::detached>(status_file, cfg.dir);
   p.handles.dns = sys.spawn<caf::detached>(dns_file, cfg);

@@ -24,6 +24,9 @@ struct local_platform_config {
   std::string taint_hook;  ///< optional: env BR_GROUP, BR_SITE, BR_TAINT=1|0
   std::chrono::milliseconds hook_timeout{std::chrono::seconds(10)};
   size_t event_ring = 256;  ///< events kept in memory (GET /events)
+  /// The ring to record events in (shared with the HTTP layer from before the actor system
+  /// starts); empty: a new one of `event_ring` entries.
+  std::shared_ptr<class event_ring> events;
 };
 
 /// The newest events, shared with the HTTP layer (thread-safe).

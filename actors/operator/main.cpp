@@ -1,24 +1,18 @@
 // bloodraven: the operator binary (flags, then the shared process runtime).
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <memory>
-#include <mutex>
 #include <sstream>
 
 #include <unistd.h>
 
-#include "actors/common/http_worker.hpp"
 #include "actors/common/runtime.hpp"
 #include "actors/operator/group_supervisor.hpp"
 #include "actors/operator/kube_mode.hpp"
-#include "actors/operator/local_platform.hpp"
+#include "actors/operator/lifetime_hook.hpp"
+#include "actors/operator/local_mode.hpp"
 #include "actors/operator/operator_api.hpp"
-#include "actors/operator/site_io.hpp"
 #include "actors/operator/operator_metrics.hpp"
-#include "actors/operator/status_hub.hpp"
-#include "config/failover_group.hpp"
 #include "config/process_flags.hpp"
 #include "io/log/log.hpp"
 
@@ -78,83 +72,6 @@ std::vector<br::config::flag_def> operator_flags() {
                     : std::string("must be a positive integer");
        }},
   };
-}
-
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return static_cast<bool>(in) || in.eof();
-}
-
-/// Reads the file named by --<flag> without its trailing line break; false (after saying why on
-/// stderr) when it cannot be read.
-bool read_secret_flag(std::map<std::string, std::string>& flags, const std::string& flag,
-                      std::string& out) {
-  if (!read_file(flags[flag], out)) {
-    std::fprintf(stderr, "bloodraven: cannot read --%s %s\n", flag.c_str(), flags[flag].c_str());
-    return false;
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return true;
-}
-
-/// A loaded standalone group and what its supervisor needs; 0 or the exit code on failure.
-struct standalone_setup {
-  std::string namespace_name;
-  br::config::failover_group group;
-  br::group_credentials creds;
-  std::string sidecar_token;
-};
-
-int load_standalone(std::map<std::string, std::string>& flags, standalone_setup& out) {
-  using namespace br;
-  const auto& file = flags["standalone"];
-  std::string text;
-  if (!read_file(file, text)) {
-    std::fprintf(stderr, "bloodraven: cannot read group file %s\n", file.c_str());
-    return 2;
-  }
-  auto parsed = config::load_group_yaml(text, config::run_mode::standalone);
-  if (!parsed.ok()) {
-    // Every error with its field path, so one edit round fixes the whole file.
-    std::fprintf(stderr, "bloodraven: invalid group file %s (%zu errors):\n", file.c_str(),
-                 parsed.errors.size());
-    for (const auto& e : parsed.errors) std::fprintf(stderr, "  %s\n", e.to_string().c_str());
-    return 2;
-  }
-  out.group = parsed.group;
-  if (out.group.metadata.name.empty()) {
-    std::fprintf(stderr, "bloodraven: invalid group file %s:\n  metadata.name: required\n",
-                 file.c_str());
-    return 2;
-  }
-  out.namespace_name =
-      out.group.metadata.namespace_name.empty() ? "default" : out.group.metadata.namespace_name;
-  out.creds.operator_user = flags["mysql-user"];
-  if (out.creds.operator_user.empty()) {
-    std::fprintf(stderr,
-                 "bloodraven: --standalone needs --mysql-user (or BLOODRAVEN_MYSQL_USER)\n");
-    return 2;
-  }
-  if (!flags["mysql-password-file"].empty()) {
-    if (!read_secret_flag(flags, "mysql-password-file", out.creds.operator_password)) return 2;
-  } else if (const char* pw = std::getenv("BLOODRAVEN_MYSQL_PASSWORD")) {
-    out.creds.operator_password = pw;
-  }
-  if (!flags["sidecar-token-file"].empty()) {
-    if (!read_secret_flag(flags, "sidecar-token-file", out.sidecar_token)) return 2;
-    if (out.sidecar_token.empty()) {
-      std::fprintf(stderr, "bloodraven: --sidecar-token-file %s is empty\n",
-                   flags["sidecar-token-file"].c_str());
-      return 2;
-    }
-  }
-  out.creds.replication_user = out.group.spec.replication.user;
-  out.creds.replication_password = out.group.spec.replication.password;
-  return 0;
 }
 
 /// Kubernetes mode: API client, lease and group source settings from the flags; 0 or the exit code.
@@ -249,81 +166,13 @@ int main(int argc, char** argv) {
   opmetrics::set_websocket_clients(0);
   api.ws = ws;
   children_factory children;
-  // Filled once the actor system exists (after the routes are installed), read by GET /events.
-  struct platform_holder {
-    std::mutex mx;
-    local_platform p;
-    site_io_actor io;
-    status_writer_actor hub;  ///< /ws/status feed, standing in for the platform's status writer
-  };
-  auto platform = std::make_shared<platform_holder>();
   if (!flags.values["standalone"].empty()) {
     auto setup = std::make_shared<standalone_setup>();
     if (int rc = load_standalone(flags.values, *setup); rc != 0) return rc;
-    local_platform_config pc;
-    pc.dir = flags.values["state-dir"];
-    std::error_code ec;
-    std::filesystem::create_directories(pc.dir, ec);
-    if (ec) {
-      std::fprintf(stderr, "bloodraven: cannot create --state-dir %s: %s\n", pc.dir.c_str(),
-                   ec.message().c_str());
-      return 2;
-    }
-    api.events = [platform]() -> std::vector<group_event> {
-      std::lock_guard<std::mutex> lk(platform->mx);
-      return platform->p.events ? platform->p.events->snapshot() : std::vector<group_event>{};
-    };
-    log::info("standalone mode", {{"file", flags.values["standalone"]},
-                                  {"group", setup->group.metadata.name},
-                                  {"namespace", setup->namespace_name},
-                                  {"stateDir", pc.dir}});
-    children = [setup, pc, groups, platform, ws, events = api.events](caf::actor_system& sys) {
-      group_runtime rt;
-      {
-        std::lock_guard<std::mutex> lk(platform->mx);
-        platform->p = spawn_local_platform(sys, pc);
-        platform->io = spawn_site_io(sys);
-        rt.site_io = platform->io;
-        rt.platform = platform->p.handles;
-        status_hub_config hc;
-        hc.namespace_name = setup->namespace_name;
-        hc.ws = ws;
-        hc.forward = platform->p.handles.status;
-        hc.events = events;
-        hc.interval = setup->group.spec.poll_interval;
-        platform->hub = spawn_status_hub(sys, hc);
-        rt.platform.status = platform->hub;
-      }
-      rt.namespace_name = setup->namespace_name;
-      rt.sidecar_token = setup->sidecar_token;
-      rt.http_worker = [&sys] { return spawn_http_worker(sys); };
-      auto name = setup->group.metadata.name;
-      std::vector<child_spec> out;
-      // First child, so it stops last: when the tree stops it kills the platform and MySQL
-      // workers, which live outside the tree but must not outlive it.
-      out.push_back({"platform", "local_platform",
-                     [platform, groups, ws](caf::event_based_actor* sup,
-                                            const std::string&) -> caf::actor {
-                       return sup->spawn([platform, groups, ws](caf::event_based_actor* self) {
-                         self->attach_functor([platform, groups, ws] {
-                           groups->drop_handles();
-                           ws->close_all();  // before the HTTP server (and its sockets) go
-                           std::lock_guard<std::mutex> lk(platform->mx);
-                           caf::anon_send_exit(platform->hub, caf::exit_reason::user_shutdown);
-                           platform->hub = nullptr;
-                           stop_local_platform(platform->p);
-                           caf::anon_send_exit(platform->io, caf::exit_reason::user_shutdown);
-                           // Handles must not outlive the actor system (main keeps `platform`).
-                           platform->p = local_platform{};
-                           platform->io = nullptr;
-                         });
-                         return caf::behavior{[](ping_atom) {}};
-                       });
-                     }});
-      out.push_back(groups->track(setup->namespace_name, name,
-                                  group_supervisor_child(name, setup->group.spec, setup->creds, rt)));
-      return out;
-    };
+    // Created before the actor system: GET /events reads it from the HTTP threads.
+    auto events = std::make_shared<event_ring>(256);
+    api.events = [events] { return events->snapshot(); };
+    children = standalone_children(setup, groups, ws, events);
   } else {
     kube_mode_options ko;
     if (int rc = load_kube_mode(flags.values, groups, ko); rc != 0) return rc;
@@ -334,14 +183,7 @@ int main(int argc, char** argv) {
     children = [ko, ws](caf::actor_system&) {
       auto out = kube_mode_children(ko);
       // First child, so it stops last: WebSocket sessions close before the HTTP server goes.
-      out.insert(out.begin(),
-                 child_spec{"websocket", "websocket_closer",
-                            [ws](caf::event_based_actor* sup, const std::string&) -> caf::actor {
-                              return sup->spawn([ws](caf::event_based_actor* self) {
-                                self->attach_functor([ws] { ws->close_all(); });
-                                return caf::behavior{[](ping_atom) {}};
-                              });
-                            }});
+      out.insert(out.begin(), lifetime_hook("websocket", [ws] { ws->close_all(); }));
       return out;
     };
   }

@@ -33,6 +33,8 @@ void ask_coordinator(caf::actor_system& sys, const caf::actor& supervisor,
     self->request(supervisor, timeout, child_atom::value, std::string("coordinator"))
         .then(
             [=](caf::actor& c) {
+              // The supervisor answers children of every kind as caf::actor; its "coordinator"
+              // child is a typed coordinator_actor (group_supervisor.cpp spawns it typed).
               auto co = caf::actor_cast<coordinator_actor>(c);
               self->request(co, timeout, Atom::value)
                   .then(on_answer, [=](caf::error& e) { on_error(caf::to_string(e)); });

@@ -1,4 +1,4 @@
-// The operator's per-group Prometheus metrics (reference §5 names, with namespace/group labels).
+// The operator's per-group Prometheus metrics (with namespace/group labels).
 #pragma once
 
 #include <prometheus/counter.h>
@@ -30,7 +30,7 @@ prometheus::Counter& reclone_operations(const group_labels& g, const std::string
 prometheus::Gauge& divergent_transactions(const group_labels& g, const std::string& site);
 prometheus::Histogram& poll_latency(const group_labels& g, const std::string& site);
 
-// -- replication (reference §5: namespace, group, site, role) ---------------------------------
+// -- replication (: namespace, group, site, role) ---------------------------------
 
 /// bloodraven_replication_lag_seconds: seconds behind source, -1 when NULL. Followers only: the
 /// active site's series is removed, so a stale lag of a promoted site never lingers.

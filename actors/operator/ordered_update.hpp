@@ -1,4 +1,4 @@
-// What a rollout does next (reference §3.13): replicas one at a time, then a handoff, then the old primary.
+// What a rollout does next: replicas one at a time, then a handoff, then the old primary.
 #pragma once
 
 #include <cstdint>

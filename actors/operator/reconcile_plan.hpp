@@ -35,7 +35,7 @@ struct reconcile_info {
   int64_t generation = 0;
 };
 
-/// Pure (seed 003): a group keeps the reconciler version it was last reconciled with until its
+/// Pure: a group keeps the reconciler version it was last reconciled with until its
 /// spec is edited (the generation moves); a new group, an edited one, or one recorded with a
 /// version this operator no longer supports gets the current version.
 int choose_reconciler_version(const std::optional<reconcile_info>& recorded, int64_t generation);

@@ -149,7 +149,7 @@ json reconcile_pass(kube::client& c, const kube_platform_options& o) {
     if (kind == "Deployment") report["sites"].back()["exists"] = true;
   }
 
-  // my.cnf ConfigMaps no live Deployment mounts and no desired one names (seed 003).
+  // my.cnf ConfigMaps no live Deployment mounts and no desired one names.
   kube::list_options lo;
   lo.label_selector = std::string{render::label_group} + "=" + o.group;
   auto cms = c.list(kube::resources::configmaps, o.ns, lo, o.call_timeout);

@@ -270,9 +270,8 @@ void take_step(rec_ptr self, const json& report, const rollout_step& step) {
         finish(self, report);
         return;
       }
-      auto so = caf::actor_cast<switchover_actor>(coord);
       auto target = step.target;
-      self->request(so, st.o.coordinator_timeout, switchover_atom::value, target)
+      self->request(coord, st.o.coordinator_timeout, switchover_atom::value, target)
           .then(
               [=](const std::string& answer) {
                 auto f = fields(self);

@@ -19,8 +19,7 @@
 
 namespace br {
 
-/// Condition types the reconciler owns in status (seed 003's StatefulSetReady and
-/// ReconcileSuccess, for Deployments).
+/// Condition types the reconciler owns in status.
 inline constexpr const char* condition_workload_ready = "WorkloadReady";
 inline constexpr const char* condition_reconcile_success = "ReconcileSuccess";
 /// Event reasons of the reconciler. Reference §3.12's PlannedFailoverStarted marks the handoff.
@@ -36,7 +35,7 @@ struct reconciler_options {
   dns_actor dns;
   taint_actor taints;
   event_actor events;
-  caf::actor status;  ///< the group's status writer (untyped handle: (reconcile, json))
+  kube_status_writer_actor status;  ///< the group's status writer: (reconcile, json)
   std::chrono::milliseconds interval{10000};        ///< between passes when nothing rolls
   std::chrono::milliseconds busy_interval{2000};    ///< between passes while an update runs
   int64_t caught_up_lag_seconds = 0;

@@ -254,7 +254,9 @@ struct dispatcher_state {
   static inline const char* name = "site_io";
 };
 
-void dispatch(caf::stateful_actor<dispatcher_state>* self) {
+using dispatcher_ptr = site_io_actor::stateful_pointer<dispatcher_state>;
+
+void dispatch(dispatcher_ptr self) {
   auto& st = self->state;
   while (!st.idle.empty() && !st.queue.empty()) {
     auto w = st.idle.back();
@@ -283,7 +285,7 @@ void dispatch(caf::stateful_actor<dispatcher_state>* self) {
   }
 }
 
-caf::behavior dispatcher(caf::stateful_actor<dispatcher_state>* self, site_io_config cfg) {
+site_io_actor::behavior_type dispatcher(dispatcher_ptr self, site_io_config cfg) {
   auto n = cfg.workers == 0 ? size_t{1} : cfg.workers;
   for (size_t i = 0; i < n; ++i)
     self->state.idle.push_back(self->spawn<caf::detached + caf::linked>(worker));
@@ -300,7 +302,7 @@ caf::behavior dispatcher(caf::stateful_actor<dispatcher_state>* self, site_io_co
 }  // namespace
 
 site_io_actor spawn_site_io(caf::actor_system& sys, site_io_config cfg) {
-  return caf::actor_cast<site_io_actor>(sys.spawn(dispatcher, cfg));
+  return sys.spawn(dispatcher, cfg);
 }
 
 }  // namespace br

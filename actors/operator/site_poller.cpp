@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "actors/common/registry.hpp"
-#include "actors/operator/debounce.hpp"
+#include "actors/operator/decide/debounce.hpp"
 #include "actors/operator/operator_metrics.hpp"
 #include "io/log/log.hpp"
 

@@ -3,6 +3,7 @@
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include <map>
 
@@ -16,7 +17,6 @@ namespace br {
 
 namespace {
 
-using hub_tick_atom = caf::atom_constant<caf::atom("hubtick")>;
 
 struct hub_group {
   nlohmann::json status;
@@ -29,7 +29,7 @@ struct status_hub_state {
   static inline const char* name = "status_hub";
 };
 
-using hub_ptr = caf::stateful_actor<status_hub_state>*;
+using hub_ptr = status_hub_actor::stateful_pointer<status_hub_state>;
 
 int64_t wall_now_ms(const status_hub_config& c) {
   if (c.wall_ms) return c.wall_ms();
@@ -66,9 +66,9 @@ void update_lag(const status_hub_config& cfg, const std::string& group, const nl
   }
 }
 
-caf::behavior status_hub(hub_ptr self, status_hub_config cfg) {
+status_hub_actor::behavior_type status_hub(hub_ptr self, status_hub_config cfg) {
   self->state.cfg = std::move(cfg);
-  self->delayed_send(self, self->state.cfg.interval / 2, hub_tick_atom::value);
+  self->delayed_send(self, self->state.cfg.interval / 2, tick_atom::value);
   return {
       [=](status_atom, const std::string& group, const std::string& json) {
         auto& st = self->state;
@@ -83,12 +83,12 @@ caf::behavior status_hub(hub_ptr self, status_hub_config cfg) {
         g.status = std::move(parsed);
         send_group(self, group, g);
       },
-      [=](hub_tick_atom) {
+      [=](tick_atom) {
         auto& st = self->state;
         auto now = self->clock().now();
         for (auto& [group, g] : st.groups)
           if (now - g.last_sent >= st.cfg.interval) send_group(self, group, g);
-        self->delayed_send(self, st.cfg.interval / 2, hub_tick_atom::value);
+        self->delayed_send(self, st.cfg.interval / 2, tick_atom::value);
       },
   };
 }
@@ -96,7 +96,7 @@ caf::behavior status_hub(hub_ptr self, status_hub_config cfg) {
 }  // namespace
 
 status_writer_actor spawn_status_hub(caf::actor_system& sys, status_hub_config cfg) {
-  return caf::actor_cast<status_writer_actor>(sys.spawn(status_hub, std::move(cfg)));
+  return sys.spawn(status_hub, std::move(cfg));
 }
 
 }  // namespace br

@@ -11,7 +11,7 @@
 
 namespace br {
 
-/// One value of GET /status (reference §4.1), keyed "<ns>/<name>" by the caller:
+/// One value of GET /status, keyed "<ns>/<name>" by the caller:
 /// {activeSite, sites[{name, role, state, sourceHost, sourceConvergenceState,
 /// sourceConvergenceReason, servingHealthy, recoveryState, divergentGtid,
 /// divergentTransactionCount}], pollTime, promotionGtidExecuted} plus our `epoch`.
@@ -19,7 +19,7 @@ namespace br {
 /// `cr_status` is what the coordinator answers to (status); `poll_time_ms` is unix ms.
 nlohmann::json api_status_entry(const nlohmann::json& cr_status, int64_t poll_time_ms);
 
-/// One GET /ws/status message (reference §4.1 shape plus `epoch`): {namespace, group,
+/// One GET /ws/status message (`epoch`): {namespace, group,
 /// activeSite, sites[{name, state, lastSeen, replicating, secondsBehindSource, gtidExecuted,
 /// recoveryState, divergentGtid, divergentTransactionCount}], lastFailover, lastFailoverTarget,
 /// promotionGtidExecuted, pollTime, epoch}. Extras for the dashboard, after the reference

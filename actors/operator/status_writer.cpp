@@ -158,7 +158,7 @@ struct front_state {
   static inline const char* name = "status_writer";
 };
 
-using front_ptr = caf::stateful_actor<front_state>*;
+using front_ptr = kube_status_writer_actor::stateful_pointer<front_state>;
 
 json log_fields(front_ptr self) {
   return {{"group", self->state.o.name}, {"namespace", self->state.o.ns}};
@@ -210,7 +210,7 @@ void kick(front_ptr self) {
           });
 }
 
-caf::behavior status_front(front_ptr self, status_writer_options o) {
+kube_status_writer_actor::behavior_type status_front(front_ptr self, status_writer_options o) {
   self->state.o = o;
   self->state.worker = self->spawn<caf::detached + caf::linked>(status_worker, o);
   announce(self, o.path, "status_writer");
@@ -251,8 +251,9 @@ caf::behavior status_front(front_ptr self, status_writer_options o) {
 
 }  // namespace
 
-status_writer_actor spawn_kube_status_writer(caf::actor_system& sys, status_writer_options o) {
-  return caf::actor_cast<status_writer_actor>(sys.spawn(status_front, std::move(o)));
+kube_status_writer_actor spawn_kube_status_writer(caf::actor_system& sys,
+                                                  status_writer_options o) {
+  return sys.spawn(status_front, std::move(o));
 }
 
 }  // namespace br

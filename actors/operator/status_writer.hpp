@@ -18,7 +18,7 @@ namespace br {
 /// The MysqlFailoverGroup resource.
 inline const kube::resource_ref mfg_resource{"shipstream.io", "v1alpha1", "mysqlfailovergroups", true};
 
-/// Annotations holding the out-of-band copy of the anti-flap record (reference §3.6, §6.2).
+/// Annotations holding the out-of-band copy of the anti-flap record.
 inline constexpr const char* annotation_last_failover = "bloodraven.shipstream.io/last-failover";
 inline constexpr const char* annotation_last_failover_target =
     "bloodraven.shipstream.io/last-failover-target";
@@ -68,10 +68,11 @@ nlohmann::json with_reconciler_status(const nlohmann::json& status, const nlohma
 /// blocking API calls. Failed writes are retried with exponential backoff; the sender is never
 /// blocked or answered. Accepts (status, group, json) as status_writer_actor; the JSON may be
 /// any subset of the status. The group source sets the spec conditions with (spec, json array)
-/// on the untyped handle (caf::actor_cast<caf::actor>); an empty array clears them. The
+/// (kube_status_writer_actor); an empty array clears them. The
 /// reconciler sets its part with (reconcile, json object) the same way (see
 /// with_reconciler_status); the written status is coordinator, then reconciler, then spec
 /// conditions.
-status_writer_actor spawn_kube_status_writer(caf::actor_system& sys, status_writer_options o);
+kube_status_writer_actor spawn_kube_status_writer(caf::actor_system& sys,
+                                                  status_writer_options o);
 
 }  // namespace br

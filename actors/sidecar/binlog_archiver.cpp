@@ -128,7 +128,7 @@ void request_scan(archiver_self self) {
               finish_scan(self, "local MySQL: " + out.error);
               return;
             }
-            // reference §7.4: only the primary (@@read_only = 0) uploads.
+            // Only the primary (@@read_only = 0) uploads.
             bool primary = !out.probe.read_only;
             auto& st = self->state;
             self->request(st.worker, st.opts.scan.deadline + ms(5000), run_atom::value, primary)
@@ -189,6 +189,7 @@ binlog_archiver_actor::behavior_type archiver(archiver_self self, archiver_optio
   self->link_to(self->state.worker);
   if (self->state.opts.watch_index)
     self->link_to(self->system().spawn<caf::detached>(index_watcher, self->state.opts.scan,
+                                                      // own handle (typed self)
                                                       caf::actor_cast<binlog_archiver_actor>(self)));
   self->send(self, tick_atom::value);
   return {

@@ -1,4 +1,4 @@
-// The sidecar's binlog archiver (PITR, reference §7.4): on the primary only, a detached worker
+// The sidecar's binlog archiver (PITR): on the primary only, a detached worker
 // copies sealed binlogs into the archive and upserts the site's manifest, right after each
 // rotation (inotify on the binlog index) and every poll interval (the safety net).
 #pragma once

@@ -11,7 +11,7 @@
 
 namespace br::sidecar {
 
-/// PVC storage layout (reference §7.4): objects under `<root>/binlogs/<site>/<file>`, the
+/// PVC storage layout: objects under `<root>/binlogs/<site>/<file>`, the
 /// manifest at `<root>/binlogs/manifest-<site>.json`.
 struct archive_layout {
   std::string root;  ///< BLOODRAVEN_PITR_PVC_MOUNT_PATH

@@ -11,9 +11,9 @@
 namespace br::sidecar {
 
 /// Runs once and quits normally (a supervisor does not restart it). Without site, namespace, group
-/// and operator address it is skipped (reference §7.2). Steps: (1) fence (super_read_only=ON; no
+/// and operator address it is skipped. Steps: (1) fence (super_read_only=ON; no
 /// session kill at boot); (2) GET /active-site with REQUEST_TIMEOUT; (3) offer the answer to the view
-/// cache (seeds /peer/active-site); (4) unfence only when the fence succeeded AND the cache's view
+/// cache; (4) unfence only when the fence succeeded AND the cache's view
 /// afterwards names this site as active. Error, 503, 404, an empty or other site: stay fenced.
 /// Always tells the fencing monitor it finished (for /ready).
 caf::behavior boot_guard(caf::event_based_actor* self, monitor_options opts,

@@ -1,5 +1,6 @@
 // fencing_monitor: rounds of view pulls and probes, then decide_fencing; fences through the worker.
 #include "actors/sidecar/fencing_monitor.hpp"
+#include "actors/sidecar/push_rule.hpp"
 
 #include <caf/all.hpp>
 
@@ -9,6 +10,7 @@
 #include "actors/common/registry.hpp"
 #include "actors/sidecar/sidecar_metrics.hpp"
 #include "actors/common/view_json.hpp"
+#include "io/codec/url.hpp"
 #include "io/http/router.hpp"
 #include "io/log/log.hpp"
 
@@ -18,21 +20,6 @@ namespace {
 
 using self_ptr = fencing_monitor_actor::stateful_pointer<monitor_state>;
 using ms = std::chrono::milliseconds;
-
-std::string url_escape(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
 
 time_point from_ns(int64_t ns) { return time_point{std::chrono::nanoseconds{ns}}; }
 
@@ -264,7 +251,7 @@ void do_fence(self_ptr self, fence_reason reason, const std::string& why) {
           });
 }
 
-/// SAFETY.md rule 7: the heartbeat row is dated at the lease's last renewal (`age` before the
+/// docs/safety.md rule 7: the heartbeat row is dated at the lease's last renewal (`age` before the
 /// server's now), so the in-database switch fires no later than this sidecar's own lease would.
 void heartbeat(self_ptr self, duration age) {
   auto& st = self->state;
@@ -389,15 +376,30 @@ void finish_round(self_ptr self) {
                   std::to_string(st.view.present ? st.view.view.epoch : 0));
 }
 
-/// Fences for a pushed view and acknowledges only once the fence is confirmed (rule 2 relies on it).
-void fence_for_push(self_ptr self, push_ack a, caf::typed_response_promise<push_ack> rp,
-                    nlohmann::json f) {
+// -- pushed views (PUT /view): push_rule.hpp decides, these functions fetch the facts ------------
+
+void push_continue(self_ptr self, push_result r, caf::typed_response_promise<push_ack> rp);
+
+void push_feed(self_ptr self, push_progress p, const push_input& in,
+               caf::typed_response_promise<push_ack> rp) {
+  push_continue(self, push_step(std::move(p), in), std::move(rp));
+}
+
+nlohmann::json push_fields(self_ptr self, const push_progress& p) {
+  auto f = log_fields(self->state);
+  f["reason"] = "push";
+  f["pushedEpoch"] = p.pushed.epoch;
+  return f;
+}
+
+/// Fences for a pushed view; the acknowledgement follows only a confirmed fence (gate rule 2).
+void fence_for_push(self_ptr self, push_progress p, caf::typed_response_promise<push_ack> rp) {
   auto m = self->state.h->mysql();
   if (!m) {
-    a.error = "mysql worker unavailable";
-    rp.deliver(a);
+    push_feed(self, std::move(p), push_event::fence_done{false, "mysql worker unavailable"}, rp);
     return;
   }
+  auto f = push_fields(self, p);
   log::warn("SELF-FENCING: pushed view does not name this site; setting super_read_only=ON and "
             "killing application sessions",
             f);
@@ -405,59 +407,49 @@ void fence_for_push(self_ptr self, push_ack a, caf::typed_response_promise<push_
                 std::string("push"))
       .then(
           [=](const mysql_outcome& o) mutable {
-            if (o.ok) {
-              self->state.fenced = true;
-              self->state.mysql_writable = false;
-              self->state.super_read_only = true;
-              self_fence_counter("push").Increment();
-              auto g = f;
-              g["killedSessions"] = o.value;
-              log::warn("SELF-FENCED: super_read_only=ON has been set, only Bloodraven can restore",
-                        g);
-              a.ok = true;
-              a.fenced = true;
-            } else {
-              a.error = "fence failed: " + o.error;
+            if (!o.ok) {
+              push_feed(self, p, push_event::fence_done{false, "fence failed: " + o.error}, rp);
+              return;
             }
-            rp.deliver(a);
+            auto& st = self->state;
+            st.fenced = true;
+            st.mysql_writable = false;
+            st.super_read_only = true;
+            self_fence_counter("push").Increment();
+            auto g = f;
+            g["killedSessions"] = o.value;
+            log::warn("SELF-FENCED: super_read_only=ON has been set, only Bloodraven can restore", g);
+            push_feed(self, p, push_event::fence_done{true, ""}, rp);
           },
           [=](caf::error& e) mutable {
-            a.error = "fence did not finish: " + caf::to_string(e);
-            rp.deliver(a);
+            push_feed(self, p,
+                      push_event::fence_done{false, "fence did not finish: " + caf::to_string(e)},
+                      rp);
           });
 }
 
-/// Rule 1 for a pushed view that names another site without deposing this one (a best-effort push
-/// of an older view can arrive after this site was promoted): refresh the view once from the
-/// operator; a fresher view naming this site supersedes the push (answered as stale), otherwise, or
-/// when the operator cannot be asked, fence.
-void refresh_then_fence(self_ptr self, const topology_view& pushed, push_ack a,
-                        caf::typed_response_promise<push_ack> rp, nlohmann::json f) {
+/// Rule 1's one refresh from the operator for a pushed view naming another site.
+void refresh_for_push(self_ptr self, push_progress p, caf::typed_response_promise<push_ack> rp) {
   auto& st = self->state;
   auto w = st.h->operator_http();
   auto cache = st.h->cache();
+  auto no_view = [=]() mutable { push_feed(self, p, push_event::refreshed{}, rp); };
   if (!w || !cache || st.opts.operator_address.empty() || st.opts.pod_namespace.empty() ||
       st.opts.group.empty()) {
-    fence_for_push(self, a, rp, f);
+    no_view();
     return;
   }
   auto decide_on = [=](const sidecar_view& cur) mutable {
-    auto& s = self->state;
-    if (cur.present) s.view = cur;
-    if (cur.present && cur.view.epoch > pushed.epoch && cur.view.active_site == s.opts.site) {
-      a.stale = true;
-      a.epoch = cur.view.epoch;
-      a.error = "pushed epoch " + std::to_string(pushed.epoch) + " is superseded by epoch " +
-                std::to_string(cur.view.epoch) + ", which names this site";
-      auto g = f;
+    if (cur.present) self->state.view = cur;
+    auto r = push_step(p, push_event::refreshed{cur});
+    if (r.action == push_action::answer && r.progress.ack.stale) {
+      auto g = push_fields(self, p);
       g["refreshedEpoch"] = cur.view.epoch;
       log::info("pushed view superseded by the operator's fresher view naming this site; not "
                 "fencing",
                 g);
-      rp.deliver(a);
-      return;
     }
-    fence_for_push(self, a, rp, f);
+    push_continue(self, std::move(r), rp);
   };
   self->request(w, http_deadline(st.opts), http_call_atom::value,
                 get_call(operator_active_site_url(st.opts), st.opts.request_timeout))
@@ -466,16 +458,52 @@ void refresh_then_fence(self_ptr self, const topology_view& pushed, push_ack a,
             std::optional<topology_view> v;
             if (r.status == 200) v = parse_view_answer(r.body);
             if (!v) {
-              fence_for_push(self, a, rp, f);
+              no_view();
               return;
             }
             self->state.last_operator_contact =
                 std::max(self->state.last_operator_contact, from_ns(r.sent_at_ns));
             self->request(cache, ms(5000), offer_atom::value,
                           view_offer{*v, view_source::operator_poll})
-                .then(decide_on, [=](caf::error&) mutable { fence_for_push(self, a, rp, f); });
+                .then(decide_on, [=](caf::error&) mutable { no_view(); });
           },
-          [=](caf::error&) mutable { fence_for_push(self, a, rp, f); });
+          [=](caf::error&) mutable { no_view(); });
+}
+
+void probe_for_push(self_ptr self, push_progress p, caf::typed_response_promise<push_ack> rp) {
+  auto& st = self->state;
+  auto m = st.h->mysql();
+  if (!m) {
+    p.ack.error = "mysql worker unavailable";
+    rp.deliver(p.ack);
+    return;
+  }
+  self->request(m, st.opts.request_timeout + ms(3000), probe_atom::value)
+      .then(
+          [=](const mysql_outcome& o) mutable {
+            if (o.ok) self->state.mysql_reachable = true;
+            push_feed(self, p, push_event::probed{o, ""}, rp);
+          },
+          [=](caf::error& e) mutable {
+            push_feed(self, p, push_event::probed{std::nullopt, caf::to_string(e)}, rp);
+          });
+}
+
+void push_continue(self_ptr self, push_result r, caf::typed_response_promise<push_ack> rp) {
+  switch (r.action) {
+    case push_action::answer:
+      rp.deliver(r.progress.ack);
+      return;
+    case push_action::probe:
+      probe_for_push(self, std::move(r.progress), std::move(rp));
+      return;
+    case push_action::fence:
+      fence_for_push(self, std::move(r.progress), std::move(rp));
+      return;
+    case push_action::refresh:
+      refresh_for_push(self, std::move(r.progress), std::move(rp));
+      return;
+  }
 }
 
 void handle_push(self_ptr self, const topology_view& pushed,
@@ -487,70 +515,13 @@ void handle_push(self_ptr self, const topology_view& pushed,
     rp.deliver(a);
     return;
   }
+  push_progress p{pushed, self->state.opts.site, {}};
   self->request(cache, ms(5000), offer_atom::value, view_offer{pushed, view_source::push})
       .then(
           [=](const sidecar_view& cur) mutable {
             auto& st = self->state;
             st.view = cur;
-            push_ack a;
-            a.epoch = cur.view.epoch;
-            if (cur.view.epoch > pushed.epoch) {
-              a.stale = true;
-              a.error = "pushed epoch " + std::to_string(pushed.epoch) + " is older than cached " +
-                        std::to_string(cur.view.epoch);
-              rp.deliver(a);
-              return;
-            }
-            if (pushed.active_site == st.opts.site && !st.opts.site.empty()) {
-              // Names this site: acknowledge without touching MySQL (only the operator unfences).
-              a.ok = true;
-              a.fenced = st.fenced;
-              a.mysql_reachable = st.mysql_reachable;
-              rp.deliver(a);
-              return;
-            }
-            auto m = st.h->mysql();
-            if (!m) {
-              a.error = "mysql worker unavailable";
-              rp.deliver(a);
-              return;
-            }
-            self->request(m, st.opts.request_timeout + ms(3000), probe_atom::value)
-                .then(
-                    [=](const mysql_outcome& p) mutable {
-                      auto& s = self->state;
-                      if (!p.ok) {
-                        // mysqld down: S5 makes it boot fenced, so that is an acknowledgement.
-                        // Anything else (timeout, auth) leaves the state unknown: no ack.
-                        if (p.error_kind == "refused" || p.error_kind == "lost_connection") {
-                          a.ok = true;
-                          a.mysql_reachable = false;
-                          a.fenced = false;
-                        } else {
-                          a.error = "cannot confirm MySQL is fenced: " + p.error;
-                        }
-                        rp.deliver(a);
-                        return;
-                      }
-                      s.mysql_reachable = true;
-                      if (p.probe.super_read_only) {
-                        a.ok = true;
-                        a.fenced = true;
-                        rp.deliver(a);
-                        return;
-                      }
-                      auto f = log_fields(s);
-                      f["reason"] = "push";
-                      f["pushedEpoch"] = pushed.epoch;
-                      if (pushed.deposing == s.opts.site)
-                        fence_for_push(self, a, rp, f);  // the deposing view: fence now
-                      else
-                        refresh_then_fence(self, pushed, a, rp, f);
-                    },
-                    [=](caf::error& e) mutable {
-                      a.error = "probe failed: " + caf::to_string(e);
-                      rp.deliver(a);
-                    });
+            push_feed(self, p, push_event::offered{cur, st.fenced, st.mysql_reachable}, rp);
           },
           [=](caf::error& e) mutable {
             push_ack a;

@@ -22,7 +22,7 @@ struct monitor_options {
   caf::timespan lease_timeout = std::chrono::seconds(20);
   caf::timespan request_timeout = std::chrono::seconds(2);
   caf::timespan fence_timeout = std::chrono::seconds(20);
-  bool dead_mans_switch = true;  ///< heartbeat every tick while writable (SAFETY.md rule 7)
+  bool dead_mans_switch = true;  ///< heartbeat every tick while writable (docs/safety.md rule 7)
 };
 
 struct monitor_state {

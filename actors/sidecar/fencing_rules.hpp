@@ -1,4 +1,4 @@
-// Pure sidecar fencing rules (SAFETY.md rules 1, 2, 6, startup grace, re-arm) and view adoption.
+// Pure sidecar fencing rules (docs/safety.md rules 1, 2, 6, startup grace, re-arm) and view adoption.
 #pragma once
 
 #include <chrono>
@@ -20,7 +20,7 @@ using duration = std::chrono::steady_clock::duration;
 /// - nothing cached: adopt anything;
 /// - operator answers, pushes and the boot guard's answer are authoritative: adopt when
 ///   epoch >= cached (an equal epoch refreshes observedAt and repeats the same authority);
-/// - a peer's view and the file: adopt only when epoch > cached (SAFETY.md: peers exchange views and
+/// - a peer's view and the file: adopt only when epoch > cached (docs/safety.md: peers exchange views and
 ///   adopt only strictly higher epochs, so two peers can never ping-pong a view).
 bool should_adopt(const sidecar_view& current, const topology_view& offered, view_source source);
 
@@ -79,7 +79,7 @@ fence_reason view_conflict(const sidecar_view& v, const std::string& my_site);
 bool peer_anchors(const peer_observation& p, const sidecar_view& mine, time_point now,
                   duration lease_timeout);
 
-/// When the current lease was last renewed (SAFETY.md rule 6 applied to rule 7): the latest of the
+/// When the current lease was last renewed (docs/safety.md rule 6 applied to rule 7): the latest of the
 /// window start, the operator's last contact and the last view of every peer that anchors now, all
 /// SEND times; after a re-arm (fenced and writable again) it is `now`. The sidecar writes its
 /// heartbeat as the server's NOW() minus (now - lease_anchor), so the in-database switch fires no

@@ -17,7 +17,7 @@ struct mysql_worker_options {
   std::string password;  ///< never logged
   std::chrono::milliseconds probe_timeout{2000};   ///< connect + read deadline of a probe
   std::chrono::milliseconds fence_timeout{20000};  ///< whole fence sequence (FENCE_TIMEOUT)
-  /// SAFETY.md rule 7: heartbeats keep the in-database switch quiet; its lease is LEASE_TIMEOUT.
+  /// docs/safety.md rule 7: heartbeats keep the in-database switch quiet; its lease is LEASE_TIMEOUT.
   bool dead_mans_switch = true;
   std::chrono::milliseconds lease{20000};
 };

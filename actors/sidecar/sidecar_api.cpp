@@ -12,7 +12,7 @@ namespace br::sidecar {
 namespace {
 
 using ms = std::chrono::milliseconds;
-constexpr ms mysql_limit{2000};  // reference §4.2: /health and /status answer within 2 s
+constexpr ms mysql_limit{2000};  // /health and /status answer within 2 s
 
 std::string thread_text(const std::string& s) {
   if (s == "ON") return "Yes";
@@ -175,7 +175,7 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
   });
   r.get("/archiver/status", "archiver_status",
         [&sys, h, opts](const http::request&, http::responder reply) {
-          // reference §4.2: always 200; {enabled:false} when PITR is off.
+          // Always 200; {enabled:false} when PITR is off.
           if (!opts.archiver_enabled) {
             reply(http::response::json(200, nlohmann::json::parse(archiver_disabled_status())));
             return;

@@ -1,4 +1,4 @@
-// sidecar_api: the sidecar's HTTP routes (reference §4.2 plus /ready, /primary, /replica, PUT /view).
+// sidecar_api: the sidecar's HTTP routes (/ready, /primary, /replica, PUT /view).
 #pragma once
 
 #include <caf/actor_system.hpp>
@@ -29,7 +29,7 @@ bool bearer_ok(const http::request& req, const std::string& token);
 /// The token a push must present now: the token file's current content, else `o.token`.
 std::string current_token(const api_options& o, const config::file_reader& read);
 
-/// The /status body (reference §4.2 snake_case, plus self_fenced and epoch).
+/// The /status body (plus self_fenced and epoch).
 nlohmann::json status_json(const mysql_outcome& probe, const sidecar_status& st);
 
 /// The PUT /view answer for an acknowledgement (or a refusal).

@@ -1,4 +1,6 @@
 // Sidecar wiring: child specs that (re)spawn each actor and publish its handle; routes.
+// Children are spawned typed and handed to the supervisor as caf::actor (typed to untyped casts:
+// the supervisor traps exits of children of every kind).
 #include "actors/sidecar/sidecar_app.hpp"
 
 #include <caf/all.hpp>

@@ -46,6 +46,7 @@ class sidecar_handles {
   template <class T>
   static T upgrade(const caf::weak_actor_ptr& w) {
     auto strong = w.lock();
+    // Each slot only ever holds a handle of type T (set() takes it typed): back to its own type.
     return strong ? caf::actor_cast<T>(strong) : T{};
   }
   template <class T>

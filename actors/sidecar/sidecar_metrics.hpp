@@ -14,7 +14,7 @@ prometheus::Counter& self_fence_counter(const std::string& reason);
 prometheus::Gauge& view_epoch_gauge();
 
 /// Binlog archiver (PITR): bloodraven_archiver_files_archived_total,
-/// bloodraven_archiver_upload_failures (failed scans, cumulative; a gauge as in reference §5),
+/// bloodraven_archiver_upload_failures (failed scans, cumulative; a gauge by the reference metric set),
 /// bloodraven_archiver_last_upload_timestamp_seconds, bloodraven_archiver_backlog_files.
 prometheus::Counter& archived_files_counter();
 prometheus::Gauge& archiver_failures_gauge();

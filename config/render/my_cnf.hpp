@@ -24,7 +24,7 @@ std::string normalize_option(std::string_view key);
 /// boot), GTID replication and server-id. mysqlConf may not override them.
 bool is_operator_owned_option(std::string_view normalized_key);
 
-/// Defaults of reference §3.16, then spec.mysqlConf, then sites[i].mysqlConf; server-id is
+/// Built-in defaults, then spec.mysqlConf, then sites[i].mysqlConf; server-id is
 /// 101 + site index. Refused overrides (operator-owned keys, line breaks or brackets that could
 /// smuggle extra settings in) are reported and left out.
 my_cnf_result render_my_cnf(const config::group_spec& spec, std::size_t site_index);

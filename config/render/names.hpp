@@ -11,7 +11,7 @@ namespace br::render {
 
 using json = nlohmann::json;
 
-// Label keys (reference §6.3, seed 001).
+// Label keys.
 inline constexpr std::string_view label_name = "app.kubernetes.io/name";
 inline constexpr std::string_view label_instance = "app.kubernetes.io/instance";
 inline constexpr std::string_view label_managed_by = "app.kubernetes.io/managed-by";
@@ -55,7 +55,7 @@ std::string taint_key(std::string_view group);
 std::string sidecar_peer_address(std::string_view group, std::string_view site,
                                  std::string_view namespace_name);
 
-/// The standard labels of seed 001; `site` empty for group-wide objects (no site to name).
+/// The standard Kubernetes labels; `site` empty for group-wide objects (no site to name).
 json standard_labels(std::string_view group, std::string_view site = {});
 
 /// metadata {name, namespace, labels, annotations{reconciler-version}, ownerReferences[group]}.

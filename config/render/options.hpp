@@ -6,7 +6,7 @@
 namespace br::render {
 
 /// Bumped when rendering changes in a way that would roll existing workloads. Groups keep the
-/// version they were created with until their spec is edited (seed 003), so an operator upgrade
+/// version they were created with until their spec is edited, so an operator upgrade
 /// alone never restarts MySQL.
 ///   1: first release.
 ///   2: the sidecar mounts the group's token Secret (SIDECAR_TOKEN_FILE), so the operator's

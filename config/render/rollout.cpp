@@ -1,4 +1,4 @@
-// Whether a live workload must be replaced by its newly rendered form (seed 003).
+// Whether a live workload must be replaced by its newly rendered form.
 #include "config/render/rollout.hpp"
 
 #include "config/render/content_hash.hpp"

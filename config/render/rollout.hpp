@@ -1,4 +1,4 @@
-// Whether a live workload must be replaced by its newly rendered form (seed 003).
+// Whether a live workload must be replaced by its newly rendered form.
 #pragma once
 
 #include <nlohmann/json.hpp>

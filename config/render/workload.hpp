@@ -23,7 +23,7 @@ std::string credentials_secret(const config::group_spec& spec);
 /// spec.sidecarImage, else the operator's default.
 std::string sidecar_image(const config::group_spec& spec, const render_options& opts);
 
-/// The sidecar's environment (reference §7.1) for site `site_index`; from reconciler version 2
+/// The sidecar's environment for site `site_index`; from reconciler version 2
 /// on it names the mounted token file (SIDECAR_TOKEN_FILE).
 nlohmann::json sidecar_env(const config::failover_group& g, std::size_t site_index,
                            int reconciler_version = current_reconciler_version);

@@ -1,4 +1,4 @@
-// The per-site binlog manifest of the PITR archive (reference §7.4): one JSON document per site,
+// The per-site binlog manifest of the PITR archive: one JSON document per site,
 // files sorted by name, upserted by name. Parsing is strict: a manifest that cannot be read is
 // never overwritten (the archive it describes would be lost).
 #pragma once

@@ -1,4 +1,5 @@
 // Loading in-cluster and kubeconfig settings (yaml-cpp); base64 "-data" fields are decoded.
+#include "io/codec/base64.hpp"
 #include "io/kube/config.hpp"
 
 #include <sys/stat.h>
@@ -25,24 +26,12 @@ std::string trim(std::string s) {
   return s;
 }
 
-std::string base64_decode(const std::string& in) {
-  static const std::string chars =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned val = 0;
-  int bits = -8;
-  for (char c : in) {
-    if (c == '=') break;
-    auto pos = chars.find(c);
-    if (pos == std::string::npos) continue;  // whitespace, line breaks
-    val = (val << 6) + static_cast<unsigned>(pos);
-    bits += 6;
-    if (bits >= 0) {
-      out.push_back(static_cast<char>((val >> bits) & 0xff));
-      bits -= 8;
-    }
-  }
-  return out;
+/// kubeconfig *-data fields: base64, possibly wrapped; "" when it does not decode.
+std::string decode_data(const std::string& in) {
+  std::string compact;
+  for (char c : in)
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') compact += c;
+  return br::base64_decode(compact).value_or(std::string());
 }
 
 api_error config_error(std::string message) {
@@ -137,7 +126,7 @@ result<config> load_kubeconfig(const std::string& path, const std::string& conte
     c.server = str(cl, "server");
     if (c.server.empty()) return config_error("cluster of context " + ctx_name + " has no server");
     c.ca_file = resolve(str(cl, "certificate-authority"));
-    c.ca_data = base64_decode(str(cl, "certificate-authority-data"));
+    c.ca_data = decode_data(str(cl, "certificate-authority-data"));
     c.insecure_skip_tls_verify = cl["insecure-skip-tls-verify"] && cl["insecure-skip-tls-verify"].as<bool>();
     if (auto ns = str(ctx["context"], "namespace"); !ns.empty()) c.ns = ns;
     const std::string user_name = str(ctx["context"], "user");
@@ -147,8 +136,8 @@ result<config> load_kubeconfig(const std::string& path, const std::string& conte
       const auto u = user["user"];
       c.client_cert_file = resolve(str(u, "client-certificate"));
       c.client_key_file = resolve(str(u, "client-key"));
-      c.client_cert_data = base64_decode(str(u, "client-certificate-data"));
-      c.client_key_data = base64_decode(str(u, "client-key-data"));
+      c.client_cert_data = decode_data(str(u, "client-certificate-data"));
+      c.client_key_data = decode_data(str(u, "client-key-data"));
       if (auto t = str(u, "token"); !t.empty()) {
         c.token = token_source::fixed(t);
       } else if (auto tf = str(u, "tokenFile"); !tf.empty()) {

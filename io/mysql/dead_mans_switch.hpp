@@ -1,4 +1,4 @@
-// In-database dead man's switch (SAFETY.md rule 7): install, heartbeat, read, promote through it.
+// In-database dead man's switch (docs/safety.md rule 7): install, heartbeat, read, promote through it.
 #pragma once
 
 #include <chrono>
@@ -85,7 +85,7 @@ result<switch_state> read_switch_state(connection& conn);
 result<ensure_report> ensure_switch(connection& conn, std::chrono::milliseconds lease);
 
 /// Upserts the heartbeat row with the server's UTC_TIMESTAMP(6) minus `age` (the sidecar dates it
-/// at its lease's last renewal, SAFETY.md rule 6; the operator and promotions use 0); a newer row
+/// at its lease's last renewal, docs/safety.md rule 6; the operator and promotions use 0); a newer row
 /// is kept. A fenced server refuses it: that is the `fenced` outcome, not an error. A missing
 /// table is an error (run ensure_switch; is_missing_switch_table tells).
 result<heartbeat_outcome> refresh_heartbeat(connection& conn,

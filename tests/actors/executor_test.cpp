@@ -12,7 +12,7 @@
 
 #include "actors/operator/failover_executor.hpp"
 #include "actors/operator/operator_metrics.hpp"
-#include "actors/operator/promotion_gate.hpp"
+#include "actors/operator/decide/promotion_gate.hpp"
 #include "tests/actors/executor_test_support.hpp"
 #include "tests/support/det_fixture.hpp"
 #include "tests/support/recording_platform.hpp"
@@ -284,7 +284,7 @@ BOOST_AUTO_TEST_CASE(failover_runs_the_exact_sequence) {
   BOOST_TEST(join(dns()) == join(cmds({"orders b 192.0.2.2"})));
   // Readers are never tainted; the old primary and the dr-only site are.
   BOOST_TEST(join(taints()) == join(cmds({"a=taint", "b=untaint", "c=taint"})));
-  // Metrics of the steering (reference §5): one DNS flip, one taint/untaint per site written.
+  // Metrics of the steering: one DNS flip, one taint/untaint per site written.
   BOOST_TEST(opmetrics::dns_flips(gl, "b").Value() == flips0 + 1);
   BOOST_TEST(opmetrics::taint_operations(gl, "a", "taint").Value() == taint_a0 + 1);
   BOOST_TEST(opmetrics::taint_operations(gl, "b", "untaint").Value() == untaint_b0 + 1);
@@ -582,7 +582,7 @@ BOOST_AUTO_TEST_CASE(reclone_of_the_active_primary_is_refused) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-// -- promotion gate rules 2 and 3 through pushed views (SAFETY.md) --------------------------------
+// -- promotion gate rules 2 and 3 through pushed views (docs/safety.md) --------------------------------
 
 BOOST_FIXTURE_TEST_SUITE(promotion_gate_pushes, exec_fixture)
 

@@ -217,6 +217,8 @@ inline coordinator_actor spawn_recording_coordinator(caf::actor_system& sys,
         },
         [=](plan_done_atom, const plan_result& r) { rec->done.push_back(r); },
         [=](annotate_atom, const std::string&, const std::string&) { return std::string(); },
+        [=](switchover_atom, const std::string&) { return std::string("rejected: test"); },
+        [=](flush_atom) {},
     };
   });
 }

@@ -91,7 +91,7 @@ struct operator_fixture : det_fixture {
     rt.platform = platform.handles;
     rt.namespace_name = "test";
     auto rec = exec;
-    rt.make_executor = [rec](caf::event_based_actor* parent, failover_plan plan,
+    rt.make_executor = [rec](caf::local_actor* parent, failover_plan plan,
                              executor_deps deps) -> caf::actor {
       rec->plans.push_back(plan);
       rec->deps.push_back(deps);

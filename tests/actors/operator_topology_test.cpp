@@ -241,7 +241,7 @@ BOOST_FIXTURE_TEST_CASE(reclone_token_valid_starts_a_plan_invalid_changes_nothin
   check_no_unexpected();
 }
 
-// SAFETY.md rule 7, operator side: every good poll of the active, writable site refreshes its
+// docs/safety.md rule 7, operator side: every good poll of the active, writable site refreshes its
 // heartbeat (after a first ensure_switch); never a site that is not active, never while deposing.
 BOOST_FIXTURE_TEST_CASE(operator_heartbeats_only_the_active_site, topo) {
   add_site("a", site_role::primary_candidate);

@@ -110,8 +110,13 @@ struct reconciler_fixture : test::det_fixture {
         return true;
       }};
     });
-    o.status = sys.spawn([sc]() -> caf::behavior {
-      return {[sc](reconcile_atom, const std::string& part) { sc->status_parts.push_back(json::parse(part)); }};
+    o.status = sys.spawn([sc]() -> kube_status_writer_actor::behavior_type {
+      return {[](status_atom, const std::string&, const std::string&) {},
+              [](spec_atom, const std::string&) {},
+              [sc](reconcile_atom, const std::string& part) {
+                sc->status_parts.push_back(json::parse(part));
+              },
+              [](retry_later_atom) {}};
     });
     // Both sites' my.cnf changed; a is the primary, b a caught-up replica polled before any roll.
     s->report = {{"state", "ok"},

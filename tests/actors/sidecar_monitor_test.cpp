@@ -287,7 +287,7 @@ BOOST_AUTO_TEST_CASE(report_carries_the_archiver_status) {
   self->send_exit(archiver, caf::exit_reason::user_shutdown);
 }
 
-// SAFETY.md rule 7 with rule 6: every tick of a writable primary writes a heartbeat dated at
+// docs/safety.md rule 7 with rule 6: every tick of a writable primary writes a heartbeat dated at
 // the lease's last renewal (the send time of the freshest contact), never at "now".
 BOOST_AUTO_TEST_CASE(heartbeat_is_dated_at_the_last_lease_renewal) {
   start();

@@ -19,3 +19,8 @@ if(TARGET chaos_full)
 endif()
 br_test(chaos_invariants SOURCES ${CMAKE_CURRENT_LIST_DIR}/invariants_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/invariants.cpp LABELS "unit;chaos")
+
+# MUTANT operator (test-only): the promotion gate always open for an unreachable old primary.
+add_executable(bloodraven-mutant-gate-open EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/actors/operator/main.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/mutant_gate_open.cpp)
+target_link_libraries(bloodraven-mutant-gate-open PRIVATE br_actors_operator br_warnings)

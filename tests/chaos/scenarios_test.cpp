@@ -16,7 +16,7 @@ using br::chaos::scenario_context;
 namespace {
 
 /// The policy for failover scenarios: BR_CHAOS_POLICY, default Safe (the product's default; Fast
-/// is the seeds' behaviour, whose documented dual-writable windows are reported as exempt).
+/// is the reference behaviour, whose documented dual-writable windows are reported as exempt).
 cluster_params base() {
   cluster_params p;
   if (const char* v = std::getenv("BR_CHAOS_POLICY"); v && *v) p.policy = v;
@@ -247,7 +247,7 @@ BOOST_AUTO_TEST_CASE(split_brain_resolved_by_prefer_site) {
   p.prefer_site = "s1";
   scenario s{"split_brain_resolved_by_prefer_site", p, {}, {}, {}};
   s.expect.final_active = "s1";
-  s.expect.epoch_may_change = true;  // resolving a split brain bumps the epoch (SAFETY.md)
+  s.expect.epoch_may_change = true;  // resolving a split brain bumps the epoch (docs/safety.md)
   s.expect.allow_blocked = true;  // writes s2 took while writable make it divergent (reported)
   s.expect.s1_exempt = true;
   s.expect.s1_exempt_why = "the scenario itself makes s2 writable; the window is the resolution time";
@@ -328,7 +328,7 @@ BOOST_AUTO_TEST_CASE(operator_kill_during_failover) {
 }
 
 BOOST_AUTO_TEST_CASE(dead_sidecar_and_partitioned_primary_fenced_by_its_switch) {
-  // SAFETY.md rule 7: with its sidecar dead nothing fences the primary but the in-database dead
+  // docs/safety.md rule 7: with its sidecar dead nothing fences the primary but the in-database dead
   // man's switch. Cut from the operator (and the writer, which shares the host), it still sees its
   // replicas, so only the switch can stop it; under Safe the gate's rule 3 waits long enough that
   // the switch has fired before the candidate is promoted.

@@ -3,8 +3,8 @@ br_test(dst_fencing
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/dst_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/world.cpp
           ${PROJECT_SOURCE_DIR}/actors/sidecar/fencing_rules.cpp
-          ${PROJECT_SOURCE_DIR}/actors/operator/debounce.cpp
-          ${PROJECT_SOURCE_DIR}/actors/operator/evaluate.cpp
-          ${PROJECT_SOURCE_DIR}/actors/operator/promotion_gate.cpp
+          ${PROJECT_SOURCE_DIR}/actors/operator/decide/debounce.cpp
+          ${PROJECT_SOURCE_DIR}/actors/operator/decide/evaluate.cpp
+          ${PROJECT_SOURCE_DIR}/actors/operator/decide/promotion_gate.cpp
   LABELS dst
   TIMEOUT 300)

@@ -1,4 +1,4 @@
-// Deterministic simulation test of the fencing/promotion protocol (SAFETY.md; S1 on every event).
+// Deterministic simulation test of the fencing/promotion protocol (docs/safety.md; S1 on every event).
 //
 // Three sites (mysqld + sidecar) and one operator in discrete one-second ticks with a seeded
 // std::mt19937_64. Faults: partitions of every link (operator<->sidecar, operator<->mysqld,

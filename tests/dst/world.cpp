@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
-#include "actors/operator/debounce.hpp"
-#include "actors/operator/evaluate.hpp"
-#include "actors/operator/promotion_gate.hpp"
+#include "actors/operator/decide/debounce.hpp"
+#include "actors/operator/decide/evaluate.hpp"
+#include "actors/operator/decide/promotion_gate.hpp"
 
 namespace br::dst {
 

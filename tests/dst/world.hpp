@@ -24,7 +24,7 @@ constexpr int n_sites = 3;
 
 struct sim_config {
   gate_policy policy = gate_policy::safe;
-  bool dead_mans_switch = true;  ///< SAFETY.md rule 7
+  bool dead_mans_switch = true;  ///< docs/safety.md rule 7
   int64_t steps = 200;           ///< ticks of one second
   /// false (as implemented, sidecar::lease_anchor): the sidecar writes the server's NOW() minus the
   /// age of its freshest lease contact (rule 6 applied to rule 7), so the switch never outlives the

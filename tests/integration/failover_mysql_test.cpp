@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "actors/operator/failover_executor.hpp"
-#include "actors/operator/recovery.hpp"
+#include "actors/operator/decide/recovery.hpp"
 #include "actors/operator/site_io.hpp"
 #include "io/mysql/commands.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
@@ -114,6 +114,8 @@ coordinator_actor spawn_acking_coordinator(caf::actor_system& sys, caf::actor wa
           caf::anon_send(waiter, plan_done_atom::value, r);
         },
         [](annotate_atom, const std::string&, const std::string&) { return std::string(); },
+        [](switchover_atom, const std::string&) { return std::string("rejected: test"); },
+        [](flush_atom) {},
     };
   });
 }

@@ -115,7 +115,7 @@ config::group_spec make_spec() {
   spec.relay_drain_timeout = 10s;
   spec.promotion_gate_timeout = 30s;
   spec.clone_timeout = 120;
-  // Fast: the Safe gate's sidecar-based rules (SAFETY.md 2-3) are not wired yet, so a dead
+  // Fast: the Safe gate's sidecar-based rules (docs/safety.md 2-3) are not wired yet, so a dead
   // primary could never be proven isolated under Safe.
   spec.promotion_policy = config::promotion_policy::fast;
   spec.replication.user = "repl";

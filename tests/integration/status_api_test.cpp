@@ -284,8 +284,22 @@ BOOST_AUTO_TEST_CASE(dashboard_and_plain_get_of_the_socket) {
   api_server s([ws](br::operator_api_options& o) { o.ws = ws; });
   auto page = s.get("/");
   BOOST_TEST(page.status == 200);
-  BOOST_TEST(page.body.find("/ws/status") != std::string::npos);
-  BOOST_TEST(page.body.find("disconnected") != std::string::npos);
+  BOOST_TEST(page.header("content-type").value_or("").find("text/html") == 0u);
+  BOOST_TEST(page.body.find("src=\"/dashboard.js\"") != std::string::npos);
+  BOOST_TEST(page.body.find("href=\"/dashboard.css\"") != std::string::npos);
+  // The page runs no inline script or style: the policy allows only its own origin.
+  auto csp = page.header("content-security-policy").value_or("");
+  BOOST_TEST(csp.find("default-src 'self'") != std::string::npos);
+  BOOST_TEST(csp.find("unsafe-inline") == std::string::npos);
+  BOOST_TEST(page.body.find("<script>") == std::string::npos);
+  auto js = s.get("/dashboard.js");
+  BOOST_TEST(js.status == 200);
+  BOOST_TEST(js.header("content-type").value_or("").find("text/javascript") == 0u);
+  BOOST_TEST(js.body.find("/ws/status") != std::string::npos);
+  BOOST_TEST(js.body.find("disconnected") != std::string::npos);
+  auto css = s.get("/dashboard.css");
+  BOOST_TEST(css.status == 200);
+  BOOST_TEST(css.header("content-type").value_or("").find("text/css") == 0u);
   BOOST_TEST(s.get("/ws/status").status == 426);
   ws->close_all();
 }

@@ -1,4 +1,4 @@
-// Test helper: the environment of a bloodraven-sidecar child process on loopback (reference §7.1
+// Test helper: the environment of a bloodraven-sidecar child process on loopback (
 // names), one site against one sandbox mysqld, one peer and one operator.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Table tests for failover_cooldown() boundaries and merge_durable_failover_record() (S7).
-#include "actors/operator/cooldown.hpp"
+#include "actors/operator/decide/cooldown.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <chrono>

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "actors/operator/coordinator_decide.hpp"
+#include "actors/operator/decide/coordinator_decide.hpp"
 #include "actors/operator/durable_state_json.hpp"
 
 using namespace br;

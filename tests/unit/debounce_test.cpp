@@ -1,5 +1,5 @@
-// Table tests for debounce(): seed 004 state machine, counters on every input, thresholds.
-#include "actors/operator/debounce.hpp"
+// Table tests for debounce(): state machine, counters on every input, thresholds.
+#include "actors/operator/decide/debounce.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <limits>

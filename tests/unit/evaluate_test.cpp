@@ -1,6 +1,6 @@
-// Table tests for evaluate(): seed 004's two-site table row by row, then N-site cases with three
+// Table tests for evaluate(): the two-site table row by row, then N-site cases with three
 // candidates, a dr-only site and a reader.
-#include "actors/operator/evaluate.hpp"
+#include "actors/operator/decide/evaluate.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <vector>

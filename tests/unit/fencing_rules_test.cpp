@@ -1,4 +1,4 @@
-// Table tests of the sidecar's pure fencing rules and view adoption (SAFETY.md rules 1, 2, 6).
+// Table tests of the sidecar's pure fencing rules and view adoption (docs/safety.md rules 1, 2, 6).
 #include <boost/test/unit_test.hpp>
 
 #include "actors/sidecar/fencing_rules.hpp"

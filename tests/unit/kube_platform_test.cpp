@@ -10,7 +10,7 @@
 #include "actors/operator/reconcile_plan.hpp"
 #include "actors/operator/reconciler.hpp"
 #include "actors/operator/status_writer.hpp"
-#include "actors/operator/switchover_request.hpp"
+#include "actors/operator/decide/switchover_request.hpp"
 #include "config/render/options.hpp"
 
 using namespace br;

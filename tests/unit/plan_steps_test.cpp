@@ -1,6 +1,6 @@
 // Table tests for plan_steps.hpp: step lists per plan kind, resume points (no double promotion,
 // re-fence before the gate, re-confirm before steering) and per-step deadlines.
-#include "actors/operator/plan_steps.hpp"
+#include "actors/operator/decide/plan_steps.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <chrono>

@@ -1,5 +1,5 @@
-// Table tests for decide_primary_reassert() (reference §3.8).
-#include "actors/operator/primary_reassert.hpp"
+// Table tests for decide_primary_reassert().
+#include "actors/operator/decide/primary_reassert.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <chrono>

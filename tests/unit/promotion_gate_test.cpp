@@ -1,6 +1,6 @@
-// Table tests for promotion_gate() (SAFETY.md "The promotion gate", S2/S10): rules 1-3 with
+// Table tests for promotion_gate() (docs/safety.md "The promotion gate", S2/S10): rules 1-3 with
 // boundary times, the gate timeout, Safe vs Fast.
-#include "actors/operator/promotion_gate.hpp"
+#include "actors/operator/decide/promotion_gate.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <chrono>

@@ -1,6 +1,6 @@
 // Table tests for rank_candidates(): containment first, then sitePriorities, then declared order;
 // incomparable best candidates are reported, never picked.
-#include "actors/operator/rank_candidates.hpp"
+#include "actors/operator/decide/rank_candidates.hpp"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,5 +1,5 @@
 // Table tests for validate_reclone_token(): both accepted forms and every rejection reason.
-#include "actors/operator/reclone_token.hpp"
+#include "actors/operator/decide/reclone_token.hpp"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,6 +1,6 @@
 // Table tests for classify_recovery() (exact divergent set and count, S4) and
 // detect_returning_primary().
-#include "actors/operator/recovery.hpp"
+#include "actors/operator/decide/recovery.hpp"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,4 +1,4 @@
-// needs_rollout: which edits roll which sites (seed 003), and what never causes a rollout.
+// needs_rollout: which edits roll which sites, and what never causes a rollout.
 #include <boost/test/unit_test.hpp>
 
 #include "config/render/names.hpp"

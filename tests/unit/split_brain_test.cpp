@@ -1,5 +1,5 @@
 // Table tests for resolve_split_brain(): the three tiers, priority fallbacks, cooldown.
-#include "actors/operator/split_brain.hpp"
+#include "actors/operator/decide/split_brain.hpp"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,4 +1,4 @@
-// Status API wire shapes (reference §4.1): /status entries and /ws/status messages from a status.
+// Status API wire shapes: /status entries and /ws/status messages from a status.
 #include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>

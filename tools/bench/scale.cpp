@@ -62,6 +62,8 @@ br::coordinator_actor::behavior_type sink(br::coordinator_actor::pointer,
       [](br::annotate_atom, const std::string&, const std::string&) {
         return std::string{"rejected: bench"};
       },
+      [](br::switchover_atom, const std::string&) { return std::string{"rejected: bench"}; },
+      [](br::flush_atom) {},
   };
 }
 

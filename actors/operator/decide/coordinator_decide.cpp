@@ -1,0 +1,132 @@
+// Pure helpers of the coordinator (observations, old primary, followers, candidate sets, status).
+#include "actors/operator/decide/coordinator_decide.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace br {
+
+std::vector<site_observation> build_observations(const std::vector<std::string>& sites,
+                                                 const std::map<std::string, site_role>& roles,
+                                                 const std::map<std::string, site_report>& reports) {
+  std::vector<site_observation> out;
+  out.reserve(sites.size());
+  for (const auto& s : sites) {
+    site_observation o;
+    o.name = s;
+    if (auto r = roles.find(s); r != roles.end()) o.role = r->second;
+    if (auto r = reports.find(s); r != reports.end()) o.state = r->second.step.next.state;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+bool report_changes_facts(const site_report* prev, const site_report& next) {
+  if (prev == nullptr) return true;
+  if (next.step.transitioned || prev->step.next.state != next.step.next.state) return true;
+  if (prev->probe_ok != next.probe_ok) return true;
+  if (!next.probe_ok) return false;
+  return prev->probe.writable() != next.probe.writable() ||
+         prev->probe.channel_configured != next.probe.channel_configured;
+}
+
+std::string choose_old_primary(const topology_view& view,
+                               const std::vector<site_observation>& observations) {
+  if (!view.active_site.empty()) return view.active_site;
+  if (!view.deposing.empty()) return view.deposing;
+  for (const auto& o : observations)
+    if (o.role == site_role::primary_candidate && o.state == site_state::unreachable) return o.name;
+  return "";
+}
+
+std::vector<std::string> plan_followers(const std::vector<std::string>& sites,
+                                        const std::string& candidate,
+                                        const std::string& old_primary) {
+  std::vector<std::string> out;
+  for (const auto& s : sites)
+    if (s != candidate && s != old_primary) out.push_back(s);
+  return out;
+}
+
+std::vector<candidate_gtid> candidate_sets(const std::vector<std::string>& sites,
+                                           const std::vector<std::string>& candidates,
+                                           const std::map<std::string, site_probe>& probes,
+                                           std::vector<std::string>& missing) {
+  std::vector<candidate_gtid> out;
+  for (const auto& s : sites) {
+    if (std::find(candidates.begin(), candidates.end(), s) == candidates.end()) continue;
+    auto p = probes.find(s);
+    if (p == probes.end()) {
+      missing.push_back(s);
+      continue;
+    }
+    auto set = gtid_set::parse(p->second.gtid_executed);
+    if (!set) {
+      missing.push_back(s);
+      continue;
+    }
+    out.push_back({s, *set});
+  }
+  return out;
+}
+
+config::group_status build_group_status(const status_inputs& in) {
+  using namespace std::chrono;
+  config::group_status st;
+  st.active_site = in.view.active_site;
+  st.deposing_site = in.view.deposing;
+  st.epoch = in.view.epoch;
+  if (in.view.observed_at_ms > 0)
+    st.observed_at = config::timestamp(milliseconds(in.view.observed_at_ms / 1000 * 1000));
+  if (in.durable.last_failover_ms > 0)
+    st.last_failover = config::timestamp(milliseconds(in.durable.last_failover_ms));
+  st.last_failover_target = in.durable.last_failover_target;
+  st.promotion_gtid_executed = in.durable.promotion_gtid;
+  bool recovering = false, blocked = false;
+  std::string recovery_message;
+  for (const auto& name : in.sites) {
+    config::site_status s;
+    s.name = name;
+    if (auto r = in.roles.find(name); r != in.roles.end()) s.role = r->second;
+    if (auto r = in.reports.find(name); r != in.reports.end()) s.state = r->second.step.next.state;
+    if (auto t = in.last_seen_ms.find(name); t != in.last_seen_ms.end())
+      s.last_seen = config::timestamp(milliseconds(t->second / 1000 * 1000));
+    if (auto p = in.good_probes.find(name); p != in.good_probes.end()) {
+      s.gtid_executed = p->second.gtid_executed;
+      s.replicating = p->second.replicating();
+      s.source_host = p->second.source_host;
+      if (s.replicating && p->second.seconds_behind >= 0)
+        s.seconds_behind_source = static_cast<int64_t>(p->second.seconds_behind);
+    }
+    if (auto r = in.durable.recovery.find(name); r != in.durable.recovery.end()) {
+      if (r->second.state == "RecoveryBlocked") {
+        s.recovery_state = config::recovery_state::blocked;
+        s.divergent_gtid = r->second.divergent_gtid;
+        s.divergent_transaction_count = static_cast<int64_t>(r->second.divergent_count);
+        blocked = true;
+        recovery_message = name + " has " + std::to_string(r->second.divergent_count) +
+                           " divergent transactions";
+      } else if (r->second.state == "RecoveryInProgress") {
+        s.recovery_state = config::recovery_state::in_progress;
+        recovering = true;
+        if (recovery_message.empty()) recovery_message = name + " is rejoining";
+      }
+    }
+    st.sites.push_back(std::move(s));
+  }
+  if (in.evaluated) {
+    bool healthy = in.evaluation.verdict == group_verdict::healthy;
+    st.conditions.push_back({"Ready", healthy ? "True" : "False",
+                             healthy ? "Healthy" : in.evaluation.reason, in.evaluation.message,
+                             std::nullopt});
+    st.conditions.push_back({"Degraded", healthy ? "False" : "True", in.evaluation.reason,
+                             in.evaluation.message, std::nullopt});
+  }
+  if (blocked || recovering)
+    st.conditions.push_back({"RecoveryPending", "True",
+                             blocked ? "DivergentTransactions" : "RecoveryInProgress",
+                             recovery_message, std::nullopt});
+  return st;
+}
+
+}  // namespace br

@@ -1,0 +1,233 @@
+// step(): the dispatch, the durable-state discipline (persist before publish, one write at a
+// time, epochs never go back) and the handling of site reports.
+#include "actors/operator/decide/group_step.hpp"
+
+#include <algorithm>
+
+#include "actors/operator/decide/coordinator_decide.hpp"
+#include "actors/operator/decide/recovery.hpp"
+#include "actors/operator/decide/step_context.hpp"
+
+namespace br {
+
+durable_state apply_change(durable_state d, const durable_change& c) {
+  std::visit(
+      overload{
+          [&](const change_adopt& x) { d.view = {d.view.epoch + 1, x.site, "", x.at_ms}; },
+          [&](const change_start_plan& x) {
+            if (x.bump) d.view = {x.plan.epoch, "", x.plan.old_primary, x.at_ms};
+            d.plan_active = true;
+            d.plan = x.plan;
+            if (x.plan.kind == plan_kind::recover)
+              d.recovery[x.plan.candidate].state = "RecoveryInProgress";
+          },
+          [&](const change_plan_done& x) {
+            const auto& plan = x.plan;
+            bool promotion = plan.kind == plan_kind::failover || plan.kind == plan_kind::switchover;
+            d.plan_active = false;
+            if (!x.result.ok) {
+              d.plan.phase = plan_phase::failed;
+              // A failed rejoin is tried again on a later poll (after plan_retry_delay).
+              if (plan.kind == plan_kind::recover)
+                d.recovery[plan.candidate] = {recovery_state_pending, "", 0};
+              return;
+            }
+            d.plan.phase = plan_phase::done;
+            if (!promotion) {
+              d.recovery.erase(plan.candidate);
+              return;
+            }
+            d.view = {std::max(plan.epoch, d.view.epoch) + 1, plan.candidate, "", x.at_ms};
+            d.last_failover_ms = x.at_ms;
+            d.last_failover_target = plan.candidate;
+            d.promotion_gtid =
+                x.result.promotion_gtid.empty() ? d.plan.promotion_gtid : x.result.promotion_gtid;
+            d.plan.promotion_gtid = d.promotion_gtid;
+          },
+          [&](const change_phase& x) {
+            d.plan.phase = x.phase;
+            if (!x.gtid.empty()) d.plan.promotion_gtid = x.gtid;
+          },
+          [&](const change_mark_pending& x) {
+            for (const auto& s : x.sites)
+              if (d.recovery[s].state.empty()) d.recovery[s].state = recovery_state_pending;
+          },
+          [&](const change_mark_blocked& x) {
+            d.recovery[x.site] = {"RecoveryBlocked", x.divergent_gtid, x.divergent_count};
+          },
+      },
+      c);
+  return d;
+}
+
+bool busy(const group_state& s) {
+  return !s.loaded || s.persisting.has_value() || !s.persist_queue.empty() ||
+         s.durable.plan_active;
+}
+
+namespace step_detail {
+
+namespace {
+
+void start_next_persist(context& c) {
+  auto& st = c.st;
+  if (st.persisting || st.persist_queue.empty()) return;
+  st.persisting = std::move(st.persist_queue.front());
+  st.persist_queue.pop_front();
+  auto next = apply_change(st.durable, *st.persisting);
+  // S6: the epoch never goes backwards, whatever a change computed.
+  next.view.epoch = std::max(next.view.epoch, st.durable.view.epoch);
+  st.persisting_next = next;
+  c.out.emplace_back(effect::persist{std::move(next)});
+}
+
+/// The durable view becomes the published one (only ever after it was persisted).
+void publish(context& c) {
+  auto& st = c.st;
+  const auto& d = st.durable.view;
+  if (st.view.epoch != d.epoch || st.view.active_site != d.active_site ||
+      st.view.deposing != d.deposing) {
+    st.view = d;
+    auto f = c.fields();
+    f["activeSite"] = st.view.active_site;
+    f["deposing"] = st.view.deposing;
+    c.log(log_level::info, "view published", f);
+    c.out.emplace_back(effect::publish{st.view});
+  }
+  status_changed(c, true);
+}
+
+/// The follow-up of a change once the store answered.
+void change_persisted(context& c, const durable_change& change, bool ok) {
+  std::visit(overload{
+                 [&](const change_adopt&) {},
+                 [&](const change_mark_pending&) {},
+                 [&](const change_mark_blocked& x) { recovery_persisted(c, x, ok); },
+                 [&](const auto&) { plan_persisted(c, change, ok); },
+             },
+             change);
+}
+
+void on_persisted(context& c, const input::persisted& in) {
+  bool ok = in.ok;
+  auto& st = c.st;
+  if (!st.persisting) return;  // nothing was asked: a stray answer
+  auto change = std::move(*st.persisting);
+  st.persisting.reset();
+  if (ok) {
+    st.durable = std::move(st.persisting_next);
+    publish(c);
+  } else {
+    auto f = c.fields();
+    if (!in.error.empty()) f["error"] = in.error;
+    c.log(log_level::error, in.error.empty() ? "state persist refused" : "state persist failed", f);
+  }
+  change_persisted(c, change, ok);
+  start_next_persist(c);
+}
+
+void on_loaded(context& c, durable_state d) {
+  auto& st = c.st;
+  st.durable = std::move(d);
+  st.loaded = true;
+  auto f = c.fields();
+  f["activeSite"] = st.durable.view.active_site;
+  f["planActive"] = st.durable.plan_active;
+  c.log(log_level::info, "durable state loaded", f);
+  for (const auto& [site, r] : st.durable.recovery)
+    if (r.state == "RecoveryBlocked")
+      c.metric(metric_kind::divergent, site, static_cast<double>(r.divergent_count));
+  publish(c);
+  if (st.durable.plan_active) {
+    c.log(log_level::info, "resuming the persisted plan", c.fields(st.durable.plan.candidate));
+    run_executor(c);
+  }
+  evaluate_and_act(c);
+}
+
+void on_report(context& c, site_report r) {
+  auto& st = c.st;
+  const auto& rules = c.rules;
+  if (std::find(rules.sites.begin(), rules.sites.end(), r.site) == rules.sites.end()) return;
+  auto prev_it = st.reports.find(r.site);
+  const site_report* prev = prev_it == st.reports.end() ? nullptr : &prev_it->second;
+  bool changed = report_changes_facts(prev, r);
+  auto role = c.role_of(r.site);
+  if (r.step.transitioned) {
+    auto f = c.fields(r.site);
+    f["from"] = std::string(to_string(r.step.from));
+    f["to"] = std::string(to_string(r.step.to));
+    c.log(log_level::info, "site state changed", f);
+    effect::metric m;
+    m.kind = metric_kind::state_transition;
+    m.site = r.site;
+    m.from = r.step.from;
+    m.to = r.step.to;
+    c.metric(std::move(m));
+  }
+  if (!prev || r.step.transitioned) {
+    effect::metric m;
+    m.kind = metric_kind::site_state;
+    m.site = r.site;
+    m.role = role;
+    m.to = r.step.next.state;
+    c.metric(std::move(m));
+  }
+  if (r.probe_ok) {
+    st.good_probes[r.site] = r.probe;
+    st.last_seen_ms[r.site] = r.polled_at_ms;
+    effect::metric m;
+    m.kind = metric_kind::probe;
+    m.site = r.site;
+    m.role = role;
+    m.active = r.site == st.view.active_site;
+    m.probe = r.probe;
+    c.metric(std::move(m));
+  }
+  maybe_heartbeat(c, r.site, r);
+  auto site = r.site;
+  st.reports[site] = std::move(r);
+  // Unchanged reports are evaluated at most once per poll interval: with many sites this keeps
+  // the cost linear, and timed conditions (cooldown expiry, retries) are still rechecked.
+  if (changed || !st.last_evaluation || c.clock.now - *st.last_evaluation >= rules.poll_interval)
+    evaluate_and_act(c);
+  else
+    status_changed(c, false);
+}
+
+}  // namespace
+
+void persist(context& c, durable_change change) {
+  c.st.persist_queue.push_back(std::move(change));
+  start_next_persist(c);
+}
+
+void status_changed(context& c, bool now) { c.out.emplace_back(effect::status{now}); }
+
+}  // namespace step_detail
+
+step_result step(const group_rules& rules, group_state state, const group_input& in,
+                 const step_clock& clock) {
+  step_result res;
+  res.state = std::move(state);
+  step_detail::context c{rules, res.state, clock, res.effects, res.answer};
+  using namespace step_detail;
+  std::visit(overload{
+                 [&](const input::loaded& x) { on_loaded(c, x.durable); },
+                 [&](const input::report& x) { on_report(c, x.report); },
+                 [&](const input::persisted& x) { on_persisted(c, x); },
+                 [&](const input::phase& x) { on_phase(c, x); },
+                 [&](const input::plan_done& x) { on_plan_done(c, x.result); },
+                 [&](const input::executor_down& x) { on_executor_down(c, x.reason); },
+                 [&](const input::annotate& x) { on_annotate(c, x); },
+                 [&](const input::switchover& x) { on_switchover(c, x.target); },
+                 [&](const input::fenced& x) { on_fenced(c, x); },
+                 [&](const input::gtid_read& x) { on_gtid_read(c, x); },
+                 [&](const input::heartbeat_done& x) { on_heartbeat_done(c, x); },
+                 [&](const input::reassert_done& x) { on_reassert_done(c, x); },
+             },
+             in);
+  return res;
+}
+
+}  // namespace br

@@ -1,0 +1,297 @@
+// The group engine's one decision: step(rules, state, input, clock) -> {state, effects, answer}.
+//
+// Everything the coordinator decides for a group of async-replicated sites happens here, as a
+// pure function of values: adopting the writable primary on first start, the failover guards
+// (retry delay, cooldown, unknown GTID sets, incomparable candidates), split-brain tiers,
+// returning-primary recovery (fence, read the set, classify), primary re-assert, the dead man's
+// switch heartbeat, reclone and switchover requests, plan bookkeeping and the durable-state
+// discipline (persist before publish, one write at a time, epochs never go back: S6).
+//
+// The coordinator actor (actors/operator/coordinator.cpp) only turns messages and replies into
+// `group_input`s, calls `step`, and carries out the `group_effect`s it returns. No actor, no
+// clock and no I/O is reachable from here; the caller passes the time in `step_clock`.
+// docs/architecture.md walks one failure through these types; docs/safety.md names the rules.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "messages/decisions.hpp"
+#include "messages/operator.hpp"
+#include "messages/site_io.hpp"
+
+namespace br {
+
+/// The spec values the rules read (fixed for the life of a coordinator).
+struct group_rules {
+  std::string group;
+  std::vector<std::string> sites;  ///< declared order
+  std::map<std::string, site_role> roles;
+  /// sitePriorities, or the legacy preferSite as its single entry.
+  std::vector<std::string> site_priorities;
+  caf::timespan poll_interval{std::chrono::seconds(2)};
+  caf::timespan failover_cooldown{std::chrono::minutes(5)};
+  /// After a failed plan, wait this long before starting another automatically.
+  caf::timespan plan_retry_delay{std::chrono::seconds(30)};
+  gate_policy policy = gate_policy::safe;
+  caf::timespan drain_timeout{std::chrono::seconds(30)};
+  caf::timespan step_timeout{std::chrono::seconds(10)};
+  caf::timespan gate_timeout{std::chrono::minutes(2)};
+  size_t max_executor_respawns = 5;
+  /// How often the active site's dead man's switch is checked (installed and armed).
+  caf::timespan switch_check_interval{std::chrono::minutes(1)};
+};
+
+// -- durable changes -----------------------------------------------------------------------------
+// A change to the durable state, as data. Changes are applied one at a time, each to the state the
+// previous one left, and a change's follow-up runs only once the store confirmed it.
+
+/// First start: the single writable primary candidate becomes the active site (epoch + 1).
+struct change_adopt {
+  std::string site;
+  int64_t at_ms = 0;
+};
+/// A plan (and, when `bump`, its deposing view) is recorded before its executor starts.
+struct change_start_plan {
+  failover_plan plan;
+  bool bump = false;
+  int64_t at_ms = 0;
+};
+/// A plan ended; `result.ok` says how.
+struct change_plan_done {
+  failover_plan plan;
+  plan_result result;
+  int64_t at_ms = 0;
+};
+/// The executor completed a phase; `reply` names the answer owed to it.
+struct change_phase {
+  uint64_t plan_id = 0;
+  plan_phase phase = plan_phase::pending;
+  std::string gtid;
+  uint64_t reply = 0;
+};
+/// Split-brain losers: RecoveryPending, so they are classified before they may replicate.
+struct change_mark_pending {
+  std::vector<std::string> sites;
+};
+/// A returning site holds transactions the active primary lacks: RecoveryBlocked.
+struct change_mark_blocked {
+  std::string site;
+  std::string divergent_gtid;
+  uint64_t divergent_count = 0;
+};
+
+using durable_change = std::variant<change_adopt, change_start_plan, change_plan_done,
+                                    change_phase, change_mark_pending, change_mark_blocked>;
+
+/// `d` with `c` applied (the epoch clamp of S6 is the caller's, see step).
+durable_state apply_change(durable_state d, const durable_change& c);
+
+// -- state ---------------------------------------------------------------------------------------
+
+/// Everything the rules remember between inputs.
+struct group_state {
+  bool loaded = false;
+  durable_state durable;  ///< as last persisted
+  topology_view view;     ///< as last published (== durable.view once loaded)
+  std::map<std::string, site_report> reports;    ///< latest report per site
+  std::map<std::string, site_probe> good_probes;  ///< latest successful probe per site
+  std::map<std::string, int64_t> last_seen_ms;    ///< wall time of that probe
+  std::deque<durable_change> persist_queue;       ///< waiting to be written
+  std::optional<durable_change> persisting;       ///< being written
+  durable_state persisting_next;                  ///< what is being written
+  bool executor_running = false;
+  size_t respawns = 0;
+  std::optional<mono_time> last_plan_failure;
+  std::optional<mono_time> plan_started;  ///< failover duration metric
+  std::optional<mono_time> last_evaluation;
+  /// Fences in flight; true when a returning-primary check waits for that fence.
+  std::map<std::string, bool> fencing;
+  std::set<std::string> recovering;  ///< returning-primary check in flight
+  std::set<std::string> alerts;      ///< Events already raised for the current situation
+  std::optional<wall_time> last_reassert;
+  group_evaluation evaluation;
+  bool evaluated = false;
+  std::set<std::string> heartbeat_inflight;        ///< rule 7 heartbeat / switch check
+  std::map<std::string, mono_time> switch_checked;  ///< last switch check per site
+};
+
+/// A persist is queued or running, a plan runs, or the state is not loaded yet.
+bool busy(const group_state& s);
+
+// -- inputs --------------------------------------------------------------------------------------
+
+namespace input {
+/// The durable state, read once at start.
+struct loaded {
+  durable_state durable;
+};
+/// A site poller's debounced observation.
+struct report {
+  site_report report;
+};
+/// The store answered the write `step` asked for (false: refused, or failed with `error`).
+struct persisted {
+  bool ok = false;
+  std::string error;
+};
+/// The executor completed a phase and asks for it to be recorded; `reply` is the caller's id of
+/// the answer it owes (see effect::reply).
+struct phase {
+  uint64_t plan_id = 0;
+  plan_phase phase = plan_phase::pending;
+  std::string gtid;
+  uint64_t reply = 0;
+};
+struct plan_done {
+  plan_result result;
+};
+/// The running executor died (`reason` rendered).
+struct executor_down {
+  std::string reason;
+};
+struct annotate {
+  std::string key;
+  std::string value;
+};
+struct switchover {
+  std::string target;
+};
+/// A fence effect finished (super_read_only=ON, then application sessions killed).
+struct fenced {
+  std::string site;
+  bool ok = false;
+};
+/// Replies of MySQL commands; nullopt when the request itself failed (timeout, worker gone).
+struct gtid_read {
+  std::string site;
+  std::optional<mysql_outcome> outcome;
+};
+struct heartbeat_done {
+  std::string site;
+  bool ensure = false;
+  std::optional<mysql_outcome> outcome;
+};
+struct reassert_done {
+  std::string site;
+  std::optional<mysql_outcome> outcome;
+};
+}  // namespace input
+
+using group_input =
+    std::variant<input::loaded, input::report, input::persisted, input::phase, input::plan_done,
+                 input::executor_down, input::annotate, input::switchover, input::fenced,
+                 input::gtid_read, input::heartbeat_done, input::reassert_done>;
+
+/// The time an input is stepped at (the actor clock and the wall clock).
+struct step_clock {
+  mono_time now{};
+  wall_time wall{};
+};
+
+// -- effects -------------------------------------------------------------------------------------
+
+enum class log_level : uint8_t { debug, info, warn, error };
+
+enum class metric_kind : uint8_t {
+  state_transition,   ///< site, from, to
+  site_state,         ///< site, role, to
+  probe,              ///< site, role, active, probe
+  failover,           ///< site (target), value = duration in seconds (< 0: unknown)
+  failover_failure,   ///< site (target), detail = phase reached
+  split_brain_resolved,  ///< site (winner)
+  divergent,          ///< site, value = divergent transaction count
+  reclone,            ///< site
+  reassert,           ///< site
+};
+
+namespace effect {
+/// Write `next` durably; answer with input::persisted.
+struct persist {
+  durable_state next;
+};
+/// A new view is the group's view: record it for the registry and push it to the sidecars.
+struct publish {
+  topology_view view;
+};
+/// The status changed: write it now, or coalesced.
+struct status {
+  bool now = false;
+};
+/// super_read_only=ON then kill application sessions; answer with input::fenced.
+struct fence {
+  std::string site;
+};
+/// Read @@gtid_executed; answer with input::gtid_read.
+struct read_gtid {
+  std::string site;
+};
+/// Rule 7 heartbeat (or, when `ensure`, install/check the switch); answer input::heartbeat_done.
+struct heartbeat {
+  std::string site;
+  bool ensure = false;
+};
+/// Primary re-assert: clear the fence of the recorded failover target; answer reassert_done.
+struct reassert {
+  std::string site;
+};
+/// Start (or resume) the executor for `plan`.
+struct start_executor {
+  failover_plan plan;
+};
+/// A Kubernetes-style Event (standalone: log line + GET /events).
+struct emit {
+  group_event event;
+};
+struct log {
+  log_level level = log_level::info;
+  std::string message;
+  nlohmann::json fields;
+};
+struct metric {
+  metric_kind kind = metric_kind::probe;
+  std::string site;
+  site_state from = site_state::unknown;
+  site_state to = site_state::unknown;
+  site_role role = site_role::primary_candidate;
+  bool active = false;
+  site_probe probe;
+  double value = 0;
+  std::string detail;
+};
+/// The answer owed to an input::phase.
+struct reply {
+  uint64_t id = 0;
+  bool ok = false;
+};
+}  // namespace effect
+
+using group_effect =
+    std::variant<effect::persist, effect::publish, effect::status, effect::fence,
+                 effect::read_gtid, effect::heartbeat, effect::reassert, effect::start_executor,
+                 effect::emit, effect::log, effect::metric, effect::reply>;
+
+struct step_result {
+  group_state state;
+  std::vector<group_effect> effects;
+  /// The answer to input::annotate and input::switchover ("accepted: ..." | "rejected: ...").
+  std::optional<std::string> answer;
+};
+
+/// The group's rules, applied to one input.
+step_result step(const group_rules& rules, group_state state, const group_input& in,
+                 const step_clock& clock);
+
+/// The admin annotation the coordinator understands.
+inline constexpr const char* reclone_annotation = "bloodraven.shipstream.io/reclone-site";
+
+}  // namespace br

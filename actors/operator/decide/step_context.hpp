@@ -1,0 +1,126 @@
+// Internal to the step function's files: the state being stepped, the effects collected so far,
+// and the small verbs the rules share (log, Event, alert once, queue a durable change, fence).
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "actors/operator/decide/group_step.hpp"
+#include "actors/operator/decide/overload.hpp"
+
+namespace br::step_detail {
+
+/// The recorded last failover (cooldown), if any.
+inline std::optional<wall_time> last_failover(const durable_state& d) {
+  if (d.last_failover_ms == 0) return std::nullopt;
+  return wall_time(std::chrono::duration_cast<wall_time::duration>(
+      std::chrono::milliseconds(d.last_failover_ms)));
+}
+
+struct context {
+  const group_rules& rules;
+  group_state& st;
+  const step_clock& clock;
+  std::vector<group_effect>& out;
+  std::optional<std::string>& answer;
+
+  int64_t wall_ms() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(clock.wall.time_since_epoch())
+        .count();
+  }
+
+  site_role role_of(const std::string& site) const {
+    auto it = rules.roles.find(site);
+    return it == rules.roles.end() ? site_role::primary_candidate : it->second;
+  }
+
+  nlohmann::json fields(const std::string& site = "") const {
+    nlohmann::json f = {{"group", rules.group}, {"epoch", st.view.epoch}};
+    if (!site.empty()) f["site"] = site;
+    return f;
+  }
+
+  void log(log_level level, std::string message, nlohmann::json f) {
+    out.emplace_back(effect::log{level, std::move(message), std::move(f)});
+  }
+
+  void emit(const std::string& type, const std::string& reason, const std::string& message,
+            const std::string& site = "") {
+    group_event ev;
+    ev.group = rules.group;
+    ev.type = type;
+    ev.reason = reason;
+    ev.message = message;
+    ev.site = site;
+    ev.epoch = st.view.epoch;
+    ev.time_ms = wall_ms();
+    out.emplace_back(effect::emit{std::move(ev)});
+  }
+
+  /// Raises an Event once per situation (`key`); the keys are cleared when the group is healthy.
+  void alert_once(const std::string& key, const std::string& type, const std::string& reason,
+                  const std::string& message, const std::string& site = "") {
+    if (!st.alerts.insert(key).second) return;
+    auto f = fields(site);
+    f["reason"] = reason;
+    log(log_level::warn, message, f);
+    emit(type, reason, message, site);
+  }
+
+  void metric(effect::metric m) { out.emplace_back(std::move(m)); }
+
+  void metric(metric_kind kind, const std::string& site, double value = 0,
+              std::string detail = "") {
+    effect::metric m;
+    m.kind = kind;
+    m.site = site;
+    m.value = value;
+    m.detail = std::move(detail);
+    out.emplace_back(std::move(m));
+  }
+
+  /// Fence `site` unless a fence is already in flight; `then_check_returning` makes the
+  /// returning-primary check continue once it is fenced.
+  void fence(const std::string& site, bool then_check_returning = false) {
+    auto [it, fresh] = st.fencing.emplace(site, then_check_returning);
+    if (!fresh) {
+      it->second = it->second || then_check_returning;
+      return;
+    }
+    out.emplace_back(effect::fence{site});
+  }
+};
+
+// Durable state (group_step.cpp).
+void persist(context& c, durable_change change);
+void status_changed(context& c, bool now);
+
+// Plans (step_plans.cpp).
+void start_plan(context& c, plan_kind kind, const std::string& candidate,
+                const std::string& old_primary, bool old_reachable, bool bump);
+/// Starts (or resumes) the executor of the persisted plan.
+void run_executor(context& c);
+void plan_persisted(context& c, const durable_change& change, bool ok);
+void on_phase(context& c, const input::phase& in);
+void on_plan_done(context& c, const plan_result& res);
+void on_executor_down(context& c, const std::string& reason);
+void on_annotate(context& c, const input::annotate& in);
+void on_switchover(context& c, const std::string& target);
+
+// Evaluation and the rules it applies (step_evaluate.cpp).
+void evaluate_and_act(context& c);
+
+// Recovery of returning and split-brain sites, re-assert (step_recovery.cpp).
+void handle_split_brain(context& c, const std::vector<site_observation>& obs);
+void check_returning(context& c, const std::vector<site_observation>& obs);
+void on_fenced(context& c, const input::fenced& in);
+void on_gtid_read(context& c, const input::gtid_read& in);
+void maybe_reassert(context& c, const std::vector<site_observation>& obs);
+void on_reassert_done(context& c, const input::reassert_done& in);
+void recovery_persisted(context& c, const change_mark_blocked& change, bool ok);
+
+// The active site's dead man's switch (step_heartbeat.cpp).
+void maybe_heartbeat(context& c, const std::string& site, const site_report& r);
+void on_heartbeat_done(context& c, const input::heartbeat_done& in);
+
+}  // namespace br::step_detail

@@ -1,0 +1,231 @@
+// step(): plans. A plan is persisted (with its deposing view) before its executor starts; every
+// phase the executor completes is persisted before it goes on; the result is persisted before
+// the new view is published. Also the two requests that start plans: reclone and switchover.
+#include <chrono>
+
+#include "actors/operator/decide/coordinator_decide.hpp"
+#include "actors/operator/decide/reclone_token.hpp"
+#include "actors/operator/decide/recovery.hpp"
+#include "actors/operator/decide/step_context.hpp"
+#include "actors/operator/decide/switchover_request.hpp"
+
+namespace br::step_detail {
+
+namespace {
+
+bool is_promotion(plan_kind k) { return k == plan_kind::failover || k == plan_kind::switchover; }
+
+}  // namespace
+
+void run_executor(context& c) {
+  auto& st = c.st;
+  st.executor_running = true;
+  auto f = c.fields(st.durable.plan.candidate);
+  f["plan"] = st.durable.plan.id;
+  f["kind"] = to_string(st.durable.plan.kind);
+  f["phase"] = to_string(st.durable.plan.phase);
+  c.log(log_level::info, "executor started", f);
+  c.out.emplace_back(effect::start_executor{st.durable.plan});
+}
+
+namespace {
+
+void start_persisted(context& c, const change_start_plan& x, bool ok) {
+  const auto& plan = x.plan;
+  auto f = c.fields(plan.candidate);
+  f["kind"] = to_string(plan.kind);
+  f["oldPrimary"] = plan.old_primary;
+  if (!ok) {
+    c.log(log_level::error, "plan not started: state not persisted", f);
+    c.st.last_plan_failure = c.clock.now;
+    return;
+  }
+  c.st.respawns = 0;
+  if (is_promotion(plan.kind)) {
+    c.log(log_level::info, "initiating failover", f);
+    c.emit("Normal", "FailoverStarted",
+           "failover from " + (plan.old_primary.empty() ? std::string("(none)") : plan.old_primary) +
+               " to " + plan.candidate + " started at epoch " + std::to_string(plan.epoch),
+           plan.candidate);
+  } else {
+    c.log(log_level::info, "plan started", f);
+  }
+  run_executor(c);
+}
+
+void done_persisted(context& c, const change_plan_done& x, bool ok) {
+  const auto& plan = x.plan;
+  const auto& res = x.result;
+  auto f = c.fields(plan.candidate);
+  f["plan"] = plan.id;
+  f["kind"] = to_string(plan.kind);
+  if (!res.ok) {
+    f["error"] = res.error;
+    f["reached"] = to_string(res.reached);
+    c.log(log_level::error, "plan failed", f);
+    if (is_promotion(plan.kind))
+      c.metric(metric_kind::failover_failure, plan.candidate, 0, to_string(res.reached));
+    std::string reason = is_promotion(plan.kind)             ? "FailoverFailed"
+                         : plan.kind == plan_kind::reclone ? "RecloneFailed"
+                                                           : "RecoveryFailed";
+    c.emit("Warning", reason,
+           to_string(plan.kind) + " of " + plan.candidate + " failed: " + res.error,
+           plan.candidate);
+    return;
+  }
+  if (!ok) return;  // stays plan_active: a restart resumes and records it again
+  if (is_promotion(plan.kind)) {
+    c.log(log_level::info, "failover executed", f);
+    c.emit("Normal", "FailoverExecuted",
+           "promoted " + plan.candidate + " at epoch " + std::to_string(c.st.view.epoch),
+           plan.candidate);
+    if (plan.kind == plan_kind::failover) {
+      double seconds = -1;
+      if (c.st.plan_started)
+        seconds = std::chrono::duration<double>(c.clock.now - *c.st.plan_started).count();
+      c.metric(metric_kind::failover, plan.candidate, seconds);
+    }
+    return;
+  }
+  c.log(log_level::info, "recovery complete", f);
+  c.metric(metric_kind::divergent, plan.candidate, 0);
+  c.emit("Normal", "RecoveryComplete",
+         plan.candidate + " rejoined as a replica (" + to_string(plan.kind) + ")", plan.candidate);
+}
+
+}  // namespace
+
+void start_plan(context& c, plan_kind kind, const std::string& candidate,
+                const std::string& old_primary, bool old_reachable, bool bump) {
+  auto& st = c.st;
+  const auto& rules = c.rules;
+  st.plan_started = c.clock.now;
+  failover_plan plan;
+  plan.id = st.durable.plan.id + 1;
+  plan.kind = kind;
+  plan.group = rules.group;
+  plan.epoch = bump ? st.durable.view.epoch + 1 : st.durable.view.epoch;
+  plan.candidate = candidate;
+  plan.old_primary = old_primary;
+  plan.old_primary_reachable = old_reachable;
+  // Recover and reclone repair `candidate` from the current active primary.
+  if (kind == plan_kind::recover || kind == plan_kind::reclone)
+    plan.source = st.durable.view.active_site;
+  if (is_promotion(kind)) plan.followers = plan_followers(rules.sites, candidate, old_primary);
+  plan.policy = rules.policy;
+  plan.drain_timeout = rules.drain_timeout;
+  plan.step_timeout = rules.step_timeout;
+  plan.gate_timeout = rules.gate_timeout;
+  persist(c, change_start_plan{std::move(plan), bump, c.wall_ms()});
+}
+
+void plan_persisted(context& c, const durable_change& change, bool ok) {
+  if (auto x = std::get_if<change_start_plan>(&change)) {
+    start_persisted(c, *x, ok);
+  } else if (auto y = std::get_if<change_plan_done>(&change)) {
+    done_persisted(c, *y, ok);
+  } else if (auto z = std::get_if<change_phase>(&change)) {
+    auto f = c.fields(c.st.durable.plan.candidate);
+    f["plan"] = z->plan_id;
+    f["phase"] = to_string(z->phase);
+    c.log(log_level::info, "plan phase", f);
+    c.out.emplace_back(effect::reply{z->reply, ok});
+  }
+}
+
+void on_phase(context& c, const input::phase& in) {
+  auto& st = c.st;
+  if (!st.durable.plan_active || st.durable.plan.id != in.plan_id) {
+    c.out.emplace_back(effect::reply{in.reply, false});
+    return;
+  }
+  persist(c, change_phase{in.plan_id, in.phase, in.gtid, in.reply});
+}
+
+void on_plan_done(context& c, const plan_result& res) {
+  auto& st = c.st;
+  if (!st.durable.plan_active || res.id != st.durable.plan.id) {
+    auto f = c.fields();
+    f["plan"] = res.id;
+    c.log(log_level::warn, "result of an unknown plan ignored", f);
+    return;
+  }
+  st.executor_running = false;
+  if (!res.ok) st.last_plan_failure = c.clock.now;
+  persist(c, change_plan_done{st.durable.plan, res, c.wall_ms()});
+}
+
+void on_executor_down(context& c, const std::string& reason) {
+  auto& st = c.st;
+  if (!st.executor_running) return;
+  st.executor_running = false;
+  if (!st.durable.plan_active) return;
+  const auto& plan = st.durable.plan;
+  auto f = c.fields(plan.candidate);
+  f["plan"] = plan.id;
+  f["phase"] = to_string(plan.phase);
+  f["reason"] = reason;
+  if (st.respawns >= c.rules.max_executor_respawns) {
+    c.log(log_level::error, "executor crashed too often; plan failed", f);
+    plan_result r;
+    r.id = plan.id;
+    r.reached = plan.phase;
+    r.error = plan.phase == plan_phase::pending
+                  ? "executor: crashed repeatedly"
+                  : to_string(plan.phase) + ": executor crashed repeatedly";
+    on_plan_done(c, r);
+    return;
+  }
+  ++st.respawns;
+  c.log(log_level::warn, "executor died; resuming the plan from its persisted phase", f);
+  run_executor(c);
+}
+
+void on_annotate(context& c, const input::annotate& in) {
+  auto& st = c.st;
+  if (in.key != reclone_annotation) {
+    c.answer = "rejected: unknown annotation " + in.key;
+    return;
+  }
+  if (busy(st)) {
+    c.answer = "rejected: another plan is running";
+    return;
+  }
+  std::map<std::string, std::string> divergent;
+  for (const auto& [site, r] : st.durable.recovery)
+    if (!r.divergent_gtid.empty()) divergent[site] = r.divergent_gtid;
+  auto v = validate_reclone_token(in.value, c.rules.group, c.rules.sites, divergent,
+                                  st.view.active_site);
+  if (!v.accepted) {
+    auto f = c.fields(v.site);
+    f["reason"] = v.reason;
+    c.log(log_level::warn, "reclone rejected", f);
+    c.emit("Warning", "RecloneRejected", v.reason, v.site);
+    c.answer = "rejected: " + v.reason;
+    return;
+  }
+  c.log(log_level::info, "reclone requested", c.fields(v.site));
+  c.emit("Normal", "RecloneRequested",
+         "reclone of " + v.site + " requested (" + to_string(v.kind) + ")", v.site);
+  c.metric(metric_kind::reclone, v.site);
+  start_plan(c, plan_kind::reclone, v.site, "", false, false);
+  c.answer = "accepted: reclone of " + v.site + " (" + to_string(v.kind) + ")";
+}
+
+void on_switchover(context& c, const std::string& target) {
+  auto& st = c.st;
+  switchover_facts facts{c.rules.sites, c.rules.roles, st.view.active_site, busy(st), st.reports};
+  auto v = check_switchover(facts, target);
+  auto f = c.fields(target);
+  f["reason"] = v.reason;
+  if (!v.accepted) {
+    c.log(log_level::warn, "switchover rejected", f);
+    c.answer = "rejected: " + v.reason;
+    return;
+  }
+  c.log(log_level::info, "switchover requested", f);
+  start_plan(c, plan_kind::switchover, target, st.view.active_site, true, true);
+  c.answer = "accepted: " + v.reason;
+}
+
+}  // namespace br::step_detail

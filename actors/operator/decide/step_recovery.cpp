@@ -1,0 +1,157 @@
+// step(): sites that may hold writes the active primary lacks (S3, S4). Split-brain losers are
+// fenced and marked RecoveryPending; a returning old primary is fenced, its gtid_executed read
+// after the fence and classified against the active primary's: contained -> a recover plan,
+// divergent -> RecoveryBlocked (DataLossDetected) until a reclone. Also the primary re-assert.
+#include "actors/operator/decide/cooldown.hpp"
+#include "actors/operator/decide/primary_reassert.hpp"
+#include "actors/operator/decide/recovery.hpp"
+#include "actors/operator/decide/split_brain.hpp"
+#include "actors/operator/decide/step_context.hpp"
+
+namespace br::step_detail {
+
+void handle_split_brain(context& c, const std::vector<site_observation>& obs) {
+  auto& st = c.st;
+  bool cooldown_allows =
+      failover_cooldown(c.clock.wall, last_failover(st.durable), c.rules.failover_cooldown)
+          .allowed;
+  auto res = resolve_split_brain(obs, st.durable.last_failover_target, c.rules.site_priorities,
+                                 cooldown_allows);
+  c.alert_once("split:" + to_string(res.tier), "Warning", "SplitBrainDetected", res.message);
+  if (res.tier == split_brain_tier::alert) return;
+  // A loser may have taken writes: mark it (durably, before anything else) so that it passes the
+  // recovery classification before it may replicate again, whatever its channel says (S3, S4).
+  std::vector<std::string> unmarked;
+  for (const auto& s : res.fence)
+    if (auto r = st.durable.recovery.find(s);
+        r == st.durable.recovery.end() || r->second.state.empty())
+      unmarked.push_back(s);
+  if (!unmarked.empty()) persist(c, change_mark_pending{unmarked});
+  for (const auto& s : res.fence) c.fence(s);
+  if (res.tier == split_brain_tier::priority && res.repromote && !res.fence.empty()) {
+    c.metric(metric_kind::split_brain_resolved, res.winner);
+    start_plan(c, plan_kind::failover, res.winner, res.fence.front(), true, true);
+  }
+}
+
+void check_returning(context& c, const std::vector<site_observation>& obs) {
+  auto& st = c.st;
+  const auto& active = st.view.active_site;
+  if (active.empty()) return;
+  auto ar = st.reports.find(active);
+  if (ar == st.reports.end() || !ar->second.probe_ok) return;
+  for (const auto& o : obs) {
+    if (o.name == active || st.recovering.count(o.name)) continue;
+    bool pending = false;
+    if (auto r = st.durable.recovery.find(o.name); r != st.durable.recovery.end()) {
+      pending = r->second.state == recovery_state_pending;
+      if (!r->second.state.empty() && !pending) continue;  // in progress or blocked
+    }
+    auto rep = st.reports.find(o.name);
+    if (rep == st.reports.end() || !rep->second.probe_ok) continue;
+    returning_primary_facts facts;
+    facts.site = o.name;
+    facts.state = o.state;
+    facts.replication_configured = rep->second.probe.channel_configured;
+    facts.prior_failover = !st.durable.last_failover_target.empty();
+    facts.active_site = active;
+    facts.recovery_pending = pending;
+    if (!detect_returning_primary(facts)) continue;
+    st.recovering.insert(o.name);
+    c.log(log_level::info, "returning old primary detected", c.fields(o.name));
+    c.fence(o.name, true);
+  }
+}
+
+void on_fenced(context& c, const input::fenced& in) {
+  auto& st = c.st;
+  auto it = st.fencing.find(in.site);
+  if (it == st.fencing.end()) return;
+  bool returning = it->second;
+  st.fencing.erase(it);
+  if (!returning) return;
+  if (!in.ok) {
+    st.recovering.erase(in.site);
+    return;
+  }
+  // Read the set only now: a write that landed before the fence is in it (S4).
+  c.out.emplace_back(effect::read_gtid{in.site});
+}
+
+void on_gtid_read(context& c, const input::gtid_read& in) {
+  auto& st = c.st;
+  const auto& site = in.site;
+  if (!st.recovering.count(site)) return;
+  auto act = st.good_probes.find(st.view.active_site);
+  std::optional<gtid_set> old_set;
+  if (in.outcome && in.outcome->ok) old_set = gtid_set::parse(in.outcome->value);
+  std::optional<gtid_set> active_set;
+  if (act != st.good_probes.end()) active_set = gtid_set::parse(act->second.gtid_executed);
+  if (!old_set || !active_set || busy(st)) {
+    st.recovering.erase(site);
+    return;
+  }
+  auto cls = classify_recovery(*old_set, *active_set);
+  if (cls.kind == recovery_kind::contained) {
+    st.recovering.erase(site);
+    start_plan(c, plan_kind::recover, site, "", false, false);
+    return;
+  }
+  persist(c, change_mark_blocked{site, cls.divergent_gtid, cls.divergent_count});
+}
+
+void recovery_persisted(context& c, const change_mark_blocked& x, bool ok) {
+  c.st.recovering.erase(x.site);
+  if (!ok) return;
+  c.metric(metric_kind::divergent, x.site, static_cast<double>(x.divergent_count));
+  auto msg = x.site + " has " + std::to_string(x.divergent_count) +
+             " transactions the active primary " + c.st.view.active_site + " lacks (" +
+             x.divergent_gtid + "); it stays fenced until recloned";
+  auto f = c.fields(x.site);
+  f["divergentGtid"] = x.divergent_gtid;
+  f["divergentCount"] = x.divergent_count;
+  c.log(log_level::warn, "divergent transactions detected", f);
+  c.emit("Warning", "DataLossDetected", msg, x.site);
+}
+
+void maybe_reassert(context& c, const std::vector<site_observation>& obs) {
+  auto& st = c.st;
+  if (st.view.active_site.empty() || st.view.active_site != st.durable.last_failover_target)
+    return;
+  reassert_input in;
+  in.sites = obs;
+  for (const auto& [site, p] : st.good_probes)
+    if (auto set = gtid_set::parse(p.gtid_executed)) in.gtid_executed[site] = *set;
+  in.last_failover_target = st.durable.last_failover_target;
+  in.promotion_gtid_executed = st.durable.promotion_gtid;
+  in.now = c.clock.wall;
+  in.last_reassert = st.last_reassert;
+  in.failover_cooldown = c.rules.failover_cooldown;
+  auto d = decide_primary_reassert(in);
+  if (d.verdict == reassert_verdict::refused) {
+    if (st.alerts.insert("reassert-refused:" + d.reason).second) {
+      auto f = c.fields(d.site);
+      f["reason"] = d.reason;
+      c.log(log_level::warn, "primary re-assert refused", f);
+    }
+    return;
+  }
+  if (d.verdict != reassert_verdict::reassert) return;
+  st.last_reassert = in.now;
+  c.log(log_level::info, "primary re-assert: clearing the fence", c.fields(d.site));
+  c.out.emplace_back(effect::reassert{d.site});
+}
+
+void on_reassert_done(context& c, const input::reassert_done& in) {
+  if (!in.outcome) return;
+  auto f = c.fields(in.site);
+  if (!in.outcome->ok) {
+    f["error"] = in.outcome->error;
+    c.log(log_level::warn, "primary re-assert failed", f);
+    return;
+  }
+  c.metric(metric_kind::reassert, in.site);
+  c.log(log_level::info, "primary re-asserted", f);
+}
+
+}  // namespace br::step_detail
