@@ -12,7 +12,7 @@
 #include "messages/atoms.hpp"
 #include "messages/operator.hpp"
 #include "messages/sidecar.hpp"
-#include "messages/site_io.hpp"
+#include "messages/mysql.hpp"
 
 namespace br {
 

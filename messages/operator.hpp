@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "messages/decisions.hpp"
-#include "messages/site_io.hpp"
+#include "messages/mysql.hpp"
 #include "messages/topology.hpp"
 
 namespace br {

@@ -8,7 +8,7 @@
 #include "messages/gtid_set.hpp"
 #include "messages/operator.hpp"
 #include "messages/sidecar.hpp"
-#include "messages/site_io.hpp"
+#include "messages/mysql.hpp"
 
 CAF_BEGIN_TYPE_ID_BLOCK(bloodraven, caf::first_custom_type_id)
 CAF_ADD_TYPE_ID(bloodraven, (br::actor_entry))

@@ -7,12 +7,12 @@
 #include <unistd.h>
 
 #include "actors/common/runtime.hpp"
-#include "actors/operator/group_supervisor.hpp"
-#include "actors/operator/kube_mode.hpp"
-#include "actors/operator/lifetime_hook.hpp"
-#include "actors/operator/local_mode.hpp"
-#include "actors/operator/operator_api.hpp"
-#include "actors/operator/operator_metrics.hpp"
+#include "actors/operator/group/group_supervisor.hpp"
+#include "actors/operator/kube/kube_mode.hpp"
+#include "actors/common/lifetime_hook.hpp"
+#include "actors/operator/local/local_mode.hpp"
+#include "actors/operator/api/operator_api.hpp"
+#include "actors/operator/group/operator_metrics.hpp"
 #include "config/process_flags.hpp"
 #include "io/log/log.hpp"
 

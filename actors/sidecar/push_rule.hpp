@@ -25,7 +25,7 @@
 
 #include "messages/operator.hpp"
 #include "messages/sidecar.hpp"
-#include "messages/site_io.hpp"
+#include "messages/mysql.hpp"
 
 namespace br::sidecar {
 

@@ -11,7 +11,7 @@
 namespace br::render {
 namespace {
 
-// Reference §3.16 defaults. An empty value renders as a bare flag.
+// Built-in defaults. An empty value renders as a bare flag.
 const std::map<std::string, std::string>& defaults() {
   static const std::map<std::string, std::string> d = {
       {"binlog-expire-logs-seconds", "1209600"},

@@ -39,6 +39,9 @@ inline const resource_ref deployments{"apps", "v1", "deployments", true};
 inline const resource_ref pdbs{"policy", "v1", "poddisruptionbudgets", true};
 /// external-dns's DNSEndpoint (its CRD is installed with external-dns, not by us).
 inline const resource_ref dnsendpoints{"externaldns.k8s.io", "v1alpha1", "dnsendpoints", true};
+/// Ours: the failover groups.
+inline const resource_ref mysqlfailovergroups{"shipstream.io", "v1alpha1", "mysqlfailovergroups",
+                                             true};
 }  // namespace resources
 
 }  // namespace br::kube

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "io/mysql/probe.hpp"
-#include "messages/site_io.hpp"
+#include "messages/mysql.hpp"
 
 namespace br::mysql {
 

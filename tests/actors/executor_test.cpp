@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "actors/operator/failover_executor.hpp"
-#include "actors/operator/operator_metrics.hpp"
+#include "actors/operator/group/failover_executor.hpp"
+#include "actors/operator/group/operator_metrics.hpp"
 #include "actors/operator/decide/promotion_gate.hpp"
 #include "tests/actors/executor_test_support.hpp"
 #include "tests/support/det_fixture.hpp"

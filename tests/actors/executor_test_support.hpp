@@ -15,7 +15,7 @@
 
 #include "messages/interfaces.hpp"
 #include "messages/operator.hpp"
-#include "messages/site_io.hpp"
+#include "messages/mysql.hpp"
 
 namespace br {
 /// Boost.Test prints compared values.

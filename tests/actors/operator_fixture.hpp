@@ -11,7 +11,7 @@
 
 #include "actors/common/registry.hpp"
 #include "io/log/log.hpp"
-#include "actors/operator/group_supervisor.hpp"
+#include "actors/operator/group/group_supervisor.hpp"
 #include "tests/support/det_fixture.hpp"
 #include "tests/support/recording_platform.hpp"
 

@@ -10,7 +10,7 @@
 #include <thread>
 #include <unistd.h>
 
-#include "actors/operator/local_platform.hpp"
+#include "actors/operator/local/local_platform.hpp"
 
 using namespace br;
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "actors/operator/reconciler.hpp"
+#include "actors/operator/kube/reconcile/reconciler.hpp"
 #include "tests/support/det_fixture.hpp"
 
 using namespace br;

@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "actors/operator/failover_executor.hpp"
+#include "actors/operator/group/failover_executor.hpp"
 #include "actors/operator/decide/recovery.hpp"
-#include "actors/operator/site_io.hpp"
+#include "actors/operator/group/site_io.hpp"
 #include "io/mysql/commands.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"

@@ -13,7 +13,7 @@ br_test(integration_kubectl
   LABELS "integration;kube;process" TIMEOUT 300)
 br_test(integration_kube_leader
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_leader_test.cpp
-          ${PROJECT_SOURCE_DIR}/actors/operator/lease_lock.cpp
-          ${PROJECT_SOURCE_DIR}/actors/operator/leader_elector.cpp
+          ${PROJECT_SOURCE_DIR}/actors/operator/kube/core/lease_lock.cpp
+          ${PROJECT_SOURCE_DIR}/actors/operator/kube/core/leader_elector.cpp
   LIBS br_kube_sim br_io_kube yaml-cpp CAF::core
   LABELS "integration;kube" TIMEOUT 300)

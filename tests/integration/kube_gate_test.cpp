@@ -16,12 +16,12 @@
 #include <thread>
 
 #include "actors/common/registry.hpp"
-#include "actors/operator/generated_credentials.hpp"
-#include "actors/operator/group_source.hpp"
-#include "actors/operator/kube_credentials.hpp"
-#include "actors/operator/operator_api.hpp"
-#include "actors/operator/site_io.hpp"
-#include "actors/operator/status_writer.hpp"
+#include "actors/operator/kube/core/generated_credentials.hpp"
+#include "actors/operator/kube/group_source.hpp"
+#include "actors/operator/kube/core/kube_credentials.hpp"
+#include "actors/operator/api/operator_api.hpp"
+#include "actors/operator/group/site_io.hpp"
+#include "actors/operator/kube/core/status_writer.hpp"
 #include "io/http/server.hpp"
 #include "io/http/websocket_hub.hpp"
 #include "io/log/log.hpp"

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <thread>
 
-#include "actors/operator/leader_elector.hpp"
+#include "actors/operator/kube/core/leader_elector.hpp"
 #include "io/kube/client.hpp"
 #include "messages/atoms.hpp"
 #include "tests/support/kube_sim/simulator.hpp"

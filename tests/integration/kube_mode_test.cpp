@@ -14,13 +14,13 @@
 #include <map>
 #include <thread>
 
-#include "actors/operator/kube_credentials.hpp"
+#include "actors/operator/kube/core/kube_credentials.hpp"
 #include "actors/common/registry.hpp"
-#include "actors/operator/group_source.hpp"
-#include "actors/operator/kube_state_store.hpp"
-#include "actors/operator/operator_api.hpp"
-#include "actors/operator/status_writer.hpp"
-#include "actors/operator/durable_state_json.hpp"
+#include "actors/operator/kube/group_source.hpp"
+#include "actors/operator/kube/core/kube_state_store.hpp"
+#include "actors/operator/api/operator_api.hpp"
+#include "actors/operator/kube/core/status_writer.hpp"
+#include "actors/operator/group/durable_state_json.hpp"
 #include "config/failover_group.hpp"
 #include "io/kube/retry.hpp"
 #include "io/log/log.hpp"

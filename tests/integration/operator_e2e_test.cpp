@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "actors/operator/group_supervisor.hpp"
-#include "actors/operator/local_platform.hpp"
-#include "actors/operator/site_io.hpp"
+#include "actors/operator/group/group_supervisor.hpp"
+#include "actors/operator/local/local_platform.hpp"
+#include "actors/operator/group/site_io.hpp"
 #include "io/mysql/commands.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"

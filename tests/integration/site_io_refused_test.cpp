@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "actors/operator/site_io.hpp"
+#include "actors/operator/group/site_io.hpp"
 
 using namespace br;
 

@@ -22,11 +22,11 @@
 #include <functional>
 #include <thread>
 
-#include "actors/operator/operator_api.hpp"
-#include "actors/operator/operator_metrics.hpp"
+#include "actors/operator/api/operator_api.hpp"
+#include "actors/operator/group/operator_metrics.hpp"
 #include "io/metrics/metrics.hpp"
-#include "actors/operator/status_hub.hpp"
-#include "actors/operator/status_shapes.hpp"
+#include "actors/operator/api/status_hub.hpp"
+#include "actors/operator/api/status_shapes.hpp"
 #include "io/http/client.hpp"
 #include "io/http/server.hpp"
 #include "io/http/websocket_hub.hpp"

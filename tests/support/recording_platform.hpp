@@ -16,7 +16,7 @@
 
 #include "messages/interfaces.hpp"
 #include "messages/operator.hpp"
-#include "messages/site_io.hpp"
+#include "messages/mysql.hpp"
 
 namespace br::test {
 

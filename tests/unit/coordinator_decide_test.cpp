@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/operator/decide/coordinator_decide.hpp"
-#include "actors/operator/durable_state_json.hpp"
+#include "actors/operator/group/durable_state_json.hpp"
 
 using namespace br;
 

@@ -1,9 +1,9 @@
-// Table tests of the group supervisor lifecycle decisions (actors/operator/group_lifecycle.hpp).
+// Table tests of the group supervisor lifecycle decisions (actors/operator/kube/group_lifecycle.hpp).
 #include <boost/test/unit_test.hpp>
 
 #include <vector>
 
-#include "actors/operator/group_lifecycle.hpp"
+#include "actors/operator/kube/group_lifecycle.hpp"
 
 using namespace br;
 

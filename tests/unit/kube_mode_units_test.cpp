@@ -4,10 +4,10 @@
 
 #include <map>
 
-#include "actors/operator/group_source.hpp"
-#include "actors/operator/kube_credentials.hpp"
-#include "actors/operator/kube_state_store.hpp"
-#include "actors/operator/status_writer.hpp"
+#include "actors/operator/kube/group_source.hpp"
+#include "actors/operator/kube/core/kube_credentials.hpp"
+#include "actors/operator/kube/core/kube_state_store.hpp"
+#include "actors/operator/kube/core/status_writer.hpp"
 #include "config/failover_group.hpp"
 #include "config/rfc3339.hpp"
 

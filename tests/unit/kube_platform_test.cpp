@@ -2,14 +2,14 @@
 // object writes, reconciler versions, switchover checks, finalizers, status parts.
 #include <boost/test/unit_test.hpp>
 
-#include "actors/operator/generated_credentials.hpp"
-#include "actors/operator/kube_dns.hpp"
-#include "actors/operator/kube_finalizer.hpp"
-#include "actors/operator/kube_router.hpp"
-#include "actors/operator/kube_taints.hpp"
-#include "actors/operator/reconcile_plan.hpp"
-#include "actors/operator/reconciler.hpp"
-#include "actors/operator/status_writer.hpp"
+#include "actors/operator/kube/core/generated_credentials.hpp"
+#include "actors/operator/kube/platform/kube_dns.hpp"
+#include "actors/operator/kube/platform/kube_finalizer.hpp"
+#include "actors/operator/kube/platform/kube_router.hpp"
+#include "actors/operator/kube/platform/kube_taints.hpp"
+#include "actors/operator/kube/reconcile/reconcile_plan.hpp"
+#include "actors/operator/kube/reconcile/reconciler.hpp"
+#include "actors/operator/kube/core/status_writer.hpp"
 #include "actors/operator/decide/switchover_request.hpp"
 #include "config/render/options.hpp"
 

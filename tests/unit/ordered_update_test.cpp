@@ -1,7 +1,7 @@
 // OrderedUpdate's pure decision: what to roll next, when to hand the primary over, when to wait.
 #include <boost/test/unit_test.hpp>
 
-#include "actors/operator/ordered_update.hpp"
+#include "actors/operator/kube/reconcile/ordered_update.hpp"
 
 using namespace br;
 

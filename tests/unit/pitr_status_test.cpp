@@ -1,7 +1,7 @@
 // The group's PITR progress in GET /status, folded from sidecar reports (pure).
 #include <boost/test/unit_test.hpp>
 
-#include "actors/operator/pitr_status.hpp"
+#include "actors/operator/api/pitr_status.hpp"
 
 using nlohmann::json;
 using br::check_archiver_report;

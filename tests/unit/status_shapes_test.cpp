@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "actors/operator/status_shapes.hpp"
+#include "actors/operator/api/status_shapes.hpp"
 #include "config/group_status.hpp"
 #include "io/http/websocket_hub.hpp"
 

@@ -21,8 +21,8 @@
 #include <sys/resource.h>
 
 #include "actors/common/registry.hpp"
-#include "actors/operator/site_io.hpp"
-#include "actors/operator/site_poller.hpp"
+#include "actors/operator/group/site_io.hpp"
+#include "actors/operator/group/site_poller.hpp"
 #include "messages/interfaces.hpp"
 #include "messages/type_ids.hpp"
 

@@ -112,8 +112,9 @@ void on_persisted(context& c, const input::persisted& in) {
   bool ok = in.ok;
   auto& st = c.st;
   if (!st.persisting) return;  // nothing was asked: a stray answer
-  auto change = std::move(*st.persisting);
-  st.persisting.reset();
+  // The write counts as running until its follow-up is done: a change the follow-up queues waits
+  // its turn, and busy() holds throughout.
+  auto change = *st.persisting;
   if (ok) {
     st.durable = std::move(st.persisting_next);
     publish(c);
@@ -123,6 +124,7 @@ void on_persisted(context& c, const input::persisted& in) {
     c.log(log_level::error, in.error.empty() ? "state persist refused" : "state persist failed", f);
   }
   change_persisted(c, change, ok);
+  st.persisting.reset();
   start_next_persist(c);
 }
 

@@ -7,7 +7,7 @@
 // switch heartbeat, reclone and switchover requests, plan bookkeeping and the durable-state
 // discipline (persist before publish, one write at a time, epochs never go back: S6).
 //
-// The coordinator actor (actors/operator/coordinator.cpp) only turns messages and replies into
+// The coordinator actor (actors/operator/group/coordinator.cpp) only turns messages and replies into
 // `group_input`s, calls `step`, and carries out the `group_effect`s it returns. No actor, no
 // clock and no I/O is reachable from here; the caller passes the time in `step_clock`.
 // docs/architecture.md walks one failure through these types; docs/safety.md names the rules.
@@ -27,7 +27,7 @@
 
 #include "messages/decisions.hpp"
 #include "messages/operator.hpp"
-#include "messages/site_io.hpp"
+#include "messages/mysql.hpp"
 
 namespace br {
 

@@ -1,0 +1,274 @@
+// The operator's HTTP API handlers: each asks the group's current coordinator without blocking.
+#include "actors/operator/api/operator_api.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+#include <atomic>
+
+#include "actors/operator/api/dashboard.hpp"
+#include "actors/operator/api/pitr_status.hpp"
+#include "actors/operator/api/status_shapes.hpp"
+#include "messages/atoms.hpp"
+#include "messages/interfaces.hpp"
+
+namespace br {
+
+namespace {
+
+std::string key_of(const std::string& ns, const std::string& group) { return ns + "/" + group; }
+
+using json_result = std::function<void(bool ok, nlohmann::json body)>;
+
+/// Asks the group supervisor for its current coordinator, then the coordinator for `Atom`.
+/// The coordinator handle changes when it restarts, so it is looked up on every request.
+template <class Atom, class OnAnswer>
+void ask_coordinator(caf::actor_system& sys, const caf::actor& supervisor,
+                     std::chrono::milliseconds timeout, OnAnswer on_answer,
+                     std::function<void(std::string)> on_error) {
+  if (!supervisor) {
+    on_error("group supervisor not running");
+    return;
+  }
+  sys.spawn([=](caf::event_based_actor* self) {
+    self->request(supervisor, timeout, child_atom::value, std::string("coordinator"))
+        .then(
+            [=](caf::actor& c) {
+              // The supervisor answers children of every kind as caf::actor; its "coordinator"
+              // child is a typed coordinator_actor (group_supervisor.cpp spawns it typed).
+              auto co = caf::actor_cast<coordinator_actor>(c);
+              self->request(co, timeout, Atom::value)
+                  .then(on_answer, [=](caf::error& e) { on_error(caf::to_string(e)); });
+            },
+            [=](caf::error& e) { on_error(caf::to_string(e)); });
+  });
+}
+
+int64_t now_ms(const std::function<int64_t()>& clock) {
+  if (clock) return clock();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+/// Validates a sidecar report; "" when fine, else what is wrong.
+std::string check_report(const nlohmann::json& j) {
+  if (!j.is_object()) return "body must be a JSON object";
+  for (const char* f : {"site", "namespace", "group"})
+    if (!j.contains(f) || !j[f].is_string() || j[f].get<std::string>().empty())
+      return std::string(f) + " must be a non-empty string";
+  if (!j.contains("epochSeen") || !j["epochSeen"].is_number_unsigned())
+    return "epochSeen must be a non-negative integer";
+  for (const char* f : {"fenced", "selfFenced", "mysqlReachable"})
+    if (!j.contains(f) || !j[f].is_boolean()) return std::string(f) + " must be a boolean";
+  if (j.contains("archiver")) return check_archiver_report(j["archiver"]);  // optional (PITR)
+  return {};
+}
+
+}  // namespace
+
+child_spec group_table::track(const std::string& namespace_name, const std::string& group,
+                              child_spec c) {
+  auto inner = c.start;
+  auto key = key_of(namespace_name, group);
+  {
+    std::lock_guard<std::mutex> lk(mx_);
+    groups_[key] = entry{namespace_name, group, {}};
+  }
+  c.start = [this, inner, key](caf::event_based_actor* sup, const std::string& p) -> caf::actor {
+    auto h = inner(sup, p);
+    std::lock_guard<std::mutex> lk(mx_);
+    groups_[key].supervisor = h;
+    return h;
+  };
+  return c;
+}
+
+void group_table::drop_handles() {
+  std::lock_guard<std::mutex> lk(mx_);
+  for (auto& [k, e] : groups_) e.supervisor = nullptr;
+}
+
+std::vector<group_table::entry> group_table::groups() const {
+  std::lock_guard<std::mutex> lk(mx_);
+  std::vector<entry> out;
+  for (const auto& [k, e] : groups_) out.push_back(e);
+  return out;
+}
+
+bool group_table::find(const std::string& namespace_name, const std::string& group,
+                       entry& out) const {
+  std::lock_guard<std::mutex> lk(mx_);
+  auto it = groups_.find(key_of(namespace_name, group));
+  if (it == groups_.end()) return false;
+  out = it->second;
+  return true;
+}
+
+void group_table::record_report(const std::string& key, const std::string& site,
+                                nlohmann::json report) {
+  std::lock_guard<std::mutex> lk(mx_);
+  reports_[key][site] = std::move(report);
+}
+
+std::map<std::string, nlohmann::json> group_table::reports(const std::string& key) const {
+  std::lock_guard<std::mutex> lk(mx_);
+  auto it = reports_.find(key);
+  return it == reports_.end() ? std::map<std::string, nlohmann::json>{} : it->second;
+}
+
+void install_operator_routes(http::router& r, caf::actor_system& sys, operator_api_options o) {
+  using http::response;
+  auto groups = o.groups;
+  auto timeout = o.ask_timeout;
+  auto* sysp = &sys;
+
+  r.get("/active-site", "active_site", [=](const http::request& req, http::responder reply) {
+    auto ns = req.query_or("namespace");
+    auto name = req.query_or("group");
+    if (ns.empty() || name.empty()) {
+      reply(response::error(400, "namespace and group query parameters are required"));
+      return;
+    }
+    if (groups->groups().empty()) {
+      // Startup, non-leader or no group source yet: nobody here can answer for any group.
+      reply(response::error(503, "no topology managers are running"));
+      return;
+    }
+    group_table::entry e;
+    if (!groups->find(ns, name, e)) {
+      reply(response::error(404, "group " + key_of(ns, name) + " not found"));
+      return;
+    }
+    ask_coordinator<view_atom>(
+        *sysp, e.supervisor, timeout,
+        [reply, ns, name](topology_view& v) {
+          reply(response::json(200, {{"namespace", ns},
+                                     {"group", name},
+                                     {"activeSite", v.active_site},
+                                     {"epoch", v.epoch},
+                                     {"deposing", v.deposing}}));
+        },
+        [reply](std::string err) { reply(response::error(503, "coordinator: " + err)); });
+  });
+
+  auto clock = o.wall_ms;
+  r.get("/status", "status", [=](const http::request&, http::responder reply) {
+    auto all = groups->groups();
+    if (all.empty()) {
+      reply(response::json(200, {{"status", "no active failover groups"}}));
+      return;
+    }
+    // Fan out to every group; the last answer replies (503 when any coordinator failed).
+    struct gather {
+      std::mutex mx;
+      nlohmann::json out = nlohmann::json::object();
+      std::string error;
+      size_t left = 0;
+    };
+    auto g = std::make_shared<gather>();
+    g->left = all.size();
+    auto finish = [g, reply] {
+      if (g->left != 0) return;
+      if (!g->error.empty())
+        reply(response::error(503, g->error));
+      else
+        reply(response::json(200, g->out));
+    };
+    for (const auto& e : all) {
+      auto key = key_of(e.namespace_name, e.group);
+      ask_coordinator<status_atom>(
+          *sysp, e.supervisor, timeout,
+          [g, finish, key, groups, clock](std::string& text) {
+            auto cr = nlohmann::json::parse(text, nullptr, false);
+            if (cr.is_discarded() || !cr.is_object()) cr = nlohmann::json::object();
+            auto j = api_status_entry(cr, now_ms(clock));
+            auto reports = groups->reports(key);
+            if (j.contains("sites") && j["sites"].is_array())
+              for (auto& s : j["sites"])
+                if (s.is_object() && s.contains("name") && s["name"].is_string()) {
+                  auto it = reports.find(s["name"].get<std::string>());
+                  if (it != reports.end()) s["sidecar"] = it->second;
+                }
+            if (auto pitr = pitr_status_of(reports); !pitr.is_null()) j["pitr"] = std::move(pitr);
+            std::lock_guard<std::mutex> lk(g->mx);
+            g->out[key] = std::move(j);
+            --g->left;
+            finish();
+          },
+          [g, finish, key](std::string err) {
+            std::lock_guard<std::mutex> lk(g->mx);
+            if (g->error.empty()) g->error = key + ": coordinator: " + err;
+            --g->left;
+            finish();
+          });
+    }
+  });
+
+  auto pitr = o.pitr;
+  r.get("/pitr-cutoff", "pitr_cutoff", [pitr](const http::request& req, http::responder reply) {
+    auto ns = req.query_or("namespace");
+    auto name = req.query_or("group");
+    auto profile = req.query_or("profile");
+    if (ns.empty() || name.empty() || profile.empty()) {
+      reply(response::error(400, "namespace, group and profile query parameters are required"));
+      return;
+    }
+    if (!pitr) {
+      reply(response::error(503, "backup catalogue not available (no MysqlBackup client)"));
+      return;
+    }
+    auto a = pitr(ns, name, profile);
+    if (!a.ok) {
+      reply(response::error(500, "listing backups failed: " + a.error));
+      return;
+    }
+    nlohmann::json body = {{"namespace", ns}, {"group", name}, {"profile", profile}};
+    if (a.has_cutoff) body["cutoffTime"] = rfc3339_ms(a.cutoff_ms);
+    reply(response::json(200, body));
+  });
+
+  if (o.ws)
+    r.add_upgrade("/ws/status", "ws_status", o.ws->upgrade(),
+                  [](const http::request&, http::responder reply) {
+                    reply(response::error(426, "GET /ws/status is a WebSocket endpoint"));
+                  });
+  if (o.dashboard) install_dashboard(r);
+
+  auto events = o.events;
+  r.get("/events", "events", [events](const http::request&, http::responder reply) {
+    auto arr = nlohmann::json::array();
+    if (events)
+      for (const auto& e : events()) arr.push_back(event_json(e));
+    reply(response::json(200, arr));
+  });
+
+  r.post("/sidecar/report", "sidecar_report", [groups](const http::request& req,
+                                                       http::responder reply) {
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (j.is_discarded()) {
+      reply(response::error(400, "malformed JSON"));
+      return;
+    }
+    auto problem = check_report(j);
+    if (!problem.empty()) {
+      reply(response::error(400, problem));
+      return;
+    }
+    auto ns = j["namespace"].get<std::string>();
+    auto name = j["group"].get<std::string>();
+    group_table::entry e;
+    if (!groups->find(ns, name, e)) {
+      reply(response::error(404, "group " + key_of(ns, name) + " not found"));
+      return;
+    }
+    nlohmann::json rec = {{"epochSeen", j["epochSeen"]},
+                          {"fenced", j["fenced"]},
+                          {"selfFenced", j["selfFenced"]},
+                          {"mysqlReachable", j["mysqlReachable"]}};
+    if (j.contains("archiver")) rec["archiver"] = j["archiver"];
+    groups->record_report(key_of(ns, name), j["site"].get<std::string>(), std::move(rec));
+    reply(response::json(200, {{"ok", true}}));
+  });
+}
+
+}  // namespace br

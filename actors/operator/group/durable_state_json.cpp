@@ -1,0 +1,143 @@
+// durable_state <-> JSON: camelCase members, enums as names, durations in milliseconds.
+#include "actors/operator/group/durable_state_json.hpp"
+
+#include <caf/error.hpp>
+#include <caf/sec.hpp>
+
+#include <chrono>
+#include <stdexcept>
+
+namespace br {
+
+namespace {
+
+using nlohmann::json;
+
+int64_t ms(caf::timespan d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+
+struct bad_member : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const json& member(const json& j, const char* name) {
+  if (!j.is_object() || !j.contains(name)) throw bad_member(std::string("missing member ") + name);
+  return j.at(name);
+}
+
+template <class T>
+T get(const json& j, const char* name) {
+  const auto& v = member(j, name);
+  try {
+    return v.get<T>();
+  } catch (const json::exception&) {
+    throw bad_member(std::string("wrong type of member ") + name);
+  }
+}
+
+}  // namespace
+
+caf::expected<plan_kind> parse_plan_kind(const std::string& s) {
+  for (auto k : {plan_kind::failover, plan_kind::switchover, plan_kind::recover, plan_kind::reclone})
+    if (to_string(k) == s) return k;
+  return caf::make_error(caf::sec::invalid_argument, "unknown plan kind " + s);
+}
+
+caf::expected<plan_phase> parse_plan_phase(const std::string& s) {
+  for (int i = 0; i <= static_cast<int>(plan_phase::cloning); ++i) {
+    auto p = static_cast<plan_phase>(i);
+    if (to_string(p) == s) return p;
+  }
+  return caf::make_error(caf::sec::invalid_argument, "unknown plan phase " + s);
+}
+
+nlohmann::json durable_state_to_json(const durable_state& s) {
+  json recovery = json::object();
+  for (const auto& [site, r] : s.recovery)
+    recovery[site] = {{"state", r.state},
+                      {"divergentGtid", r.divergent_gtid},
+                      {"divergentCount", r.divergent_count}};
+  const auto& p = s.plan;
+  return {
+      {"view",
+       {{"epoch", s.view.epoch},
+        {"activeSite", s.view.active_site},
+        {"deposing", s.view.deposing},
+        {"observedAtMs", s.view.observed_at_ms}}},
+      {"lastFailoverMs", s.last_failover_ms},
+      {"lastFailoverTarget", s.last_failover_target},
+      {"promotionGtid", s.promotion_gtid},
+      {"planActive", s.plan_active},
+      {"plan",
+       {{"id", p.id},
+        {"kind", to_string(p.kind)},
+        {"group", p.group},
+        {"epoch", p.epoch},
+        {"candidate", p.candidate},
+        {"oldPrimary", p.old_primary},
+        {"oldPrimaryReachable", p.old_primary_reachable},
+        {"source", p.source},
+        {"followers", p.followers},
+        {"phase", to_string(p.phase)},
+        {"promotionGtid", p.promotion_gtid},
+        {"policy", to_string(p.policy)},
+        {"drainTimeoutMs", ms(p.drain_timeout)},
+        {"stepTimeoutMs", ms(p.step_timeout)},
+        {"gateTimeoutMs", ms(p.gate_timeout)}}},
+      {"recovery", recovery},
+  };
+}
+
+caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
+  try {
+    durable_state s;
+    const auto& v = member(j, "view");
+    s.view.epoch = get<uint64_t>(v, "epoch");
+    s.view.active_site = get<std::string>(v, "activeSite");
+    s.view.deposing = get<std::string>(v, "deposing");
+    s.view.observed_at_ms = get<int64_t>(v, "observedAtMs");
+    s.last_failover_ms = get<int64_t>(j, "lastFailoverMs");
+    s.last_failover_target = get<std::string>(j, "lastFailoverTarget");
+    s.promotion_gtid = get<std::string>(j, "promotionGtid");
+    s.plan_active = get<bool>(j, "planActive");
+    const auto& p = member(j, "plan");
+    s.plan.id = get<uint64_t>(p, "id");
+    auto kind = parse_plan_kind(get<std::string>(p, "kind"));
+    if (!kind) return kind.error();
+    s.plan.kind = *kind;
+    s.plan.group = get<std::string>(p, "group");
+    s.plan.epoch = get<uint64_t>(p, "epoch");
+    s.plan.candidate = get<std::string>(p, "candidate");
+    s.plan.old_primary = get<std::string>(p, "oldPrimary");
+    s.plan.old_primary_reachable = get<bool>(p, "oldPrimaryReachable");
+    s.plan.followers = get<std::vector<std::string>>(p, "followers");
+    auto phase = parse_plan_phase(get<std::string>(p, "phase"));
+    if (!phase) return phase.error();
+    s.plan.phase = *phase;
+    s.plan.promotion_gtid = get<std::string>(p, "promotionGtid");
+    // Older state files have no plan source (recover/reclone); an empty source is valid.
+    if (p.contains("source")) s.plan.source = get<std::string>(p, "source");
+    auto policy = get<std::string>(p, "policy");
+    if (policy != "Safe" && policy != "Fast")
+      return caf::make_error(caf::sec::invalid_argument, "unknown gate policy " + policy);
+    s.plan.policy = policy == "Fast" ? gate_policy::fast : gate_policy::safe;
+    s.plan.drain_timeout = std::chrono::milliseconds(get<int64_t>(p, "drainTimeoutMs"));
+    s.plan.step_timeout = std::chrono::milliseconds(get<int64_t>(p, "stepTimeoutMs"));
+    s.plan.gate_timeout = std::chrono::milliseconds(get<int64_t>(p, "gateTimeoutMs"));
+    const auto& rec = member(j, "recovery");
+    if (!rec.is_object()) throw bad_member("wrong type of member recovery");
+    for (auto it = rec.begin(); it != rec.end(); ++it) {
+      site_recovery r;
+      r.state = get<std::string>(it.value(), "state");
+      r.divergent_gtid = get<std::string>(it.value(), "divergentGtid");
+      r.divergent_count = get<uint64_t>(it.value(), "divergentCount");
+      s.recovery[it.key()] = r;
+    }
+    return s;
+  } catch (const bad_member& e) {
+    return caf::make_error(caf::sec::invalid_argument, std::string("durable state: ") + e.what());
+  }
+}
+
+}  // namespace br

@@ -1,0 +1,143 @@
+// Internal to the failover executor: its state and the helpers every step family shares.
+// The executor runs one plan step by step (failover_executor.hpp); the steps live by family:
+//   executor_fence_gate.cpp  fencing_old, killing_sessions, gating (pushes and the gate)
+//   executor_promote.cpp     draining, recording_gtid, promoting, confirming
+//   executor_steer.cpp       steering (router, DNS, taints)
+//   executor_repair.cpp      repointing, cloning (and the repair of a returning site)
+//   failover_executor.cpp    the driver: resume, start each step, deadlines, the behaviour
+#pragma once
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actors/operator/group/executor_deps.hpp"
+#include "messages/operator.hpp"
+
+namespace br::executor {
+
+using begin_atom = caf::atom_constant<caf::atom("begin")>;
+using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
+using gate_atom = caf::atom_constant<caf::atom("gate")>;
+using retry_atom = caf::atom_constant<caf::atom("retry")>;
+using push_atom = caf::atom_constant<caf::atom("push")>;
+
+/// Pause between confirmation probes (a promoted server answers at once; a repaired replica's IO
+/// thread needs a moment to connect).
+constexpr caf::timespan confirm_retry_interval = std::chrono::milliseconds(500);
+/// Extra time a CAF request may take beyond its step's deadline, so the deadline (with its
+/// named error) always fires before the request's own timeout.
+constexpr caf::timespan request_slack = std::chrono::seconds(1);
+
+struct executor_state {
+  failover_plan plan;
+  executor_deps deps;
+  std::string path;
+  std::vector<plan_phase> steps;
+  size_t index = 0;
+  plan_phase current = plan_phase::pending;
+  /// Bumped whenever a step or its persistence starts: answers, timers and retries carry the
+  /// value they were started under and are dropped when it no longer matches.
+  uint64_t seq = 0;
+  bool persisting = false;
+  bool finished = false;
+  mono_time deadline_at{};
+  plan_result result;
+  // Facts of this run.
+  bool fenced_old = false;       ///< gate rule 1: super_read_only=ON acknowledged
+  bool old_unreachable = false;  ///< the plan said so, or the fence failed at connection level
+  mono_time gate_started{};
+  // Gate rules 2-3: the deposing view pushed to the sidecars and their acknowledgements.
+  bool old_acked = false;                       ///< rule 2
+  std::map<std::string, mono_time> peer_acks;   ///< rule 3: site -> when its ack arrived
+  /// Shared with the exit hook that stops them (also when the executor is killed mid-plan).
+  std::shared_ptr<std::map<std::string, http_worker_actor>> push_workers =
+      std::make_shared<std::map<std::string, http_worker_actor>>();
+  std::set<std::string> push_inflight;
+  bool gate_opened = false;  ///< open, waiting for outstanding pushes before promoting
+  std::string last_note;     ///< detail of the latest retry (appended to a deadline error)
+  std::string primary_gtid;  ///< new primary's gtid_executed read at repointing
+  size_t follower = 0;       ///< repointing: index into plan.followers
+  size_t taint_index = 0;    ///< steering: index into deps.sites
+  static inline const char* name = "failover_executor";
+};
+
+using exec_ptr = caf::stateful_actor<executor_state>*;
+
+// -- shared helpers (executor_core.cpp) ----------------------------------------------------------
+
+bool is_connection_error(const std::string& kind);
+/// "<kind> <code>: <text>" of a failed outcome, without saying the kind twice.
+std::string describe(const mysql_outcome& o);
+nlohmann::json fields(exec_ptr self, const std::string& site);
+mono_time now_of(exec_ptr self);
+/// Time left until the current step's deadline (at least 1 ms).
+caf::timespan remaining(exec_ptr self);
+
+/// Was the step (or persistence) that `seq` was taken under replaced, or the plan finished?
+inline bool stale(exec_ptr self, uint64_t seq) {
+  return self->state.finished || self->state.seq != seq;
+}
+
+/// The one guard for late replies and timers: wraps `f` so that it runs only while the step it
+/// was started under is still the current one. `Ts` are the handler's parameter types (CAF reads
+/// them from the wrapper's signature).
+template <class... Ts, class F>
+auto if_current(exec_ptr self, F f) {
+  auto seq = self->state.seq;
+  return [self, seq, f](Ts... xs) mutable {
+    if (stale(self, seq)) return;
+    f(std::forward<Ts>(xs)...);
+  };
+}
+
+void finish(exec_ptr self);
+/// Ends the plan with "<current step>: why".
+void fail(exec_ptr self, const std::string& why);
+void arm_deadline(exec_ptr self, caf::timespan d);
+/// The current step finished: persist it through the coordinator, then start the next one.
+void step_done(exec_ptr self);
+/// The MySQL target of `site` (operator account), or nullptr after failing the plan.
+const mysql_target* target_of(exec_ptr self, const std::string& site);
+/// The replication source for CHANGE REPLICATION SOURCE / CLONE: host and port of `site`, the
+/// replication account's credentials.
+mysql_target source_of(exec_ptr self, const mysql_target& site_target);
+/// Sends one command to site_io for the current step; `k` sees the outcome unless the step is
+/// over by then. A CAF-level failure (site_io gone) fails the plan. A connection-level failure is
+/// retried once at once on a fresh session (not for CLONE).
+void run_sql(exec_ptr self, mysql_op op, const std::string& site,
+             std::function<void(mysql_outcome&)> k, caf::timespan timeout = caf::timespan{0},
+             std::function<void(mysql_command&)> adjust = nullptr, int attempt = 1);
+/// Runs `op` on `site`; a failed outcome fails the plan, success continues with `next`.
+void run_sql_must(exec_ptr self, mysql_op op, const std::string& site, std::function<void()> next,
+                  std::function<void(mysql_command&)> adjust = nullptr);
+
+// -- step families -------------------------------------------------------------------------------
+
+void start_next(exec_ptr self);  // failover_executor.cpp
+
+void run_fencing_old(exec_ptr self);       // executor_fence_gate.cpp
+void run_killing_sessions(exec_ptr self);
+void run_gating(exec_ptr self);
+void evaluate_gate(exec_ptr self);
+bool gating_now(exec_ptr self, uint64_t seq);
+void push_deposing(exec_ptr self, const std::string& site);
+
+void run_draining(exec_ptr self);          // executor_promote.cpp
+void run_recording_gtid(exec_ptr self);
+void run_promoting(exec_ptr self);
+void confirm_probe(exec_ptr self);
+
+void run_steering(exec_ptr self);          // executor_steer.cpp
+
+void run_repointing(exec_ptr self);        // executor_repair.cpp
+void run_cloning(exec_ptr self);
+
+}  // namespace br::executor

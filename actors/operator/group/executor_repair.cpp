@@ -1,0 +1,151 @@
+// Executor steps of the repair family: repoint the followers to the new primary (each only when
+// its set is contained in the primary's, S4), rejoin a repaired site, and CLONE a recloned one.
+#include "actors/operator/group/executor_core.hpp"
+
+#include "io/log/log.hpp"
+#include "messages/gtid_set.hpp"
+
+namespace br::executor {
+
+namespace {
+
+/// Configures `site` to replicate from `primary` (stop, change source, start); `next` runs after
+/// success, `on_error` with the failing command's description otherwise.
+void replicate_from(exec_ptr self, const std::string& site, const std::string& primary,
+                    bool stop_first, std::function<void()> next,
+                    std::function<void(std::string)> on_error) {
+  auto pt = target_of(self, primary);
+  if (!pt) return;
+  auto src = source_of(self, *pt);
+  auto step = [=](mysql_op op, std::function<void()> k) {
+    run_sql(
+        self, op, site,
+        [=](mysql_outcome& o) {
+          if (!o.ok)
+            on_error(to_string(op) + " failed: " + describe(o));
+          else
+            k();
+        },
+        caf::timespan{0}, [=](mysql_command& c) { c.source = src; });
+  };
+  auto change_and_start = [=] {
+    step(mysql_op::change_source, [=] { step(mysql_op::start_replica, next); });
+  };
+  // A repaired site already stopped and reset its replica in earlier steps.
+  if (stop_first)
+    step(mysql_op::stop_replica, change_and_start);
+  else
+    change_and_start();
+}
+
+/// Reads `site`'s gtid_executed and checks it is contained in self->state.primary_gtid.
+/// Calls k(true, "") when contained, k(false, reason) otherwise.
+void check_contained(exec_ptr self, const std::string& site,
+                     std::function<void(bool, std::string)> k) {
+  run_sql(self, mysql_op::read_gtid, site, [=](mysql_outcome& o) {
+    if (!o.ok) {
+      k(false, "unreachable (" + describe(o) + ")");
+      return;
+    }
+    gtid_parse_error pe;
+    auto mine = gtid_set::parse(o.value, &pe);
+    auto primary = gtid_set::parse(self->state.primary_gtid);
+    if (!mine || !primary) {
+      k(false, "unparsable gtid_executed" + (mine ? std::string() : " (" + pe.to_string() + ")"));
+      return;
+    }
+    if (mine->subset_of(*primary)) {
+      k(true, "");
+      return;
+    }
+    auto extra = mine->subtract(*primary);
+    k(false, "divergent: " + extra.to_compact_string() + " (" + std::to_string(extra.count()) +
+                 " transactions not on the new primary)");
+  });
+}
+
+void repoint_next(exec_ptr self) {
+  auto& st = self->state;
+  const auto& p = st.plan;
+  while (st.follower < p.followers.size() &&
+         (p.followers[st.follower] == p.candidate || p.followers[st.follower] == p.old_primary))
+    ++st.follower;
+  if (st.follower >= p.followers.size()) {
+    step_done(self);
+    return;
+  }
+  auto site = p.followers[st.follower++];
+  auto skip = [=](std::string reason) {
+    auto f = fields(self, site);
+    f["reason"] = reason;
+    log::warn("follower not repointed", f);
+    self->state.result.not_repointed.push_back(site + ": " + reason);
+    repoint_next(self);
+  };
+  check_contained(self, site, [=](bool ok, std::string reason) {
+    if (!ok) {
+      skip(reason);
+      return;
+    }
+    replicate_from(
+        self, site, self->state.plan.candidate, true,
+        [=] {
+          log::info("follower repointed", fields(self, site));
+          repoint_next(self);
+        },
+        skip);
+  });
+}
+
+}  // namespace
+
+void run_repointing(exec_ptr self) {
+  auto& st = self->state;
+  bool repair = st.plan.kind == plan_kind::recover || st.plan.kind == plan_kind::reclone;
+  auto primary = repair ? st.plan.source : st.plan.candidate;
+  run_sql(self, mysql_op::read_gtid, primary, [=](mysql_outcome& o) {
+    if (!o.ok) {
+      fail(self, "read_gtid on primary " + primary + " failed: " + describe(o));
+      return;
+    }
+    self->state.primary_gtid = o.value;
+    if (!repair) {
+      self->state.follower = 0;
+      repoint_next(self);
+      return;
+    }
+    // Repair: S4 -- never replicate a site whose set the primary does not contain.
+    auto site = self->state.plan.candidate;
+    check_contained(self, site, [=](bool ok, std::string reason) {
+      if (!ok) {
+        fail(self, site + " not repointed: " + reason);
+        return;
+      }
+      replicate_from(
+          self, site, primary, false, [=] { step_done(self); },
+          [=](std::string why) { fail(self, site + ": " + why); });
+    });
+  });
+}
+
+void run_cloning(exec_ptr self) {
+  auto& st = self->state;
+  auto pt = target_of(self, st.plan.source);
+  if (!pt) return;
+  auto src = source_of(self, *pt);
+  auto clone_timeout = std::max(st.plan.step_timeout, st.deps.clone_timeout);
+  auto site = st.plan.candidate;
+  run_sql(
+      self, mysql_op::clone, site,
+      [=](mysql_outcome& o) {
+        if (!o.ok) {
+          fail(self, "clone of " + site + " failed: " + describe(o));
+          return;
+        }
+        log::info("site recloned", fields(self, site));
+        step_done(self);
+      },
+      clone_timeout, [=](mysql_command& c) { c.source = src; });
+}
+
+}  // namespace br::executor

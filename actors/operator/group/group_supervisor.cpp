@@ -1,0 +1,149 @@
+// group_supervisor: builds the coordinator and site pollers of one group from its spec.
+#include "actors/operator/group/group_supervisor.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/operator/group/failover_executor.hpp"
+#include "config/sidecar_config.hpp"
+
+namespace br {
+
+std::map<std::string, mysql_target> site_targets(const config::group_spec& spec,
+                                                 const group_credentials& creds) {
+  std::map<std::string, mysql_target> out;
+  for (const auto& s : spec.sites) {
+    mysql_target t;
+    t.site = s.name;
+    t.host = s.address ? s.address->host : s.name;
+    t.port = static_cast<uint16_t>(s.address ? s.address->port : 3306);
+    t.user = creds.operator_user;
+    t.password = creds.operator_password;
+    out[s.name] = t;
+  }
+  return out;
+}
+
+coordinator_config make_coordinator_config(const std::string& group, const config::group_spec& spec,
+                                           const group_credentials& creds,
+                                           const group_runtime& rt, const std::string& path) {
+  coordinator_config c;
+  auto& r = c.rules;
+  r.group = group;
+  c.namespace_name = rt.namespace_name;
+  c.path = path + "/coordinator";
+  for (const auto& s : spec.sites) {
+    r.sites.push_back(s.name);
+    r.roles[s.name] = s.role;
+  }
+  r.site_priorities = spec.split_brain_policy.site_priorities;
+  if (r.site_priorities.empty() && !spec.split_brain_policy.prefer_site.empty())
+    r.site_priorities.push_back(spec.split_brain_policy.prefer_site);
+  r.poll_interval = spec.poll_interval;
+  r.failover_cooldown = spec.failover_cooldown;
+  c.status_coalesce = rt.status_coalesce;
+  r.policy = spec.promotion_policy == config::promotion_policy::fast ? gate_policy::fast
+                                                                     : gate_policy::safe;
+  r.drain_timeout = spec.relay_drain_timeout;
+  r.gate_timeout = spec.promotion_gate_timeout;
+  c.command_timeout = rt.command_timeout;
+  c.make_executor = rt.make_executor ? rt.make_executor : executor_factory(spawn_failover_executor);
+  c.wall_clock = rt.wall_clock;
+  auto& d = c.deps;
+  d.site_io = rt.site_io;
+  d.platform = rt.platform;
+  d.group = group;
+  d.namespace_name = rt.namespace_name;
+  d.targets = site_targets(spec, creds);
+  d.replication.user = creds.replication_user.empty() ? creds.operator_user : creds.replication_user;
+  d.replication.password =
+      creds.replication_user.empty() ? creds.operator_password : creds.replication_password;
+  if (!spec.replication.user.empty()) {
+    d.replication.user = spec.replication.user;
+    d.replication.password = spec.replication.password;
+  }
+  d.replication_ssl = spec.replication.tls;
+  for (const auto& s : spec.sites) {
+    d.lb_ips[s.name] = s.lb_ip;
+    d.sites.push_back(s.name);
+    d.roles[s.name] = s.role;
+  }
+  d.command_timeout = rt.command_timeout;
+  d.request_timeout = rt.command_timeout + std::chrono::seconds(1);
+  d.clone_timeout = std::chrono::seconds(spec.clone_timeout);
+  d.registry_path = c.path;
+  for (const auto& s : spec.sites)
+    if (!s.sidecar_address.empty()) d.sidecars[s.name] = s.sidecar_address;
+  d.sidecar_token = creds.sidecar_token.empty() ? rt.sidecar_token : creds.sidecar_token;
+  d.http_worker = rt.http_worker;
+  // Rule 3 must wait for the lease the sidecars actually run: they clamp it up, so do we.
+  std::chrono::nanoseconds interval = spec.sidecar.peer_check_interval;
+  std::chrono::nanoseconds lease = spec.sidecar.lease_timeout;
+  config::clamp_intervals(interval, lease);
+  d.lease_timeout = lease;
+  d.peer_check_interval = interval;
+  d.sidecar_fence_timeout = spec.sidecar.fence_timeout;
+  return c;
+}
+
+std::vector<child_spec> group_children(const std::string& group, const config::group_spec& spec,
+                                       const group_credentials& creds, const group_runtime& rt,
+                                       const std::string& path) {
+  auto slot = std::make_shared<coordinator_slot>();
+  std::vector<child_spec> out;
+  auto ccfg = make_coordinator_config(group, spec, creds, rt, path);
+  out.push_back({"coordinator", "coordinator",
+                 [ccfg, slot](caf::event_based_actor* sup, const std::string& p) -> caf::actor {
+                   auto cfg = ccfg;
+                   cfg.path = p;
+                   cfg.deps.registry_path = p;
+                   auto h = sup->spawn(coordinator, cfg);
+                   slot->set(h);
+                   // The supervisor holds children of every kind as caf::actor (typed to untyped).
+                   return caf::actor_cast<caf::actor>(h);
+                 }});
+  auto targets = site_targets(spec, creds);
+  for (const auto& s : spec.sites) {
+    site_poller_config pc;
+    pc.group = group;
+    pc.namespace_name = rt.namespace_name;
+    pc.site = s.name;
+    pc.target = targets[s.name];
+    pc.interval = spec.poll_interval;
+    pc.command_timeout = rt.command_timeout;
+    pc.failure_threshold = static_cast<uint32_t>(std::max(1, spec.failure_threshold));
+    pc.recovery_threshold = static_cast<uint32_t>(std::max(1, spec.recovery_threshold));
+    auto io = rt.site_io;
+    out.push_back({"poller:" + s.name, "site_poller",
+                   [pc, io, slot](caf::event_based_actor* sup, const std::string& p) -> caf::actor {
+                     auto cfg = pc;
+                     cfg.path = p;
+                     return sup->spawn(site_poller, cfg, io, slot);
+                   }});
+  }
+  if (rt.extra_children)
+    for (auto& c : rt.extra_children(slot)) out.push_back(std::move(c));
+  return out;
+}
+
+caf::actor spawn_group_supervisor(caf::actor_system& sys, const std::string& path,
+                                  const std::string& group, const config::group_spec& spec,
+                                  const group_credentials& creds, const group_runtime& rt,
+                                  restart_policy policy) {
+  return spawn_supervisor(sys, path, policy, group_children(group, spec, creds, rt, path));
+}
+
+child_spec group_supervisor_child(const std::string& group, const config::group_spec& spec,
+                                  const group_credentials& creds, const group_runtime& rt,
+                                  restart_policy policy) {
+  // The nested supervisor's own path is only known at start; build the children then.
+  child_spec c;
+  c.name = "group:" + group;
+  c.kind = "group_supervisor";
+  c.start = [=](caf::event_based_actor* sup, const std::string& p) -> caf::actor {
+    auto inner = supervisor_child(c.name, policy, group_children(group, spec, creds, rt, p));
+    return inner.start(sup, p);
+  };
+  return c;
+}
+
+}  // namespace br

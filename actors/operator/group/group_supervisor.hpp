@@ -1,0 +1,79 @@
+// group_supervisor: one supervisor per group whose children are the coordinator and the pollers.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/common/supervisor.hpp"
+#include "actors/operator/group/coordinator.hpp"
+#include "actors/operator/group/executor_deps.hpp"
+#include "actors/operator/group/site_poller.hpp"
+#include "config/group_spec.hpp"
+#include "messages/interfaces.hpp"
+
+namespace br {
+
+/// Accounts the group uses; passed in by the caller (Secrets / standalone file come later).
+struct group_credentials {
+  std::string operator_user;
+  std::string operator_password;
+  std::string replication_user;  ///< "" = use the operator account (reference default)
+  std::string replication_password;
+  /// Kubernetes mode: the group's sidecar token (Secret mysql-<g>-sidecar-token); "" = the
+  /// process-wide group_runtime::sidecar_token.
+  std::string sidecar_token;
+};
+
+/// Process-wide collaborators a group runs against.
+struct group_runtime {
+  site_io_actor site_io;
+  platform_handles platform;
+  /// Empty = spawn_failover_executor.
+  executor_factory make_executor;
+  /// Empty = system clock.
+  std::function<wall_time()> wall_clock;
+  std::string namespace_name;
+  caf::timespan command_timeout{std::chrono::seconds(5)};
+  caf::timespan status_coalesce{std::chrono::milliseconds(500)};
+  /// Bearer token for PUT /view on the sidecars (--sidecar-token-file); "" = the sidecars refuse
+  /// pushes, so only gate rule 1 (and Fast) can open.
+  std::string sidecar_token;
+  /// Spawns a detached HTTP worker for view pushes; empty = no pushes.
+  std::function<http_worker_actor()> http_worker;
+  /// More children started after the pollers (Kubernetes mode: the reconciler); they reach the
+  /// coordinator through the slot. Empty = none.
+  std::function<std::vector<child_spec>(std::shared_ptr<coordinator_slot>)> extra_children;
+};
+
+/// The coordinator configuration a spec yields (exposed for tests and tools).
+coordinator_config make_coordinator_config(const std::string& group, const config::group_spec& spec,
+                                           const group_credentials& creds,
+                                           const group_runtime& rt, const std::string& path);
+
+/// site -> operator-account target: spec.sites[].address when set, else "<site>" on 3306 (the
+/// Kubernetes Service name is filled in by the Kubernetes layer later).
+std::map<std::string, mysql_target> site_targets(const config::group_spec& spec,
+                                                 const group_credentials& creds);
+
+/// Children in start order: coordinator first (its handle goes into the slot the pollers read),
+/// then one poller per site. `path` is the group supervisor's own path.
+std::vector<child_spec> group_children(const std::string& group, const config::group_spec& spec,
+                                       const group_credentials& creds, const group_runtime& rt,
+                                       const std::string& path);
+
+caf::actor spawn_group_supervisor(caf::actor_system& sys, const std::string& path,
+                                  const std::string& group, const config::group_spec& spec,
+                                  const group_credentials& creds, const group_runtime& rt,
+                                  restart_policy policy = {});
+
+/// The same as a child of another supervisor (named "group:<group>").
+child_spec group_supervisor_child(const std::string& group, const config::group_spec& spec,
+                                  const group_credentials& creds, const group_runtime& rt,
+                                  restart_policy policy = {});
+
+}  // namespace br

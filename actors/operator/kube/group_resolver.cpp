@@ -1,0 +1,168 @@
+// The group source's front half: what a MysqlFailoverGroup object is (parsed, validated, its
+// credentials read, a new group's Secrets generated), and the detached watcher and resolver that
+// do the blocking API calls.
+#include "actors/operator/kube/group_source_detail.hpp"
+
+namespace br {
+
+using nlohmann::json;
+
+config::address_spec service_site_address(const std::string& ns, const std::string& group,
+                                          const std::string& site) {
+  return {"mysql-" + group + "-" + site + "." + ns + ".svc.cluster.local", 3306};
+}
+
+group_desired desire_from_event(const std::string& type, const json& object) {
+  group_desired d;
+  const json md = object.value("metadata", json::object());
+  d.ns = md.value("namespace", std::string{});
+  d.name = md.value("name", std::string{});
+  d.uid = md.value("uid", std::string{});
+  d.generation = md.value("generation", int64_t{0});
+  d.object_json = object.dump();
+  d.terminating = md.contains("deletionTimestamp");
+  if (type == "DELETED") {
+    d.deleted = true;
+    return d;
+  }
+  auto parsed = config::load_group_json(d.object_json, config::run_mode::kubernetes);
+  d.errors = parsed.errors;
+  d.valid = parsed.ok();
+  if (d.valid) {
+    d.spec = parsed.group.spec;
+    d.group = parsed.group;
+  }
+  return d;
+}
+
+std::string service_sidecar_address(const std::string& ns, const std::string& group,
+                                    const std::string& site) {
+  return render::sidecar_peer_address(group, site, ns);
+}
+
+config::group_spec runtime_spec(const config::group_spec& spec, const std::string& ns,
+                                const std::string& group, const site_address_fn& addr,
+                                const sidecar_address_fn& sidecar) {
+  auto out = spec;
+  for (auto& s : out.sites) s.address = addr(ns, group, s.name);
+  if (sidecar)
+    for (auto& s : out.sites) s.sidecar_address = sidecar(ns, group, s.name);
+  return out;
+}
+
+json invalid_spec_condition(const config::field_errors& errors, const std::string& now) {
+  std::string msg = "invalid spec (" + std::to_string(errors.size()) +
+                    (errors.size() == 1 ? " error): " : " errors): ");
+  for (size_t i = 0; i < errors.size(); ++i) msg += (i ? "; " : "") + errors[i].to_string();
+  return {{"type", "Ready"},
+          {"status", "False"},
+          {"reason", reason_invalid_spec},
+          {"message", msg},
+          {"lastTransitionTime", now}};
+}
+
+}  // namespace br
+
+namespace br::source_detail {
+
+namespace {
+
+/// A new group whose operator Secret is absent gets one with random passwords (never
+/// overwritten: a create that finds it already there changes nothing). "" or the Secret's name.
+std::string generate_secret_if_new(kube::client& c, const group_desired& d) {
+  if (!d.group.spec.credentials) return "";
+  const auto& name = d.group.spec.credentials->operator_secret;
+  auto have = c.get(kube::resources::secrets, d.ns, name, std::chrono::seconds(5));
+  if (have || !have.error().not_found()) return "";
+  kube::list_options lo;
+  lo.label_selector = "shipstream.io/failover-group=" + d.name;
+  auto pvcs = c.list(kube::resources::pvcs, d.ns, lo, std::chrono::seconds(5));
+  if (!pvcs) return "";
+  if (!may_generate_operator_secret(d.group, !(*pvcs)["items"].empty())) return "";
+  auto made = c.create(kube::resources::secrets, d.ns,
+                       generated_operator_secret(d.group, random_password), std::chrono::seconds(5));
+  if (!made) {
+    if (!made.error().already_exists())
+      log::warn("credentials Secret not generated",
+                {{"group", d.name}, {"namespace", d.ns}, {"error", made.error().describe()}});
+    return "";
+  }
+  log::info("credentials Secret generated", {{"group", d.name}, {"namespace", d.ns}, {"secret", name}});
+  return name;
+}
+
+/// The group's sidecar token: read from mysql-<g>-sidecar-token, created with a random token when
+/// absent (a create that finds one already there reads that one). "" when the API fails: the
+/// group then runs without pushes being accepted (gate rule 1 only), and a later event retries.
+std::string ensure_sidecar_token(kube::client& c, const group_desired& d) {
+  auto name = render::sidecar_token_secret(d.name);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto have = c.get(kube::resources::secrets, d.ns, name, std::chrono::seconds(5));
+    if (have) {
+      auto token = sidecar_token_of(*have);
+      if (token.empty())
+        log::warn("sidecar token Secret has no usable `token` key",
+                  {{"group", d.name}, {"namespace", d.ns}, {"secret", name}});
+      return token;
+    }
+    if (!have.error().not_found()) {
+      log::warn("sidecar token Secret not readable",
+                {{"group", d.name}, {"namespace", d.ns}, {"error", have.error().describe()}});
+      return "";
+    }
+    auto token = random_password(48);
+    auto made = c.create(kube::resources::secrets, d.ns,
+                         generated_sidecar_token_secret(d.group, token), std::chrono::seconds(5));
+    if (made) {
+      log::info("sidecar token Secret generated",
+                {{"group", d.name}, {"namespace", d.ns}, {"secret", name}});
+      return token;
+    }
+    if (!made.error().already_exists()) {
+      log::warn("sidecar token Secret not generated",
+                {{"group", d.name}, {"namespace", d.ns}, {"error", made.error().describe()}});
+      return "";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string now_rfc3339() {
+  return config::format_rfc3339(
+      std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+
+caf::behavior watcher(caf::event_based_actor*, std::shared_ptr<kube::client> client,
+                      std::shared_ptr<kube::reflector> refl, caf::actor_addr source) {
+  return {[=](run_atom) {
+    refl->run([&](const kube::watch_event& e) {
+      // A weak address back to a strong handle (no type involved).
+      if (auto h = caf::actor_cast<caf::actor>(source))
+        caf::anon_send(h, kube_event_atom::value, e.type, e.object.dump());
+    });
+    (void)client;  // keeps the client alive as long as the reflector runs
+  }};
+}
+
+caf::behavior resolver(caf::event_based_actor*, std::shared_ptr<kube::client> client) {
+  return {[=](resolve_atom, const std::string& type, const std::string& text) -> group_desired {
+    auto object = json::parse(text, nullptr, false);
+    if (object.is_discarded()) object = json::object();
+    auto d = desire_from_event(type, object);
+    if (d.deleted || d.terminating || !d.valid) return d;
+    d.generated_secret = generate_secret_if_new(*client, d);
+    d.problem = resolve_group_credentials(
+        d.spec,
+        [&](const std::string& secret) {
+          return client->get(kube::resources::secrets, d.ns, secret, std::chrono::seconds(5));
+        },
+        d.creds);
+    if (!d.problem) d.creds.sidecar_token = ensure_sidecar_token(*client, d);
+    return d;
+  }};
+}
+
+}  // namespace br::source_detail

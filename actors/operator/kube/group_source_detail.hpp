@@ -1,0 +1,122 @@
+// Internal to the group source (actors/operator/kube/group_source*.cpp, group_entries.cpp,
+// group_finalize.cpp, group_resolver.cpp): its state and the steps those files share.
+#pragma once
+
+#include "actors/operator/kube/group_lifecycle.hpp"
+
+#include <algorithm>
+
+#include <caf/all.hpp>
+
+#include <map>
+#include <set>
+
+#include "actors/common/http_worker.hpp"
+#include "actors/common/registry.hpp"
+#include "actors/operator/kube/core/generated_credentials.hpp"
+#include "actors/operator/kube/platform/kube_dns.hpp"
+#include "actors/operator/kube/core/kube_events.hpp"
+#include "actors/operator/kube/platform/kube_finalizer.hpp"
+#include "actors/operator/kube/platform/kube_router.hpp"
+#include "actors/operator/kube/platform/kube_taints.hpp"
+#include "actors/operator/kube/reconcile/reconciler.hpp"
+#include "actors/operator/api/status_hub.hpp"
+#include "config/render/names.hpp"
+#include "actors/operator/kube/core/kube_state_store.hpp"
+#include "actors/operator/api/operator_api.hpp"
+#include "actors/operator/kube/core/status_writer.hpp"
+#include "config/failover_group.hpp"
+#include "config/rfc3339.hpp"
+#include "io/kube/events.hpp"
+#include "io/log/log.hpp"
+
+#include "actors/operator/kube/group_source.hpp"
+
+namespace br::source_detail {
+
+using nlohmann::json;
+
+struct group_entry {
+  std::string ns, name, uid;
+  platform_handles platform;
+  std::shared_ptr<kube_group_context> context = std::make_shared<kube_group_context>();
+  kube_status_writer_actor status_writer;  // also takes the spec conditions
+  status_writer_actor hub;  // /ws/status feed in front of the status writer (null = none)
+  caf::actor supervisor;
+  bool stopping = false;  // a stop of `supervisor` is under way
+  bool deleted = false;
+  bool has_running = false;  // running_* describe the live supervisor
+  config::group_spec running_spec;
+  group_credentials running_creds;
+  int64_t running_generation = 0;
+  std::optional<group_desired> pending;  // start this once the supervisor is down
+  group_desired last;                    // newest resolution (credentials retry, restarts)
+  std::string spec_conditions = "[]";    // last sent to the status writer
+  std::string reported_problem;          // last Event reason+message, to send each once
+  bool finalize = false;                 // terminating: untaint + drop the finalizer once down
+  config::group_spec finalize_spec;
+};
+
+struct source_state {
+  group_source_options o;
+  std::string path;
+  caf::actor resolver;
+  std::vector<std::shared_ptr<kube::reflector>> reflectors;
+  std::map<std::string, group_entry> groups;  // "<ns>/<name>"
+  std::set<caf::actor_addr> group_links;      // supervisors whose exit message may still arrive
+  bool stopping = false;
+  caf::error stop_reason;
+  std::vector<caf::response_promise> stop_waiters;
+  static inline const char* name = "group_source";
+};
+
+using source_ptr = caf::stateful_actor<source_state>*;
+
+inline std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+inline bool same_creds(const group_credentials& a, const group_credentials& b) {
+  return a.operator_user == b.operator_user && a.operator_password == b.operator_password &&
+         a.replication_user == b.replication_user &&
+         a.replication_password == b.replication_password && a.sidecar_token == b.sidecar_token;
+}
+
+inline json fields(const group_entry& e) { return {{"group", e.name}, {"namespace", e.ns}}; }
+
+inline std::string group_path(source_ptr self, const group_entry& e) {
+  return self->state.path + "/group:" + e.name + "." + e.ns;
+}
+
+// -- shared steps --------------------------------------------------------------------------------
+
+std::string now_rfc3339();
+
+// group_resolver.cpp: the detached helpers.
+/// Blocks in the reflector loop; every change goes to the source as (kube_event, type, json).
+caf::behavior watcher(caf::event_based_actor*, std::shared_ptr<kube::client> client,
+                      std::shared_ptr<kube::reflector> refl, caf::actor_addr source);
+/// Parses, validates and reads the credentials of one object (blocking Secret reads).
+caf::behavior resolver(caf::event_based_actor*, std::shared_ptr<kube::client> client);
+
+// group_entries.cpp: one group's platform actors, supervisor, conditions and Events.
+void report(source_ptr self);
+void make_platform(source_ptr self, group_entry& e);
+void drop_platform(source_ptr self, group_entry& e);
+void set_spec_conditions(source_ptr self, group_entry& e, const json& conditions);
+void warn_once(source_ptr self, group_entry& e, const std::string& reason, const std::string& msg);
+void start_group(source_ptr self, group_entry& e, const group_desired& d);
+void stop_group(source_ptr self, group_entry& e);
+void finish_stop_if_done(source_ptr self);
+void begin_stop(source_ptr self, caf::error reason);
+void emit_normal(source_ptr self, group_entry& e, const std::string& reason,
+                 const std::string& msg);
+
+// group_finalize.cpp: entries, and the finalizer of a group being deleted.
+group_entry& ensure_entry(source_ptr self, const std::string& key, const group_desired& d);
+void forget_entry(source_ptr self, const std::string& key);
+void run_finalizer(source_ptr self, const std::string& key);
+void terminate_group(source_ptr self, const group_desired& d);
+
+// group_source.cpp: applying resolved objects and supervisor exits (group_lifecycle decides).
+void apply(source_ptr self, group_desired d);
+
+}  // namespace br::source_detail

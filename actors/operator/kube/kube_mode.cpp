@@ -1,0 +1,163 @@
+// Leadership actor: elector -> group source; S8 ordering on loss and on a clean stop.
+#include "actors/operator/kube/kube_mode.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/common/registry.hpp"
+#include "actors/operator/kube/core/leader_elector.hpp"
+#include "actors/operator/group/site_io.hpp"
+#include "io/log/log.hpp"
+
+namespace br {
+
+namespace {
+
+struct leadership_state {
+  kube_mode_options o;
+  std::string path;
+  std::string root;  // the parent's path ("root")
+  std::shared_ptr<op::lease_guard> guard;
+  caf::actor elector;
+  caf::actor source;
+  site_io_actor io;
+  bool leading = false;
+  bool stopping = false;
+  static inline const char* name = "leadership";
+};
+
+using lead_ptr = caf::stateful_actor<leadership_state>*;
+
+void start_source(lead_ptr self) {
+  auto& st = self->state;
+  auto so = st.o.source;
+  so.site_io = st.io;
+  so.guard = st.guard;
+  auto child = group_source_child(so);
+  auto path = st.root + "/" + child.name;
+  st.source = child.start(self, path);
+  self->link_to(st.source);  // killed with us; its exit is handled by the down handler
+  self->monitor(st.source);
+  if (auto r = find_registry(self->system()))
+    self->send(r, announce_atom::value,
+               actor_entry{path, child.name, child.kind, st.root, st.source.id()}, st.source);
+}
+
+/// Stops the group source (which stops every group first), then `then()`.
+void stop_source(lead_ptr self, std::function<void()> then) {
+  auto& st = self->state;
+  if (!st.source) {
+    then();
+    return;
+  }
+  self->request(st.source, st.o.lost_stop_timeout, stop_atom::value)
+      .then([=](bool) { then(); },
+            [=](caf::error& err) {
+              log::error("groups did not stop in time; killing them",
+                         {{"error", self->system().render(err)}});
+              self->send_exit(self->state.source, caf::exit_reason::kill);
+              then();
+            });
+}
+
+void clean_stop(lead_ptr self, caf::error reason) {
+  auto& st = self->state;
+  if (st.stopping) return;
+  st.stopping = true;
+  stop_source(self, [=] {
+    auto& s = self->state;
+    s.source = nullptr;
+    if (!s.elector) {
+      self->quit(reason);
+      return;
+    }
+    // The lease is released only after every group stopped: its release is our last write.
+    self->request(s.elector, s.o.election.renew_deadline + std::chrono::seconds(1), stop_atom::value)
+        .then([=]() { self->quit(reason); },
+              [=](caf::error&) { self->quit(reason); });
+  });
+}
+
+caf::behavior leadership(lead_ptr self, kube_mode_options o, std::string path) {
+  auto& st = self->state;
+  st.o = std::move(o);
+  st.path = path;
+  st.root = parent_of(path);
+  st.io = spawn_site_io(self->system());
+  auto io = st.io;
+  self->attach_functor([io] { caf::anon_send_exit(io, caf::exit_reason::user_shutdown); });
+  if (st.o.leader_elect) {
+    st.guard = std::make_shared<op::lease_guard>();
+    st.elector = self->spawn<caf::detached>(op::leader_elector, st.o.source.client, st.o.election,
+                                            st.guard,
+                                            caf::actor_cast<caf::actor>(self));  // own handle
+    self->monitor(st.elector);
+    report_step(self, path, "waiting for the lease " + st.o.election.ns + "/" + st.o.election.name);
+    log::info("waiting for the leader lease", {{"lease", st.o.election.name},
+                                               {"namespace", st.o.election.ns},
+                                               {"identity", st.o.election.identity}});
+  } else {
+    log::warn("leader election disabled; acting as the only operator", {});
+    st.leading = true;
+    report_step(self, path, "leading (election disabled)");
+    start_source(self);
+  }
+  self->set_exit_handler([=](caf::exit_msg& em) {
+    if (em.reason) clean_stop(self, em.reason);
+  });
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& s = self->state;
+    if (s.stopping) return;
+    if (dm.source == s.elector.address()) {
+      s.elector = nullptr;
+      if (s.leading) {
+        // Same as a loss: the guard may still look valid, so clear it before anything else.
+        s.guard->clear();
+        log::error("leader elector ended while leading; stopping every group", {});
+        clean_stop(self, caf::make_error(caf::sec::runtime_error, "leader elector ended"));
+      }
+      return;
+    }
+    if (dm.source == s.source.address()) {
+      s.source = nullptr;
+      log::error("group source ended", {{"error", dm.reason ? to_string(dm.reason) : "normal"}});
+      clean_stop(self, dm.reason ? dm.reason
+                                 : caf::make_error(caf::sec::runtime_error, "group source ended"));
+    }
+  });
+  return {
+      [=](leading_atom, const std::string& identity) {
+        auto& s = self->state;
+        if (s.leading || s.stopping) return;
+        s.leading = true;
+        log::info("leading; starting group work", {{"identity", identity}});
+        report_step(self, path, "leading as " + identity);
+        start_source(self);
+      },
+      [=](lost_atom, const std::string& identity) {
+        auto& s = self->state;
+        s.elector = nullptr;  // it quits after reporting
+        log::error("leader lease lost; stopping every group, then exiting", {{"identity", identity}});
+        report_step(self, path, "lease lost; stopping groups");
+        s.stopping = true;
+        stop_source(self, [=] {
+          self->state.source = nullptr;
+          log::error("groups stopped after the lease loss; exiting", {});
+          self->quit(caf::make_error(caf::sec::runtime_error, "leader lease lost"));
+        });
+      },
+  };
+}
+
+}  // namespace
+
+std::vector<child_spec> kube_mode_children(kube_mode_options o) {
+  child_spec c;
+  c.name = "leadership";
+  c.kind = "leadership";
+  c.start = [o](caf::event_based_actor* sup, const std::string& path) -> caf::actor {
+    return sup->spawn(leadership, o, path);
+  };
+  return {c};
+}
+
+}  // namespace br

@@ -1,0 +1,33 @@
+// Kubernetes mode wiring: leader election gating the group source; on lease loss stop groups, then fail.
+#pragma once
+
+#include <caf/actor_system.hpp>
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "actors/common/supervisor.hpp"
+#include "actors/operator/kube/group_source.hpp"
+#include "actors/operator/kube/core/lease_lock.hpp"
+
+namespace br {
+
+struct kube_mode_options {
+  bool leader_elect = true;
+  op::election_config election;  ///< ns, name, identity (POD_NAME) and the lease timings
+  /// The group source's options; site_io and guard are filled in here.
+  group_source_options source;
+  /// Bound on stopping every group after the lease was lost (they write nothing meanwhile: the
+  /// guard is cleared before the loss is reported).
+  std::chrono::milliseconds lost_stop_timeout{std::chrono::seconds(5)};
+};
+
+/// The root supervisor's children in Kubernetes mode: one "leadership" actor that runs the
+/// leader elector (detached), starts the group source ("root/group_source") once leading and,
+/// when the lease is lost, stops every group first and then fails with "leader lease lost" (the
+/// root supervisor must then stop, so run the root with max_restarts = 0 and the process exits
+/// non-zero, S8). On a clean stop: groups first, then the lease is released.
+std::vector<child_spec> kube_mode_children(kube_mode_options o);
+
+}  // namespace br

@@ -1,0 +1,32 @@
+// Kubernetes node taints: shipstream.io/db-readonly-<g>=true:NoExecute on a site's nodes (taintNodeSelector).
+#pragma once
+
+#include <caf/actor_system.hpp>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "actors/operator/kube/platform/kube_platform.hpp"
+#include "config/group_spec.hpp"
+#include "messages/interfaces.hpp"
+
+namespace br {
+
+/// Pure: "k1=v1,k2=v2" (keys sorted) from a taintNodeSelector.
+std::string label_selector(const config::string_map& selector);
+
+/// Pure: whether a node's spec.taints carries the group's readonly taint.
+bool has_readonly_taint(const nlohmann::json& node_taints, const std::string& group);
+
+/// Blocking: adds (`present`) or removes the group's readonly taint on every node the selector
+/// picks; each node is a read-modify-write retried on 409, nodes already right are not written
+/// (idempotent). "" on success, else what failed (the other nodes are still handled).
+std::string set_nodes_taint(kube::client& c, const kube_platform_options& o,
+                            const config::string_map& selector, bool present);
+
+/// Detached: (taint, group, site, on) -> true when the site's nodes carry (on) or lack (off) the
+/// taint. Sites without a taintNodeSelector, and readers, have nothing to do (true).
+taint_actor spawn_kube_taints(caf::actor_system& sys, kube_platform_options o);
+
+}  // namespace br

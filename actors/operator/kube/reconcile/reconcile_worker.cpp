@@ -1,0 +1,224 @@
+// The reconciler's blocking half: read the group, apply the rendered objects, report the workloads.
+#include "actors/operator/kube/reconcile/reconcile_worker.hpp"
+
+#include <caf/all.hpp>
+
+#include <algorithm>
+
+#include "actors/operator/kube/reconcile/reconcile_plan.hpp"
+#include "actors/operator/kube/core/status_writer.hpp"
+#include "config/render/group_objects.hpp"
+#include "config/render/names.hpp"
+#include "config/render/rollout.hpp"
+#include "io/kube/retry.hpp"
+#include "messages/atoms.hpp"
+
+namespace br {
+
+using nlohmann::json;
+
+namespace {
+
+const kube::resource_ref* resource_of(const std::string& kind) {
+  if (kind == "ConfigMap") return &kube::resources::configmaps;
+  if (kind == "PersistentVolumeClaim") return &kube::resources::pvcs;
+  if (kind == "Deployment") return &kube::resources::deployments;
+  if (kind == "Service") return &kube::resources::services;
+  if (kind == "PodDisruptionBudget") return &kube::resources::pdbs;
+  return nullptr;
+}
+
+std::string name_of(const json& obj) { return obj["metadata"].value("name", ""); }
+
+std::string site_of(const json& obj) {
+  return obj["metadata"].value("labels", json::object()).value(std::string{render::label_site}, "");
+}
+
+/// The group, parsed, with the reconciler version it keeps; or a report saying why not.
+struct loaded_group {
+  json object;
+  config::failover_group group;
+  int version = 0;
+};
+
+std::optional<loaded_group> load(kube::client& c, const kube_platform_options& o, json& report) {
+  auto got = c.get(mfg_resource, o.ns, o.group, o.call_timeout);
+  if (!got) {
+    report["state"] = got.error().not_found() ? "gone" : "error";
+    report["errors"].push_back("get group: " + got.error().describe());
+    return std::nullopt;
+  }
+  if ((*got)["metadata"].contains("deletionTimestamp")) {
+    report["state"] = "terminating";
+    return std::nullopt;
+  }
+  auto parsed = config::load_group_json(got->dump(), config::run_mode::kubernetes);
+  if (!parsed.ok()) {
+    report["state"] = "invalid";  // the group source reports it with field paths
+    for (const auto& e : parsed.errors) report["errors"].push_back(e.to_string());
+    return std::nullopt;
+  }
+  loaded_group lg;
+  lg.object = std::move(*got);
+  lg.group = std::move(parsed.group);
+  lg.version = choose_reconciler_version(read_reconcile_info(lg.object.value("status", json())),
+                                         lg.group.metadata.generation);
+  report["generation"] = lg.group.metadata.generation;
+  report["version"] = lg.version;
+  return lg;
+}
+
+std::string ensure_finalizer(kube::client& c, const kube_platform_options& o) {
+  const std::string fin{render::finalizer_graceful_shutdown};
+  auto r = kube::update_with_retry(
+      [&]() { return c.get(mfg_resource, o.ns, o.group, o.call_timeout); },
+      [&](json& obj) {
+        auto& md = obj["metadata"];
+        json fins = md.value("finalizers", json::array());
+        if (md.contains("deletionTimestamp") || !o.may_write()) return false;
+        if (std::find(fins.begin(), fins.end(), json(fin)) != fins.end()) return false;
+        fins.push_back(fin);
+        md["finalizers"] = fins;
+        return true;
+      },
+      [&](const json& obj) { return c.update(mfg_resource, obj, o.call_timeout); });
+  return r ? "" : "finalizer: " + r.error().describe();
+}
+
+}  // namespace
+
+json reconcile_pass(kube::client& c, const kube_platform_options& o) {
+  json report = {{"state", "ok"},      {"errors", json::array()},  {"created", json::array()},
+                 {"updated", json::array()}, {"deleted", json::array()}, {"sites", json::array()}};
+  auto fail = [&](const std::string& what) {
+    report["state"] = "error";
+    report["errors"].push_back(what);
+  };
+  if (!o.may_write()) {
+    fail("not leading: the lease guard is not valid");
+    return report;
+  }
+  auto lg = load(c, o, report);
+  if (!lg) return report;
+  if (auto p = ensure_finalizer(c, o); !p.empty()) fail(p);
+
+  render::render_options ro = o.render;
+  ro.reconciler_version = lg->version;
+  auto rendered = render::render_group(lg->group, ro);
+  if (!rendered.ok()) {
+    for (const auto& e : rendered.errors) fail(e.to_string());
+    return report;
+  }
+  std::vector<json> desired_deployments;
+  for (const auto& obj : rendered.objects) {
+    const auto kind = obj.value("kind", "");
+    const auto* res = resource_of(kind);
+    if (!res) continue;
+    const auto name = name_of(obj);
+    auto live = c.get(*res, o.ns, name, o.call_timeout);
+    if (!live && !live.error().not_found()) {
+      fail("get " + kind + " " + name + ": " + live.error().describe());
+      continue;
+    }
+    json live_obj = live ? *live : json(nullptr);
+    if (kind == "Deployment") {
+      desired_deployments.push_back(obj);
+      auto decision = render::needs_rollout(live_obj, obj);
+      json site = {{"name", site_of(obj)},
+                   {"exists", live.ok()},
+                   {"ready", live.ok() && deployment_ready(live_obj)},
+                   {"drift", json::array()}};
+      if (live.ok())
+        for (const auto& r : decision.reasons) site["drift"].push_back(r);
+      report["sites"].push_back(site);
+    }
+    auto w = plan_object_write(live_obj, obj);
+    if (w.kind == object_write_kind::none) continue;
+    if (!o.may_write()) {
+      fail("not leading: the lease guard is not valid");
+      return report;
+    }
+    auto r = w.kind == object_write_kind::create ? c.create(*res, o.ns, w.object, o.call_timeout)
+                                                 : c.update(*res, w.object, o.call_timeout);
+    if (!r) {
+      fail((w.kind == object_write_kind::create ? "create " : "update ") + kind + " " + name +
+           ": " + r.error().describe());
+      continue;
+    }
+    report[w.kind == object_write_kind::create ? "created" : "updated"].push_back(kind + "/" + name);
+    if (kind == "Deployment") report["sites"].back()["exists"] = true;
+  }
+
+  // my.cnf ConfigMaps no live Deployment mounts and no desired one names.
+  kube::list_options lo;
+  lo.label_selector = std::string{render::label_group} + "=" + o.group;
+  auto cms = c.list(kube::resources::configmaps, o.ns, lo, o.call_timeout);
+  auto deps = c.list(kube::resources::deployments, o.ns, lo, o.call_timeout);
+  if (!cms || !deps) {
+    fail("list for ConfigMap cleanup: " + (!cms ? cms.error() : deps.error()).describe());
+    return report;
+  }
+  std::vector<json> live_deps;
+  for (const auto& d : deps->value("items", json::array())) live_deps.push_back(d);
+  for (const auto& name :
+       render::unused_config_maps(my_cnf_config_maps(*cms), live_deps, rendered.objects)) {
+    if (!o.may_write()) break;
+    auto r = c.remove(kube::resources::configmaps, o.ns, name, {}, o.call_timeout);
+    if (r || r.error().not_found())
+      report["deleted"].push_back("ConfigMap/" + name);
+    else
+      fail("delete ConfigMap " + name + ": " + r.error().describe());
+  }
+  return report;
+}
+
+std::string roll_site(kube::client& c, const kube_platform_options& o, int version,
+                      const std::string& site) {
+  auto got = c.get(mfg_resource, o.ns, o.group, o.call_timeout);
+  if (!got) return "get group: " + got.error().describe();
+  auto parsed = config::load_group_json(got->dump(), config::run_mode::kubernetes);
+  if (!parsed.ok()) return "group spec is invalid";
+  render::render_options ro = o.render;
+  ro.reconciler_version = version;
+  auto rendered = render::render_group(parsed.group, ro);
+  if (!rendered.ok()) return "render: " + config::to_string(rendered.errors);
+  const json* desired = nullptr;
+  for (const auto& obj : rendered.objects)
+    if (obj.value("kind", "") == "Deployment" && site_of(obj) == site) desired = &obj;
+  if (!desired) return "no Deployment rendered for site " + site;
+  const auto name = name_of(*desired);
+  auto r = kube::update_with_retry(
+      [&]() { return c.get(kube::resources::deployments, o.ns, name, o.call_timeout); },
+      [&](json& live) {
+        if (!o.may_write() || !render::needs_rollout(live, *desired).needed) return false;
+        auto rv = live["metadata"].value("resourceVersion", "");
+        json next = *desired;
+        json labels = live["metadata"].value("labels", json::object());
+        json annotations = live["metadata"].value("annotations", json::object());
+        const json want_labels = (*desired)["metadata"].value("labels", json::object());
+        const json want_annotations = (*desired)["metadata"].value("annotations", json::object());
+        for (const auto& [k, v] : want_labels.items()) labels[k] = v;
+        for (const auto& [k, v] : want_annotations.items()) annotations[k] = v;
+        next["metadata"] = live["metadata"];
+        next["metadata"]["labels"] = labels;
+        next["metadata"]["annotations"] = annotations;
+        next["metadata"]["resourceVersion"] = rv;
+        if (live.contains("status")) next["status"] = live["status"];
+        live = std::move(next);
+        return true;
+      },
+      [&](const json& obj) { return c.update(kube::resources::deployments, obj, o.call_timeout); });
+  if (!r) return "update Deployment " + name + ": " + r.error().describe();
+  return o.may_write() ? "" : "not leading: the lease guard is not valid";
+}
+
+caf::behavior reconcile_worker(caf::event_based_actor*, kube_platform_options o) {
+  return {
+      [o](reconcile_atom) -> std::string { return reconcile_pass(*o.client, o).dump(); },
+      [o](roll_atom, int version, const std::string& site) -> std::string {
+        return roll_site(*o.client, o, version, site);
+      },
+  };
+}
+
+}  // namespace br
