@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "actors/common/runtime.hpp"
-#include "actors/sidecar/sidecar_app.hpp"
+#include "actors/sidecar/runtime/sidecar_app.hpp"
 #include "config/process_flags.hpp"
 #include "config/sidecar_config.hpp"
 #include "io/log/log.hpp"

@@ -8,8 +8,8 @@
 #include <memory>
 #include <optional>
 
-#include "actors/sidecar/fencing_monitor.hpp"
-#include "actors/sidecar/view_cache.hpp"
+#include "actors/sidecar/fencing/fencing_monitor.hpp"
+#include "actors/sidecar/fencing/view_cache.hpp"
 #include "actors/common/view_json.hpp"
 #include "tests/support/det_fixture.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/sidecar/fencing_rules.hpp"
+#include "actors/sidecar/fencing/fencing_rules.hpp"
 #include "messages/decisions.hpp"
 #include "tests/dst/checker.hpp"
 #include "tests/dst/faults.hpp"

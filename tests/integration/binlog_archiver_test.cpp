@@ -10,7 +10,7 @@
 #include <functional>
 #include <thread>
 
-#include "actors/sidecar/binlog_scan.hpp"
+#include "actors/sidecar/archive/binlog_scan.hpp"
 #include "io/binlog/binlog_file.hpp"
 #include "io/binlog/manifest.hpp"
 #include "io/http/client.hpp"

@@ -1,7 +1,7 @@
 // Archive plan: binlog index parsing and which sealed files a scan archives.
 #include <boost/test/unit_test.hpp>
 
-#include "actors/sidecar/archive_plan.hpp"
+#include "actors/sidecar/archive/archive_plan.hpp"
 
 using namespace br::sidecar;
 using br::binlog::manifest;

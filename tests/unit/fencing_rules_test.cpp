@@ -1,7 +1,7 @@
 // Table tests of the sidecar's pure fencing rules and view adoption (docs/safety.md rules 1, 2, 6).
 #include <boost/test/unit_test.hpp>
 
-#include "actors/sidecar/fencing_rules.hpp"
+#include "actors/sidecar/fencing/fencing_rules.hpp"
 
 using namespace br;
 using namespace br::sidecar;

@@ -1,8 +1,8 @@
-// Table tests of the pushed-view acknowledgement rule (actors/sidecar/push_rule.hpp): each fact a
+// Table tests of the pushed-view acknowledgement rule (actors/sidecar/fencing/push_rule.hpp): each fact a
 // pushed view meets, and what the sidecar does next.
 #include <boost/test/unit_test.hpp>
 
-#include "actors/sidecar/push_rule.hpp"
+#include "actors/sidecar/fencing/push_rule.hpp"
 
 using namespace br;
 using namespace br::sidecar;

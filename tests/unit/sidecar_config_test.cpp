@@ -4,7 +4,7 @@
 #include <map>
 
 #include "config/duration.hpp"
-#include "actors/sidecar/sidecar_api.hpp"
+#include "actors/sidecar/runtime/sidecar_api.hpp"
 #include "config/sidecar_config.hpp"
 
 using namespace br::config;

@@ -1,5 +1,5 @@
 // The pushed-view acknowledgement rule (see push_rule.hpp).
-#include "actors/sidecar/push_rule.hpp"
+#include "actors/sidecar/fencing/push_rule.hpp"
 
 namespace br::sidecar {
 

@@ -1,5 +1,5 @@
 // Binlog archive plan: index parsing and the sealed-and-not-archived selection.
-#include "actors/sidecar/archive_plan.hpp"
+#include "actors/sidecar/archive/archive_plan.hpp"
 
 #include <sstream>
 

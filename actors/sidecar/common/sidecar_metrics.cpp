@@ -1,5 +1,5 @@
 // The sidecar's Prometheus metric families, registered once on the process registry.
-#include "actors/sidecar/sidecar_metrics.hpp"
+#include "actors/sidecar/common/sidecar_metrics.hpp"
 
 #include "io/metrics/metrics.hpp"
 

@@ -1,6 +1,6 @@
 // fencing_monitor: rounds of view pulls and probes, then decide_fencing; fences through the worker.
-#include "actors/sidecar/fencing_monitor.hpp"
-#include "actors/sidecar/push_rule.hpp"
+#include "actors/sidecar/fencing/fencing_monitor.hpp"
+#include "actors/sidecar/fencing/push_rule.hpp"
 
 #include <caf/all.hpp>
 
@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "actors/common/registry.hpp"
-#include "actors/sidecar/sidecar_metrics.hpp"
+#include "actors/sidecar/common/sidecar_metrics.hpp"
 #include "actors/common/view_json.hpp"
 #include "io/codec/url.hpp"
 #include "io/http/router.hpp"

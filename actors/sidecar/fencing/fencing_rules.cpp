@@ -1,5 +1,5 @@
 // Pure sidecar fencing rules and the view adoption rule.
-#include "actors/sidecar/fencing_rules.hpp"
+#include "actors/sidecar/fencing/fencing_rules.hpp"
 
 #include <algorithm>
 

@@ -1,17 +1,17 @@
 // Sidecar wiring: child specs that (re)spawn each actor and publish its handle; routes.
 // Children are spawned typed and handed to the supervisor as caf::actor (typed to untyped casts:
 // the supervisor traps exits of children of every kind).
-#include "actors/sidecar/sidecar_app.hpp"
+#include "actors/sidecar/runtime/sidecar_app.hpp"
 
 #include <caf/all.hpp>
 
-#include "actors/sidecar/binlog_archiver.hpp"
-#include "actors/sidecar/boot_guard.hpp"
-#include "actors/sidecar/fencing_monitor.hpp"
+#include "actors/sidecar/archive/binlog_archiver.hpp"
+#include "actors/sidecar/fencing/boot_guard.hpp"
+#include "actors/sidecar/fencing/fencing_monitor.hpp"
 #include "actors/common/http_worker.hpp"
-#include "actors/sidecar/mysql_worker.hpp"
-#include "actors/sidecar/sidecar_api.hpp"
-#include "actors/sidecar/view_cache.hpp"
+#include "actors/sidecar/fencing/mysql_worker.hpp"
+#include "actors/sidecar/runtime/sidecar_api.hpp"
+#include "actors/sidecar/fencing/view_cache.hpp"
 
 namespace br::sidecar {
 

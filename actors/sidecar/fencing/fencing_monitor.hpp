@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/sidecar/fencing_rules.hpp"
-#include "actors/sidecar/sidecar_handles.hpp"
+#include "actors/sidecar/fencing/fencing_rules.hpp"
+#include "actors/sidecar/common/sidecar_handles.hpp"
 #include "messages/interfaces.hpp"
 
 namespace br::sidecar {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "actors/sidecar/sidecar_handles.hpp"
+#include "actors/sidecar/common/sidecar_handles.hpp"
 #include "config/sidecar_config.hpp"
 #include "io/http/router.hpp"
 #include "messages/sidecar.hpp"

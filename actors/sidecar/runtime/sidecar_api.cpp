@@ -1,10 +1,10 @@
 // sidecar_api routes: MySQL checks through the worker, views through the cache, pushes to the monitor.
-#include "actors/sidecar/sidecar_api.hpp"
+#include "actors/sidecar/runtime/sidecar_api.hpp"
 
 #include <caf/all.hpp>
 
 #include "actors/common/view_json.hpp"
-#include "actors/sidecar/binlog_archiver.hpp"
+#include "actors/sidecar/archive/binlog_archiver.hpp"
 #include "io/http/actor_ask.hpp"
 
 namespace br::sidecar {

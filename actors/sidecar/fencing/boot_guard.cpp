@@ -1,5 +1,5 @@
 // boot_guard: a short chain of requests (fence -> /active-site -> cache -> maybe unfence), then quit.
-#include "actors/sidecar/boot_guard.hpp"
+#include "actors/sidecar/fencing/boot_guard.hpp"
 
 #include <caf/all.hpp>
 

@@ -1,6 +1,6 @@
 // Archiver scan: read the index, plan, copy each file (temp file, fsync, rename), upsert the
 // manifest after each file so an interrupted scan keeps what it finished.
-#include "actors/sidecar/binlog_scan.hpp"
+#include "actors/sidecar/archive/binlog_scan.hpp"
 
 #include <sys/stat.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "actors/sidecar/archive_plan.hpp"
+#include "actors/sidecar/archive/archive_plan.hpp"
 #include "config/sidecar_config.hpp"
 #include "io/binlog/binlog_file.hpp"
 #include "io/binlog/manifest.hpp"

@@ -1,5 +1,5 @@
 // Binlog archiver actor: tick -> probe -> scan in the detached worker -> status and metrics.
-#include "actors/sidecar/binlog_archiver.hpp"
+#include "actors/sidecar/archive/binlog_archiver.hpp"
 
 #include <caf/all.hpp>
 
@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "actors/sidecar/sidecar_metrics.hpp"
+#include "actors/sidecar/common/sidecar_metrics.hpp"
 #include "io/binlog/manifest.hpp"
 #include "io/log/log.hpp"
 

@@ -1,10 +1,10 @@
 // View cache: epoch-monotonic adoption (fencing_rules::should_adopt), fsynced file, epoch gauge.
-#include "actors/sidecar/view_cache.hpp"
+#include "actors/sidecar/fencing/view_cache.hpp"
 
 #include <caf/all.hpp>
 
-#include "actors/sidecar/fencing_rules.hpp"
-#include "actors/sidecar/sidecar_metrics.hpp"
+#include "actors/sidecar/fencing/fencing_rules.hpp"
+#include "actors/sidecar/common/sidecar_metrics.hpp"
 #include "actors/common/view_json.hpp"
 #include "config/sidecar_config.hpp"
 #include "io/fs/atomic_file.hpp"

@@ -1,5 +1,5 @@
 // Local MySQL worker: probe, fence (super_read_only=ON, kill sessions, confirm), unfence.
-#include "actors/sidecar/mysql_worker.hpp"
+#include "actors/sidecar/fencing/mysql_worker.hpp"
 
 #include <caf/all.hpp>
 

@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "actors/sidecar/fencing_monitor.hpp"
-#include "actors/sidecar/sidecar_handles.hpp"
+#include "actors/sidecar/fencing/fencing_monitor.hpp"
+#include "actors/sidecar/common/sidecar_handles.hpp"
 
 namespace br::sidecar {
 

@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "actors/sidecar/binlog_scan.hpp"
-#include "actors/sidecar/sidecar_handles.hpp"
+#include "actors/sidecar/archive/binlog_scan.hpp"
+#include "actors/sidecar/common/sidecar_handles.hpp"
 #include "messages/interfaces.hpp"
 
 namespace br::sidecar {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "actors/common/supervisor.hpp"
-#include "actors/sidecar/sidecar_handles.hpp"
+#include "actors/sidecar/common/sidecar_handles.hpp"
 #include "config/sidecar_config.hpp"
 #include "io/http/router.hpp"
 
