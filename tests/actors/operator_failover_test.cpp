@@ -105,6 +105,22 @@ BOOST_FIXTURE_TEST_CASE(unreachable_primary_fails_over_once_and_persists_before_
 // A hung primary (SIGSTOP, black-holed network) never answers: each tick that finds the probe
 // still running counts as a failed poll, so detection takes about failureThreshold x pollInterval
 // (2 s here), not failureThreshold x the 5 s probe timeout (which would be after 16.5 s).
+BOOST_FIXTURE_TEST_CASE(a_plan_outside_the_topology_is_refused_not_run, two_sites) {
+  // A topology whose rules are async replication's but which has no failover plan: the
+  // coordinator must fail such a plan rather than start an executor for it.
+  static const topology no_failover{"test-no-failover", mysql_op::probe, {plan_kind::recover},
+                                    &br::step};
+  topo = &no_failover;
+  start_healthy();
+  io_rec->probe["a"] = failed_probe();
+  polls(3);
+  run();
+  BOOST_TEST(exec->plans.empty());
+  BOOST_TEST(!platform.rec->disk.plan_active);
+  BOOST_TEST(platform.rec->disk.plan.kind == plan_kind::failover);
+  BOOST_TEST(platform.rec->disk.plan.phase == plan_phase::failed);
+}
+
 BOOST_FIXTURE_TEST_CASE(a_hung_primary_is_detected_within_the_poll_cadence, two_sites) {
   start_healthy();
   io_rec->hung.insert("a");

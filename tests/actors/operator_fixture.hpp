@@ -58,6 +58,7 @@ struct operator_fixture : det_fixture {
   wall_time wall_base = wall_time(std::chrono::hours(24 * 365 * 50));
   config::group_spec spec;
   caf::actor sup;
+  const topology* topo = nullptr;  ///< null: async replication
 
   operator_fixture() {
     log::set_level(log::level::error);
@@ -88,6 +89,7 @@ struct operator_fixture : det_fixture {
   void start() {
     group_runtime rt;
     rt.site_io = io;
+    rt.topo = topo;
     rt.platform = platform.handles;
     rt.namespace_name = "test";
     auto rec = exec;

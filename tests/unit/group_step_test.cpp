@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "actors/operator/decide/group_step.hpp"
+#include "actors/operator/decide/topology.hpp"
 
 namespace br {
 // Printable enums for BOOST_TEST messages.
@@ -693,6 +694,22 @@ BOOST_AUTO_TEST_CASE(reports_of_unknown_sites_are_ignored) {
   report(rep("zz", site_state::writable));
   BOOST_TEST(effects.empty());
   BOOST_TEST(!st.reports.count("zz"));
+}
+
+// -- the topology seam ---------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(async_replication_is_a_topology_of_its_own) {
+  const auto& t = async_replication_topology();
+  BOOST_TEST(t.name == "async-replication");
+  BOOST_TEST((t.probe == mysql_op::probe));
+  for (auto k : {plan_kind::failover, plan_kind::switchover, plan_kind::recover, plan_kind::reclone})
+    BOOST_TEST(t.has_plan(k), to_string(k));
+  // Its step is the one these cases drive: the same input gives the same decision through it.
+  lose_primary(*this, gtid(U1, 1, 5), gtid(U1, 1, 7));
+  auto through_seam = t.step(rules, st, input::persisted{true, ""}, clock);
+  auto direct = step(rules, st, input::persisted{true, ""}, clock);
+  BOOST_TEST(through_seam.effects.size() == direct.effects.size());
+  BOOST_TEST(through_seam.state.executor_running == direct.state.executor_running);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -42,7 +42,7 @@ wall_time coordinator_wall_now(coordinator_self self) {
 std::optional<std::string> step_group(coordinator_self self, const group_input& in) {
   auto& st = self->state;
   step_clock clock{self->clock().now(), coordinator_wall_now(self)};
-  auto res = step(st.cfg.rules, std::move(st.group), in, clock);
+  auto res = st.cfg.topo->step(st.cfg.rules, std::move(st.group), in, clock);
   st.group = std::move(res.state);
   for (auto& e : res.effects) carry_out(self, e);
   if (!st.group.executor_running) st.executor = caf::actor{};

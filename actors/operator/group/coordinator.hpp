@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "actors/operator/decide/group_step.hpp"
+#include "actors/operator/decide/topology.hpp"
 #include "actors/operator/group/executor_deps.hpp"
 #include "messages/decisions.hpp"
 #include "messages/interfaces.hpp"
@@ -27,6 +28,8 @@ namespace br {
 struct coordinator_config {
   /// The rules' inputs from the spec (group, sites, roles, priorities, timings, policy).
   group_rules rules;
+  /// Whose rules: the topology's step decides (decide/topology.hpp).
+  const topology* topo = &async_replication_topology();
   std::string namespace_name;
   std::string path;  ///< registry path
   /// Status changes are coalesced for this long (view changes are written at once).

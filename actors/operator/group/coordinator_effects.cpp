@@ -131,6 +131,17 @@ void fence_site(self_ptr self, const std::string& site) {
 
 void start_executor(self_ptr self, const failover_plan& plan) {
   auto& st = self->state;
+  if (!st.cfg.topo->has_plan(plan.kind)) {
+    // A plan kind the topology does not have: fail the plan rather than run it.
+    plan_result r;
+    r.id = plan.id;
+    r.reached = plan.phase;
+    r.error = to_string(plan.kind) + " is not a plan of the " +
+              std::string(st.cfg.topo->name) + " topology";
+    log::error("plan refused", fields(self, plan.candidate));
+    self->send(self, plan_done_atom::value, std::move(r));
+    return;
+  }
   if (!st.cfg.make_executor) {
     log::error("no executor factory", fields(self));
     return;

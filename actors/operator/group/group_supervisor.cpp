@@ -27,6 +27,7 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
                                            const group_credentials& creds,
                                            const group_runtime& rt, const std::string& path) {
   coordinator_config c;
+  c.topo = rt.topo ? rt.topo : &async_replication_topology();
   auto& r = c.rules;
   r.group = group;
   c.namespace_name = rt.namespace_name;
@@ -104,6 +105,7 @@ std::vector<child_spec> group_children(const std::string& group, const config::g
   auto targets = site_targets(spec, creds);
   for (const auto& s : spec.sites) {
     site_poller_config pc;
+    pc.probe = ccfg.topo->probe;
     pc.group = group;
     pc.namespace_name = rt.namespace_name;
     pc.site = s.name;

@@ -35,6 +35,9 @@ struct group_runtime {
   platform_handles platform;
   /// Empty = spawn_failover_executor.
   executor_factory make_executor;
+  /// The group's replication topology (what pollers observe, how it decides, which plans exist);
+  /// null = async replication.
+  const topology* topo = nullptr;
   /// Empty = system clock.
   std::function<wall_time()> wall_clock;
   std::string namespace_name;

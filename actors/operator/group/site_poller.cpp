@@ -68,7 +68,7 @@ void start_probe(self_ptr self) {
   st.missed_tick = false;
   ++st.probes;
   mysql_command cmd;
-  cmd.op = mysql_op::probe;
+  cmd.op = st.cfg.probe;
   cmd.target = st.cfg.target;
   cmd.timeout = st.cfg.command_timeout;
   auto sent = self->clock().now();

@@ -69,6 +69,8 @@ struct site_poller_config {
   uint32_t recovery_threshold = 2;
   /// Jitter samples kept (a ring).
   size_t jitter_samples = 1024;
+  /// What each poll runs (the topology's observation).
+  mysql_op probe = mysql_op::probe;
 };
 
 struct site_poller_state {

@@ -1,0 +1,22 @@
+// The async-replication topology (see topology.hpp).
+#include "actors/operator/decide/topology.hpp"
+
+#include <algorithm>
+
+namespace br {
+
+bool topology::has_plan(plan_kind k) const {
+  return std::find(plans.begin(), plans.end(), k) != plans.end();
+}
+
+const topology& async_replication_topology() {
+  static const topology t{
+      "async-replication",
+      mysql_op::probe,
+      {plan_kind::failover, plan_kind::switchover, plan_kind::recover, plan_kind::reclone},
+      &step,
+  };
+  return t;
+}
+
+}  // namespace br
