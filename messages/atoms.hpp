@@ -46,6 +46,13 @@ using flush_atom = caf::atom_constant<caf::atom("flush")>;  // write what was co
 using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;    // one reconcile pass
 using roll_atom = caf::atom_constant<caf::atom("roll")>;              // roll one site's workload
 using finalize_atom = caf::atom_constant<caf::atom("finalize")>;      // group deleted: clean up
+using poll_stats_atom = caf::atom_constant<caf::atom("pollstats")>;   // a poller's cadence record
+// The failover executor's own timers and steps (sent to itself).
+using begin_atom = caf::atom_constant<caf::atom("begin")>;        // start the plan
+using deadline_atom = caf::atom_constant<caf::atom("deadline")>;  // a step's deadline passed
+using gate_atom = caf::atom_constant<caf::atom("gate")>;          // evaluate the promotion gate
+using retry_atom = caf::atom_constant<caf::atom("retry")>;        // probe again
+using push_atom = caf::atom_constant<caf::atom("push")>;          // (re)push the deposing view
 
 // Sidecar
 using self_fence_atom = caf::atom_constant<caf::atom("selffence")>;  // fence local MySQL

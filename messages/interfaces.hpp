@@ -10,6 +10,7 @@
 
 #include "messages/actor_info.hpp"
 #include "messages/atoms.hpp"
+#include "messages/group_status.hpp"
 #include "messages/operator.hpp"
 #include "messages/sidecar.hpp"
 #include "messages/mysql.hpp"
@@ -32,9 +33,14 @@ using registry_actor = caf::typed_actor<
     caf::replies_to<tree_atom>::with<std::string>>;
 
 /// Supervisor (dynamically typed `caf::actor`, because it traps exits of arbitrary children):
-/// - (child, name) -> caf::actor: the current handle of a running child, or an error.
+/// - (child, name) -> caf::actor: the current handle of a running child, or an error. Actors
+///   find their siblings this way (actors/common/child_lookup.hpp), never through shared cells.
 /// - (restarts, name) -> uint64_t: how often that child was restarted.
 /// - (stop) -> bool: stops children in reverse start order, waits for each, then quits normally.
+
+/// A supervision-tree member that only waits to be stopped (its exit runs a hook): (ping) is
+/// answered with nothing and only keeps the behaviour non-empty.
+using lifetime_hook_actor = caf::typed_actor<caf::reacts_to<ping_atom>>;
 
 // -- operator -----------------------------------------------------------------------------------
 
@@ -45,7 +51,7 @@ using site_io_actor = caf::typed_actor<caf::replies_to<mysql_command>::with<mysq
 /// Coordinator (one per group): owns the view, the epoch and the durable state; evaluates.
 /// - (observe, report): a site_poller's debounced observation.
 /// - (view) -> topology_view: the current authoritative view (/active-site).
-/// - (status) -> std::string: the group status as JSON (config/group_status shape).
+/// - (status) -> config::group_status: the group status (JSON only at the HTTP/Kubernetes edges).
 /// - (phase, plan_id, phase, promotion_gtid) -> bool: executor progress, true once persisted.
 /// - (plan_done, result): an executor finished (ok or with a named error).
 /// - (annotate, key, value) -> std::string: an admin annotation (e.g. the reclone token);
@@ -57,7 +63,7 @@ using site_io_actor = caf::typed_actor<caf::replies_to<mysql_command>::with<mysq
 using coordinator_actor = caf::typed_actor<
     caf::reacts_to<observe_atom, site_report>,
     caf::replies_to<view_atom>::with<topology_view>,
-    caf::replies_to<status_atom>::with<std::string>,
+    caf::replies_to<status_atom>::with<config::group_status>,
     caf::replies_to<phase_atom, uint64_t, plan_phase, std::string>::with<bool>,
     caf::reacts_to<plan_done_atom, plan_result>,
     caf::replies_to<annotate_atom, std::string, std::string>::with<std::string>,
@@ -85,7 +91,7 @@ using state_store_actor = caf::typed_actor<
     caf::replies_to<load_atom, std::string /*group*/>::with<durable_state>>;
 /// Status writer: the only writer of a group's status (skips equal writes, never blocks callers).
 using status_writer_actor =
-    caf::typed_actor<caf::reacts_to<status_atom, std::string /*group*/, std::string /*json*/>>;
+    caf::typed_actor<caf::reacts_to<status_atom, std::string /*group*/, config::group_status>>;
 /// The status hub (a status writer that also feeds GET /ws/status and the lag metrics):
 /// (tick) is internal, sent to itself every half interval.
 using status_hub_actor = status_writer_actor::extend<caf::reacts_to<tick_atom>>;
@@ -95,6 +101,61 @@ using status_hub_actor = status_writer_actor::extend<caf::reacts_to<tick_atom>>;
 using kube_status_writer_actor = status_writer_actor::extend<
     caf::reacts_to<spec_atom, std::string>, caf::reacts_to<reconcile_atom, std::string>,
     caf::reacts_to<retry_later_atom>>;
+
+/// A site poller (one per site): probes on its own drift-free ticks and reports to the
+/// coordinator, which it finds by asking the group supervisor.
+/// - (tick): internal, the next poll is due.
+/// - (pollstats) -> poll_stats: the cadence record (tools/bench scale).
+using site_poller_actor =
+    caf::typed_actor<caf::reacts_to<tick_atom>, caf::replies_to<poll_stats_atom>::with<poll_stats>>;
+
+/// The failover executor (one per running plan; the coordinator starts and monitors it). Every
+/// message is its own: (begin) starts the plan; (deadline, seq), (gate, seq), (retry, seq) and
+/// (push, site, seq) are timers and re-tries tagged with the step they belong to, dropped once
+/// that step is over. Progress leaves it as (phase ...) and (plan_done ...) to the coordinator.
+using executor_actor = caf::typed_actor<
+    caf::reacts_to<begin_atom>, caf::reacts_to<deadline_atom, uint64_t>,
+    caf::reacts_to<gate_atom, uint64_t>, caf::reacts_to<retry_atom, uint64_t>,
+    caf::reacts_to<push_atom, std::string /*site*/, uint64_t>>;
+
+/// An actor that only runs on its own ticks (a detached watcher looping on a blocking wait,
+/// the sidecar's boot guard waiting for its requests): (tick) is internal.
+using ticking_actor = caf::typed_actor<caf::reacts_to<tick_atom>>;
+
+// -- operator, Kubernetes mode ------------------------------------------------------------------
+
+/// Leader elector (detached; each lease call bounded): (tick) internal; (stop) releases the
+/// lease when leading, then quits (the answer comes once the release is done).
+using leader_elector_actor = caf::typed_actor<caf::reacts_to<tick_atom>, caf::reacts_to<stop_atom>>;
+/// Whoever the elector reports to: (leading, identity) once the lease is held; (lost, identity)
+/// when it could not be renewed in time (the guard is already cleared).
+using leadership_actor = caf::typed_actor<caf::reacts_to<leading_atom, std::string>,
+                                          caf::reacts_to<lost_atom, std::string>>;
+/// The reconciler (one per group): (tick) runs one pass; it re-arms itself.
+using reconciler_actor = caf::typed_actor<caf::reacts_to<tick_atom>>;
+/// The reconciler's detached worker: (reconcile) -> the pass report as JSON text;
+/// (roll, version, site) -> "" or what failed.
+using reconcile_worker_actor =
+    caf::typed_actor<caf::replies_to<reconcile_atom>::with<std::string>,
+                     caf::replies_to<roll_atom, int, std::string>::with<std::string>>;
+/// The Kubernetes status writer's detached worker: (write, desired JSON, owns_all) -> "" or the
+/// problem (one bounded read-merge-write with conflict retries).
+using status_api_worker_actor =
+    caf::typed_actor<caf::replies_to<write_atom, std::string, bool>::with<std::string>>;
+/// A one-shot detached worker: (finalize) -> "" or what failed (a deleted group's clean-up).
+using finalize_worker_actor = caf::typed_actor<caf::replies_to<finalize_atom>::with<std::string>>;
+/// The group source (watches MysqlFailoverGroups, runs one group supervisor per group):
+/// - (kubeevent, type, object JSON): from its watchers;
+/// - (retrylater, key), (finalize, key), (restart, key): its own timers;
+/// - (stop) -> bool: stop every group, then quit; (stop, supervisor id): a group did not stop in
+///   time, kill it.
+/// Its resolver (group_resolver.cpp) answers (resolve, type, JSON) -> group_desired, a value of
+/// the Kubernetes layer (it holds a parsed spec), so that interface is declared beside it.
+using group_source_actor = caf::typed_actor<
+    caf::reacts_to<kube_event_atom, std::string, std::string>,
+    caf::reacts_to<retry_later_atom, std::string>, caf::reacts_to<finalize_atom, std::string>,
+    caf::reacts_to<restart_atom, std::string>, caf::replies_to<stop_atom>::with<bool>,
+    caf::reacts_to<stop_atom, caf::actor_id>>;
 
 /// The platform a group runs against.
 struct platform_handles {

@@ -192,4 +192,21 @@ inline std::string to_string(plan_phase p) {
   return "pending";
 }
 
+/// A site poller's cadence record (answer to (pollstats); for tools/bench scale).
+struct poll_stats {
+  uint64_t ticks = 0;
+  uint64_t probes = 0;
+  uint64_t overlaps = 0;          ///< ticks that found the previous probe still running
+  std::vector<int64_t> jitter_us; ///< last samples: tick arrival minus its schedule (>= 0)
+  int64_t p50_us = 0;
+  int64_t p99_us = 0;
+  int64_t max_us = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, poll_stats& x) {
+  return f(caf::meta::type_name("poll_stats"), x.ticks, x.probes, x.overlaps, x.jitter_us,
+           x.p50_us, x.p99_us, x.max_us);
+}
+
 }  // namespace br

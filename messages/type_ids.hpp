@@ -5,6 +5,7 @@
 #include <caf/type_id.hpp>
 
 #include "messages/actor_info.hpp"
+#include "messages/group_status.hpp"
 #include "messages/gtid_set.hpp"
 #include "messages/operator.hpp"
 #include "messages/sidecar.hpp"
@@ -30,6 +31,10 @@ CAF_ADD_TYPE_ID(bloodraven, (br::http_call))
 CAF_ADD_TYPE_ID(bloodraven, (br::http_reply))
 CAF_ADD_TYPE_ID(bloodraven, (br::push_ack))
 CAF_ADD_TYPE_ID(bloodraven, (br::sidecar_status))
+CAF_ADD_TYPE_ID(bloodraven, (br::poll_stats))
+CAF_ADD_TYPE_ID(bloodraven, (br::config::site_status))
+CAF_ADD_TYPE_ID(bloodraven, (br::config::condition))
+CAF_ADD_TYPE_ID(bloodraven, (br::config::group_status))
 CAF_END_TYPE_ID_BLOCK(bloodraven)
 
 namespace br {

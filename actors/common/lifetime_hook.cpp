@@ -3,18 +3,18 @@
 
 #include <caf/all.hpp>
 
-#include "messages/atoms.hpp"
+#include "messages/interfaces.hpp"
 
 namespace br {
 
 child_spec lifetime_hook(std::string name, std::function<void()> on_stop) {
   return {std::move(name), "lifetime_hook",
-          [on_stop](caf::event_based_actor* sup, const std::string&) -> caf::actor {
-            return sup->spawn([on_stop](caf::event_based_actor* self) {
-              self->attach_functor([on_stop] { on_stop(); });
-              // It answers nothing of interest: a ping keeps the behaviour non-empty.
-              return caf::behavior{[](ping_atom) {}};
-            });
+          [on_stop](caf::local_actor* sup, const std::string&) -> caf::actor {
+            return as_child(sup->spawn(
+                [on_stop](lifetime_hook_actor::pointer self) -> lifetime_hook_actor::behavior_type {
+                  self->attach_functor([on_stop] { on_stop(); });
+                  return {[](ping_atom) {}};
+                }));
           }};
 }
 

@@ -216,7 +216,7 @@ child_spec supervisor_child(std::string name, restart_policy policy,
   child_spec spec;
   spec.name = name;
   spec.kind = "supervisor";
-  spec.start = [policy, children](caf::event_based_actor* sup, const std::string& path) {
+  spec.start = [policy, children](caf::local_actor* sup, const std::string& path) {
     return sup->spawn(supervisor_impl, path, policy, children);
   };
   return spec;

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <caf/actor.hpp>
+#include <caf/actor_cast.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/local_actor.hpp>
 #include <caf/timespan.hpp>
 
 #include <chrono>
@@ -30,8 +32,22 @@ struct restart_policy {
 struct child_spec {
   std::string name;
   std::string kind;
-  std::function<caf::actor(caf::event_based_actor* sup, const std::string& path)> start;
+  std::function<caf::actor(caf::local_actor* sup, const std::string& path)> start;
 };
+
+/// What a child_spec's `start` returns for a child spawned as a typed actor: the supervisor holds
+/// children of every kind as caf::actor (it only starts, stops and watches them). Its siblings
+/// get the typed interface back with ask_child (actors/common/child_lookup.hpp).
+template <class Handle>
+caf::actor as_child(const Handle& h) {
+  return caf::actor_cast<caf::actor>(h);  // typed to untyped: loses no authority, only the type
+}
+
+/// The handle of the supervisor that runs a child_spec's `start` (it passes itself; supervisors
+/// are dynamically typed), for children that ask it for their siblings.
+inline caf::actor supervisor_handle(caf::local_actor* sup) {
+  return caf::actor_cast<caf::actor>(sup);  // untyped to untyped
+}
 
 /// Delay before the n-th restart within the window (n >= 1): base * 2^(n-1), capped.
 caf::timespan backoff_delay(const restart_policy& p, size_t n);

@@ -78,7 +78,7 @@ struct exec_fixture : det_fixture {
   recording_platform platform = spawn_recording_platform(sys);
   site_io_actor io = spawn_fleet_io(sys, fl);
   coordinator_actor coordinator = spawn_recording_coordinator(sys, coord);
-  std::vector<caf::actor> executors;
+  std::vector<executor_actor> executors;
   std::shared_ptr<sidecar_fleet> sidecars = std::make_shared<sidecar_fleet>();
   bool with_sidecars = false;
 
@@ -168,8 +168,8 @@ struct exec_fixture : det_fixture {
     return p;
   }
 
-  caf::actor start(failover_plan plan) {
-    auto holder = std::make_shared<caf::actor>();
+  executor_actor start(failover_plan plan) {
+    auto holder = std::make_shared<executor_actor>();
     auto d = deps();
     sys.spawn([holder, plan, d](caf::event_based_actor* parent) {
       *holder = spawn_failover_executor(parent, plan, d);

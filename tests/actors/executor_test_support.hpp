@@ -203,7 +203,7 @@ inline coordinator_actor spawn_recording_coordinator(caf::actor_system& sys,
     return {
         [=](observe_atom, const site_report&) {},
         [=](view_atom) { return topology_view{}; },
-        [=](status_atom) { return std::string("{}"); },
+        [=](status_atom) { return config::group_status{}; },
         [=](phase_atom, uint64_t, plan_phase ph,
             const std::string& gtid) -> caf::typed_response_promise<bool> {
           rec->phases.emplace_back(ph, gtid);

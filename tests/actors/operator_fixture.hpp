@@ -46,7 +46,7 @@ inline const std::string U3 = "5e11fa47-71ca-11e1-9e33-c80aa9429562";
 struct executor_record {
   std::vector<failover_plan> plans;
   std::vector<executor_deps> deps;
-  std::vector<caf::actor> executors;
+  std::vector<executor_actor> executors;
 };
 
 struct operator_fixture : det_fixture {
@@ -94,11 +94,13 @@ struct operator_fixture : det_fixture {
     rt.namespace_name = "test";
     auto rec = exec;
     rt.make_executor = [rec](caf::local_actor* parent, failover_plan plan,
-                             executor_deps deps) -> caf::actor {
+                             executor_deps deps) -> executor_actor {
       rec->plans.push_back(plan);
       rec->deps.push_back(deps);
-      auto h = parent->spawn([](caf::event_based_actor*) -> caf::behavior {
-        return {[](int) {}};  // stays alive until killed
+      // A recording stand-in: ignores its timers and stays alive until killed.
+      auto h = parent->spawn([](executor_actor::pointer) -> executor_actor::behavior_type {
+        return {[](begin_atom) {}, [](deadline_atom, uint64_t) {}, [](gate_atom, uint64_t) {},
+                [](retry_atom, uint64_t) {}, [](push_atom, const std::string&, uint64_t) {}};
       });
       rec->executors.push_back(h);
       return h;

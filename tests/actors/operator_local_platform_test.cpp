@@ -11,11 +11,19 @@
 #include <unistd.h>
 
 #include "actors/operator/local/local_platform.hpp"
+#include "config/group_status.hpp"
 
 using namespace br;
 namespace fs = std::filesystem;
 
 namespace {
+
+/// A status whose JSON names `site` as active (the file holds that JSON).
+config::group_status status_naming(const std::string& site) {
+  config::group_status s;
+  s.active_site = site;
+  return s;
+}
 
 struct temp_dir {
   fs::path path;
@@ -191,7 +199,7 @@ BOOST_AUTO_TEST_CASE(status_writer_skips_identical_writes_and_dns_runs_its_hook)
   auto p = spawn_local_platform(sys, pc);
   caf::scoped_actor self{sys};
   auto status_file = d.file("g.status.json");
-  self->send(p.handles.status, status_atom::value, std::string("g"), std::string("{\"a\":1}"));
+  self->send(p.handles.status, status_atom::value, std::string("g"), status_naming("a"));
   bool dns_ok = false;
   self->request(p.handles.dns, std::chrono::seconds(20), dns_atom::value, std::string("g"),
                 std::string("b"), std::string("10.0.0.2"))
@@ -204,13 +212,13 @@ BOOST_AUTO_TEST_CASE(status_writer_skips_identical_writes_and_dns_runs_its_hook)
   for (int i = 0; i < 200 && !fs::exists(status_file); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   BOOST_REQUIRE(fs::exists(status_file));
-  BOOST_TEST(read_all(status_file) == "{\"a\":1}\n");
+  BOOST_TEST(read_all(status_file) == "{\"activeSite\":\"a\",\"epoch\":0}\n");
   { std::ofstream(status_file) << "touched"; }
-  self->send(p.handles.status, status_atom::value, std::string("g"), std::string("{\"a\":1}"));
-  self->send(p.handles.status, status_atom::value, std::string("g"), std::string("{\"a\":2}"));
-  for (int i = 0; i < 200 && read_all(status_file) != "{\"a\":2}\n"; ++i)
+  self->send(p.handles.status, status_atom::value, std::string("g"), status_naming("a"));
+  self->send(p.handles.status, status_atom::value, std::string("g"), status_naming("b"));
+  for (int i = 0; i < 200 && read_all(status_file) != "{\"activeSite\":\"b\",\"epoch\":0}\n"; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  BOOST_TEST(read_all(status_file) == "{\"a\":2}\n");
+  BOOST_TEST(read_all(status_file) == "{\"activeSite\":\"b\",\"epoch\":0}\n");
   stop_local_platform(p);
 }
 

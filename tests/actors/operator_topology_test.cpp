@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/group_status.hpp"
 #include "tests/actors/operator_fixture.hpp"
 
 using namespace br;
@@ -24,11 +25,12 @@ struct topo : operator_fixture {
   }
 
   nlohmann::json status() {
-    std::string s;
+    nlohmann::json s;
     self->send(coord(), status_atom::value);
     run();
-    self->receive([&](std::string& x) { s = x; }, caf::after(std::chrono::seconds(0)) >> [] {});
-    return nlohmann::json::parse(s);
+    self->receive([&](config::group_status& x) { s = x; },
+                  caf::after(std::chrono::seconds(0)) >> [] {});
+    return s;
   }
 };
 

@@ -47,7 +47,7 @@ const std::string after_roll = "2100-01-01T00:00:00Z";
 
 struct reconciler_fixture : test::det_fixture {
   std::shared_ptr<script> s = std::make_shared<script>();
-  caf::actor rec;
+  reconciler_actor rec;
 
   reconciler_fixture() {
     config::failover_group g;
@@ -68,8 +68,8 @@ struct reconciler_fixture : test::det_fixture {
     o.interval = 10s;
     o.busy_interval = 1s;
     auto sc = s;
-    o.make_worker = [sc](caf::event_based_actor* front) {
-      return front->spawn([sc]() -> caf::behavior {
+    o.make_worker = [sc](caf::local_actor* front) {
+      return front->spawn([sc]() -> reconcile_worker_actor::behavior_type {
         return {
             [sc](reconcile_atom) { return sc->report.dump(); },
             [sc](roll_atom, int, const std::string& site) {
@@ -82,15 +82,20 @@ struct reconciler_fixture : test::det_fixture {
     auto coord = sys.spawn([sc]() -> caf::behavior {
       return {
           [sc](view_atom) { return sc->view; },
-          [sc](status_atom) { return sc->status.dump(); },
+          [sc](status_atom) { return sc->status.get<config::group_status>(); },
           [sc](switchover_atom, const std::string& target) {
             sc->switchovers.push_back(target);
             return std::string("accepted: switchover to ") + target;
           },
       };
     });
-    o.coordinator = std::make_shared<coordinator_slot>();
-    o.coordinator->set(caf::actor_cast<coordinator_actor>(coord));
+    // A stand-in group supervisor: the reconciler asks it for (child, "coordinator").
+    o.supervisor = sys.spawn([coord](caf::event_based_actor*) -> caf::behavior {
+      return {[coord](child_atom, const std::string& name) -> caf::result<caf::actor> {
+        if (name == "coordinator") return coord;
+        return caf::make_error(caf::sec::invalid_argument, "no such child");
+      }};
+    });
     o.router = sys.spawn([sc]() -> router_actor::behavior_type {
       return {[sc](route_atom, const std::string&, const std::string& primary,
                    const std::vector<std::string>&) {
@@ -111,7 +116,7 @@ struct reconciler_fixture : test::det_fixture {
       }};
     });
     o.status = sys.spawn([sc]() -> kube_status_writer_actor::behavior_type {
-      return {[](status_atom, const std::string&, const std::string&) {},
+      return {[](status_atom, const std::string&, const config::group_status&) {},
               [](spec_atom, const std::string&) {},
               [sc](reconcile_atom, const std::string& part) {
                 sc->status_parts.push_back(json::parse(part));

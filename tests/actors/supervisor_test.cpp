@@ -28,7 +28,7 @@ child_spec test_child(std::string name, std::shared_ptr<counters> c) {
   child_spec s;
   s.name = name;
   s.kind = "test";
-  s.start = [name, c](caf::event_based_actor* sup, const std::string&) -> caf::actor {
+  s.start = [name, c](caf::local_actor* sup, const std::string&) -> caf::actor {
     ++c->starts;
     return sup->spawn([name, c](caf::event_based_actor* self) -> caf::behavior {
       self->attach_functor([name, c](const caf::error&) { c->stopped.push_back(name); });
@@ -263,7 +263,7 @@ BOOST_AUTO_TEST_CASE(stuck_child_is_killed_after_stop_timeout_without_killing_su
   child_spec stuck;
   stuck.name = "stuck";
   stuck.kind = "test";
-  stuck.start = [&order](caf::event_based_actor* sup, const std::string&) -> caf::actor {
+  stuck.start = [&order](caf::local_actor* sup, const std::string&) -> caf::actor {
     return sup->spawn([&order](caf::event_based_actor* self) -> caf::behavior {
       self->set_exit_handler([](caf::exit_msg&) {});  // ignores user_shutdown
       self->attach_functor([&order](const caf::error&) { order.push_back("stuck"); });

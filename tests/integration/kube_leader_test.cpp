@@ -35,7 +35,7 @@ struct candidate {
   std::shared_ptr<client> c;
   std::shared_ptr<lease_guard> guard = std::make_shared<lease_guard>();
   std::unique_ptr<caf::scoped_actor> listener;
-  caf::actor elector;
+  br::leader_elector_actor elector;
 };
 
 struct election_fixture {
@@ -54,7 +54,9 @@ struct election_fixture {
     k.c = std::make_shared<client>(br::kube_sim::test::sim_config(sim), co);
     k.listener = std::make_unique<caf::scoped_actor>(sys);
     k.elector = sys.spawn<caf::detached>(leader_elector, k.c, scaled(id, release), k.guard,
-                                         caf::actor_cast<caf::actor>(*k.listener));
+                                         // The test's receiving end stands in for the
+                                         // leadership actor (it receives leading/lost).
+                                         caf::actor_cast<br::leadership_actor>(*k.listener));
     return k;
   }
   // Waits up to `within` for (leading|lost) from the candidate's elector.

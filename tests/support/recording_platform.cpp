@@ -1,6 +1,8 @@
 // Recording platform actors and the scriptable mock site_io for virtual-time actor tests.
 #include "tests/support/recording_platform.hpp"
 
+#include "config/group_status.hpp"
+
 #include <caf/all.hpp>
 
 namespace br::test {
@@ -116,8 +118,9 @@ recording_platform spawn_recording_platform(caf::actor_system& sys) {
   p.handles.status =
       caf::actor_cast<status_writer_actor>(sys.spawn([rec](caf::event_based_actor* self) {
         fail_loudly(self, rec, "status");
-        return caf::behavior{[=](status_atom, const std::string& g, const std::string& json) {
-          rec->status[g] = json;
+        return caf::behavior{[=](status_atom, const std::string& g,
+                                 const config::group_status& status) {
+          rec->status[g] = nlohmann::json(status).dump();
           ++rec->status_writes;
         }};
       }));

@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 
 #include "actors/common/registry.hpp"
+#include "actors/common/supervisor.hpp"
 #include "actors/operator/group/site_io.hpp"
 #include "actors/operator/group/site_poller.hpp"
 #include "messages/interfaces.hpp"
@@ -56,7 +57,7 @@ br::coordinator_actor::behavior_type sink(br::coordinator_actor::pointer,
         }
       },
       [](br::view_atom) { return br::topology_view{}; },
-      [](br::status_atom) { return std::string{"{}"}; },
+      [](br::status_atom) { return br::config::group_status{}; },
       [](br::phase_atom, uint64_t, br::plan_phase, const std::string&) { return true; },
       [](br::plan_done_atom, const br::plan_result&) {},
       [](br::annotate_atom, const std::string&, const std::string&) {
@@ -89,7 +90,7 @@ struct totals {
 };
 
 /// Asks every poller for its poll_stats; `from` (optional) selects samples after a snapshot.
-totals collect(caf::scoped_actor& self, const std::vector<caf::actor>& pollers,
+totals collect(caf::scoped_actor& self, const std::vector<br::site_poller_actor>& pollers,
                const totals* from, std::vector<int64_t>* jitter_out) {
   totals t;
   t.samples.resize(pollers.size());
@@ -156,13 +157,16 @@ int main(int argc, char** argv) {
   br::spawn_registry(sys);  // pollers report steps to it, as in the operator
 
   auto counters = std::make_shared<sink_counters>();
-  auto slot = std::make_shared<br::coordinator_slot>();
-  slot->set(sys.spawn(sink, counters));
+  auto sink_handle = sys.spawn(sink, counters);
+  // Stands in for the group supervisor: the pollers ask it for (child, "coordinator").
+  auto sup = sys.spawn([sink_handle](caf::event_based_actor*) -> caf::behavior {
+    return {[sink_handle](br::child_atom, const std::string&) { return br::as_child(sink_handle); }};
+  });
   br::site_io_config io_cfg;
   io_cfg.workers = workers;
   auto io = br::spawn_site_io(sys, io_cfg);
 
-  std::vector<caf::actor> pollers;
+  std::vector<br::site_poller_actor> pollers;
   pollers.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     br::site_poller_config pc;
@@ -176,7 +180,7 @@ int main(int argc, char** argv) {
     pc.target.user = env_or("BR_BENCH_USER", "bloodraven");
     pc.target.password = env_or("BR_BENCH_PASSWORD", "bloodravenpw");
     pc.interval = milliseconds(interval_ms);
-    pollers.push_back(sys.spawn(br::site_poller, pc, io, slot));
+    pollers.push_back(sys.spawn(br::site_poller, pc, io, sup));
   }
 
   caf::scoped_actor self{sys};
@@ -218,7 +222,8 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   for (auto& p : pollers) self->send_exit(p, caf::exit_reason::user_shutdown);
   self->send_exit(io, caf::exit_reason::user_shutdown);
-  if (auto s = slot->get()) self->send_exit(s, caf::exit_reason::user_shutdown);
+  self->send_exit(sink_handle, caf::exit_reason::user_shutdown);
+  self->send_exit(sup, caf::exit_reason::user_shutdown);
   if (auto r = br::find_registry(sys)) self->send_exit(r, caf::exit_reason::user_shutdown);
   return 0;
 }

@@ -1,5 +1,6 @@
 // The operator's HTTP API handlers: each asks the group's current coordinator without blocking.
 #include "actors/operator/api/operator_api.hpp"
+#include "config/group_status.hpp"
 
 #include <caf/event_based_actor.hpp>
 
@@ -8,8 +9,10 @@
 #include "actors/operator/api/dashboard.hpp"
 #include "actors/operator/api/pitr_status.hpp"
 #include "actors/operator/api/status_shapes.hpp"
+#include "actors/common/child_lookup.hpp"
 #include "messages/atoms.hpp"
 #include "messages/interfaces.hpp"
+#include "actors/common/wall_clock.hpp"
 
 namespace br {
 
@@ -30,24 +33,18 @@ void ask_coordinator(caf::actor_system& sys, const caf::actor& supervisor,
     return;
   }
   sys.spawn([=](caf::event_based_actor* self) {
-    self->request(supervisor, timeout, child_atom::value, std::string("coordinator"))
-        .then(
-            [=](caf::actor& c) {
-              // The supervisor answers children of every kind as caf::actor; its "coordinator"
-              // child is a typed coordinator_actor (group_supervisor.cpp spawns it typed).
-              auto co = caf::actor_cast<coordinator_actor>(c);
-              self->request(co, timeout, Atom::value)
-                  .then(on_answer, [=](caf::error& e) { on_error(caf::to_string(e)); });
-            },
-            [=](caf::error& e) { on_error(caf::to_string(e)); });
+    ask_child<coordinator_actor>(
+        self, supervisor, "coordinator", timeout,
+        [=](coordinator_actor co) {
+          self->request(co, timeout, Atom::value)
+              .then(on_answer, [=](caf::error& e) { on_error(caf::to_string(e)); });
+        },
+        [=](caf::error& e) { on_error(caf::to_string(e)); });
   });
 }
 
 int64_t now_ms(const std::function<int64_t()>& clock) {
-  if (clock) return clock();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return clock ? clock() : unix_ms();
 }
 
 /// Validates a sidecar report; "" when fine, else what is wrong.
@@ -74,7 +71,7 @@ child_spec group_table::track(const std::string& namespace_name, const std::stri
     std::lock_guard<std::mutex> lk(mx_);
     groups_[key] = entry{namespace_name, group, {}};
   }
-  c.start = [this, inner, key](caf::event_based_actor* sup, const std::string& p) -> caf::actor {
+  c.start = [this, inner, key](caf::local_actor* sup, const std::string& p) -> caf::actor {
     auto h = inner(sup, p);
     std::lock_guard<std::mutex> lk(mx_);
     groups_[key].supervisor = h;
@@ -178,9 +175,8 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
       auto key = key_of(e.namespace_name, e.group);
       ask_coordinator<status_atom>(
           *sysp, e.supervisor, timeout,
-          [g, finish, key, groups, clock](std::string& text) {
-            auto cr = nlohmann::json::parse(text, nullptr, false);
-            if (cr.is_discarded() || !cr.is_object()) cr = nlohmann::json::object();
+          [g, finish, key, groups, clock](config::group_status& status) {
+            nlohmann::json cr = status;  // the HTTP edge: the value becomes JSON here
             auto j = api_status_entry(cr, now_ms(clock));
             auto reports = groups->reports(key);
             if (j.contains("sites") && j["sites"].is_array())

@@ -11,7 +11,9 @@
 
 #include "actors/operator/group/operator_metrics.hpp"
 #include "actors/operator/api/status_shapes.hpp"
+#include "config/group_status.hpp"
 #include "io/log/log.hpp"
+#include "actors/common/wall_clock.hpp"
 
 namespace br {
 
@@ -31,12 +33,7 @@ struct status_hub_state {
 
 using hub_ptr = status_hub_actor::stateful_pointer<status_hub_state>;
 
-int64_t wall_now_ms(const status_hub_config& c) {
-  if (c.wall_ms) return c.wall_ms();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t wall_now_ms(const status_hub_config& c) { return c.wall_ms ? c.wall_ms() : unix_ms(); }
 
 void send_group(hub_ptr self, const std::string& group, hub_group& g) {
   auto& cfg = self->state.cfg;
@@ -70,14 +67,10 @@ status_hub_actor::behavior_type status_hub(hub_ptr self, status_hub_config cfg) 
   self->state.cfg = std::move(cfg);
   self->delayed_send(self, self->state.cfg.interval / 2, tick_atom::value);
   return {
-      [=](status_atom, const std::string& group, const std::string& json) {
+      [=](status_atom, const std::string& group, const config::group_status& status) {
         auto& st = self->state;
-        if (st.cfg.forward) self->send(st.cfg.forward, status_atom::value, group, json);
-        auto parsed = nlohmann::json::parse(json, nullptr, false);
-        if (parsed.is_discarded() || !parsed.is_object()) {
-          log::warn("status hub: unparsable status", {{"group", group}});
-          return;
-        }
+        if (st.cfg.forward) self->send(st.cfg.forward, status_atom::value, group, status);
+        nlohmann::json parsed = status;  // /ws/status is an edge: the value becomes JSON here
         update_lag(st.cfg, group, parsed);
         auto& g = st.groups[group];
         g.status = std::move(parsed);

@@ -15,7 +15,7 @@ namespace {
 
 using self_ptr = coordinator_self;
 
-std::string status_json(self_ptr self) {
+config::group_status status_of(self_ptr self) {
   const auto& st = self->state;
   const auto& g = st.group;
   status_inputs in;
@@ -28,15 +28,13 @@ std::string status_json(self_ptr self) {
   in.view = g.view;
   in.evaluation = g.evaluation;
   in.evaluated = g.evaluated;
-  nlohmann::json j = build_group_status(in);
-  return j.dump();
+  return build_group_status(in);
 }
 
 }  // namespace
 
 wall_time coordinator_wall_now(coordinator_self self) {
-  auto& f = self->state.cfg.wall_clock;
-  return f ? f() : caf::make_timestamp();
+  return wall_now(self->state.cfg.wall_clock);
 }
 
 std::optional<std::string> step_group(coordinator_self self, const group_input& in) {
@@ -45,18 +43,18 @@ std::optional<std::string> step_group(coordinator_self self, const group_input& 
   auto res = st.cfg.topo->step(st.cfg.rules, std::move(st.group), in, clock);
   st.group = std::move(res.state);
   for (auto& e : res.effects) carry_out(self, e);
-  if (!st.group.executor_running) st.executor = caf::actor{};
+  if (!st.group.executor_running) st.executor = nullptr;
   return std::move(res.answer);
 }
 
 void flush_status(coordinator_self self) {
   auto& st = self->state;
   st.status_flush_scheduled = false;
-  auto json = status_json(self);
-  if (json == st.last_status) return;
-  st.last_status = json;
+  auto status = status_of(self);
+  if (st.last_status && status == *st.last_status) return;
+  st.last_status = status;
   if (st.cfg.deps.platform.status)
-    self->send(st.cfg.deps.platform.status, status_atom::value, st.cfg.rules.group, std::move(json));
+    self->send(st.cfg.deps.platform.status, status_atom::value, st.cfg.rules.group, std::move(status));
 }
 
 coordinator_actor::behavior_type coordinator(coordinator_self self, coordinator_config cfg) {
@@ -70,7 +68,7 @@ coordinator_actor::behavior_type coordinator(coordinator_self self, coordinator_
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& s = self->state;
     if (!s.executor || dm.source != s.executor.address()) return;
-    s.executor = caf::actor{};
+    s.executor = nullptr;
     step_group(self, input::executor_down{self->system().render(dm.reason)});
   });
   self->request(st.cfg.deps.platform.store, st.cfg.store_timeout, load_atom::value, st.cfg.rules.group)
@@ -85,7 +83,7 @@ coordinator_actor::behavior_type coordinator(coordinator_self self, coordinator_
   return {
       [=](observe_atom, site_report& r) { step_group(self, input::report{std::move(r)}); },
       [=](view_atom) { return self->state.group.view; },
-      [=](status_atom) { return status_json(self); },
+      [=](status_atom) { return status_of(self); },
       [=](phase_atom, uint64_t id, plan_phase phase, std::string& gtid) -> caf::result<bool> {
         auto& s = self->state;
         auto reply = s.next_reply++;

@@ -22,6 +22,7 @@
 #include "messages/decisions.hpp"
 #include "messages/interfaces.hpp"
 #include "messages/operator.hpp"
+#include "actors/common/wall_clock.hpp"
 
 namespace br {
 
@@ -40,7 +41,7 @@ struct coordinator_config {
   executor_deps deps;
   executor_factory make_executor;
   /// Wall clock for the cooldown record (injectable so virtual-time tests can drive it).
-  std::function<wall_time()> wall_clock;
+  wall_source wall_clock;
 };
 
 /// The coordinator actor's state: the group's rules and their state (actors/operator/decide/
@@ -49,11 +50,11 @@ struct coordinator_config {
 struct coordinator_state {
   coordinator_config cfg;
   group_state group;
-  caf::actor executor;
+  executor_actor executor;
   /// Answers owed to executors for (phase, ...) requests, by the id handed to step().
   std::map<uint64_t, caf::typed_response_promise<bool>> phase_replies;
   uint64_t next_reply = 1;
-  std::string last_status;
+  std::optional<config::group_status> last_status;  ///< the last one published
   bool status_flush_scheduled = false;
   // Best-effort pushes of every published view to the sidecars (one worker per sidecar).
   /// Shared with the exit hook that stops them (it runs after the state is destroyed).

@@ -147,9 +147,9 @@ void start_executor(self_ptr self, const failover_plan& plan) {
     return;
   }
   auto deps = st.cfg.deps;
-  // This actor's own handle (a typed actor cast to its own interface, not an untyped one).
-  deps.coordinator = caf::actor_cast<coordinator_actor>(self);
+  deps.coordinator = coordinator_actor{self};
   deps.registry_path = st.cfg.path;
+  deps.wall_clock = st.cfg.wall_clock;
   st.executor = st.cfg.make_executor(self, plan, deps);
   if (st.executor) self->monitor(st.executor);
 }

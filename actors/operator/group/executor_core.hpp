@@ -23,12 +23,6 @@
 
 namespace br::executor {
 
-using begin_atom = caf::atom_constant<caf::atom("begin")>;
-using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
-using gate_atom = caf::atom_constant<caf::atom("gate")>;
-using retry_atom = caf::atom_constant<caf::atom("retry")>;
-using push_atom = caf::atom_constant<caf::atom("push")>;
-
 /// Pause between confirmation probes (a promoted server answers at once; a repaired replica's IO
 /// thread needs a moment to connect).
 constexpr caf::timespan confirm_retry_interval = std::chrono::milliseconds(500);
@@ -69,7 +63,7 @@ struct executor_state {
   static inline const char* name = "failover_executor";
 };
 
-using exec_ptr = caf::stateful_actor<executor_state>*;
+using exec_ptr = executor_actor::stateful_pointer<executor_state>;
 
 // -- shared helpers (executor_core.cpp) ----------------------------------------------------------
 

@@ -16,6 +16,7 @@
 #include "messages/operator.hpp"
 #include "messages/mysql.hpp"
 #include "messages/topology.hpp"
+#include "actors/common/wall_clock.hpp"
 
 namespace br {
 
@@ -63,12 +64,14 @@ struct executor_deps {
   /// Registry path of the coordinator; the executor reports its steps under
   /// "<coordinator_path>/executor".
   std::string registry_path;
+  /// Wall clock for observedAt of the views it pushes (empty = system clock).
+  wall_source wall_clock;
 };
 
 /// How the coordinator starts an executor; injectable so tests can stub it. Production uses
 /// spawn_failover_executor (actors/operator/group/failover_executor.hpp).
 /// `parent` is the coordinator (any local actor can spawn).
 using executor_factory =
-    std::function<caf::actor(caf::local_actor* parent, failover_plan plan, executor_deps deps)>;
+    std::function<executor_actor(caf::local_actor* parent, failover_plan plan, executor_deps deps)>;
 
 }  // namespace br

@@ -139,13 +139,11 @@ void evaluate_gate(exec_ptr self) {
 namespace {
 
 /// The deposing view of this plan: no active site, the old primary being deposed.
-topology_view deposing_view(const failover_plan& p) {
+topology_view deposing_view(const failover_plan& p, const wall_source& clock) {
   topology_view v;
   v.epoch = p.epoch;
   v.deposing = p.old_primary;
-  v.observed_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
+  v.observed_at_ms = unix_ms(clock);
   return v;
 }
 
@@ -166,7 +164,7 @@ void push_deposing(exec_ptr self, const std::string& site) {
   if (addr == st.deps.sidecars.end() || addr->second.empty()) return;
   auto& w = (*st.push_workers)[site];
   if (!w) w = st.deps.http_worker();
-  auto view = deposing_view(st.plan);
+  auto view = deposing_view(st.plan, st.deps.wall_clock);
   auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
       st.deps.sidecar_request_timeout);
   auto call = view_push_call(addr->second, st.deps.sidecar_token, view, timeout);

@@ -127,8 +127,7 @@ void begin(exec_ptr self) {
   start_next(self);
 }
 
-caf::behavior executor_actor(caf::stateful_actor<executor_state>* self, failover_plan plan,
-                             executor_deps deps) {
+executor_actor::behavior_type executor(exec_ptr self, failover_plan plan, executor_deps deps) {
   auto& st = self->state;
   st.plan = std::move(plan);
   st.deps = std::move(deps);
@@ -163,9 +162,9 @@ caf::behavior executor_actor(caf::stateful_actor<executor_state>* self, failover
 
 }  // namespace executor
 
-caf::actor spawn_failover_executor(caf::local_actor* parent, failover_plan plan,
-                                   executor_deps deps) {
-  return parent->spawn(executor::executor_actor, std::move(plan), std::move(deps));
+executor_actor spawn_failover_executor(caf::local_actor* parent, failover_plan plan,
+                                       executor_deps deps) {
+  return parent->spawn(executor::executor, std::move(plan), std::move(deps));
 }
 
 }  // namespace br

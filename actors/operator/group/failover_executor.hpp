@@ -25,7 +25,7 @@
 
 namespace br {
 
-caf::actor spawn_failover_executor(caf::local_actor* parent, failover_plan plan,
-                                   executor_deps deps);
+executor_actor spawn_failover_executor(caf::local_actor* parent, failover_plan plan,
+                                       executor_deps deps);
 
 }  // namespace br

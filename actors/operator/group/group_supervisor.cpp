@@ -89,23 +89,20 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
 std::vector<child_spec> group_children(const std::string& group, const config::group_spec& spec,
                                        const group_credentials& creds, const group_runtime& rt,
                                        const std::string& path) {
-  auto slot = std::make_shared<coordinator_slot>();
   std::vector<child_spec> out;
   auto ccfg = make_coordinator_config(group, spec, creds, rt, path);
   out.push_back({"coordinator", "coordinator",
-                 [ccfg, slot](caf::event_based_actor* sup, const std::string& p) -> caf::actor {
+                 [ccfg](caf::local_actor* sup, const std::string& p) -> caf::actor {
                    auto cfg = ccfg;
                    cfg.path = p;
                    cfg.deps.registry_path = p;
-                   auto h = sup->spawn(coordinator, cfg);
-                   slot->set(h);
-                   // The supervisor holds children of every kind as caf::actor (typed to untyped).
-                   return caf::actor_cast<caf::actor>(h);
+                   return as_child(sup->spawn(coordinator, cfg));
                  }});
   auto targets = site_targets(spec, creds);
   for (const auto& s : spec.sites) {
     site_poller_config pc;
     pc.probe = ccfg.topo->probe;
+    pc.wall_clock = rt.wall_clock;
     pc.group = group;
     pc.namespace_name = rt.namespace_name;
     pc.site = s.name;
@@ -116,14 +113,15 @@ std::vector<child_spec> group_children(const std::string& group, const config::g
     pc.recovery_threshold = static_cast<uint32_t>(std::max(1, spec.recovery_threshold));
     auto io = rt.site_io;
     out.push_back({"poller:" + s.name, "site_poller",
-                   [pc, io, slot](caf::event_based_actor* sup, const std::string& p) -> caf::actor {
+                   [pc, io](caf::local_actor* sup, const std::string& p) -> caf::actor {
                      auto cfg = pc;
                      cfg.path = p;
-                     return sup->spawn(site_poller, cfg, io, slot);
+                     // The poller finds the coordinator by asking this supervisor.
+                     return as_child(sup->spawn(site_poller, cfg, io, supervisor_handle(sup)));
                    }});
   }
   if (rt.extra_children)
-    for (auto& c : rt.extra_children(slot)) out.push_back(std::move(c));
+    for (auto& c : rt.extra_children()) out.push_back(std::move(c));
   return out;
 }
 
@@ -141,7 +139,7 @@ child_spec group_supervisor_child(const std::string& group, const config::group_
   child_spec c;
   c.name = "group:" + group;
   c.kind = "group_supervisor";
-  c.start = [=](caf::event_based_actor* sup, const std::string& p) -> caf::actor {
+  c.start = [=](caf::local_actor* sup, const std::string& p) -> caf::actor {
     auto inner = supervisor_child(c.name, policy, group_children(group, spec, creds, rt, p));
     return inner.start(sup, p);
   };

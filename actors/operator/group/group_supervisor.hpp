@@ -15,6 +15,7 @@
 #include "actors/operator/group/site_poller.hpp"
 #include "config/group_spec.hpp"
 #include "messages/interfaces.hpp"
+#include "actors/common/wall_clock.hpp"
 
 namespace br {
 
@@ -39,7 +40,7 @@ struct group_runtime {
   /// null = async replication.
   const topology* topo = nullptr;
   /// Empty = system clock.
-  std::function<wall_time()> wall_clock;
+  wall_source wall_clock;
   std::string namespace_name;
   caf::timespan command_timeout{std::chrono::seconds(5)};
   caf::timespan status_coalesce{std::chrono::milliseconds(500)};
@@ -48,9 +49,9 @@ struct group_runtime {
   std::string sidecar_token;
   /// Spawns a detached HTTP worker for view pushes; empty = no pushes.
   std::function<http_worker_actor()> http_worker;
-  /// More children started after the pollers (Kubernetes mode: the reconciler); they reach the
-  /// coordinator through the slot. Empty = none.
-  std::function<std::vector<child_spec>(std::shared_ptr<coordinator_slot>)> extra_children;
+  /// More children started after the pollers (Kubernetes mode: the reconciler); they find the
+  /// coordinator by asking the group supervisor for (child, "coordinator"). Empty = none.
+  std::function<std::vector<child_spec>()> extra_children;
 };
 
 /// The coordinator configuration a spec yields (exposed for tests and tools).

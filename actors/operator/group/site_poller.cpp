@@ -15,11 +15,7 @@ namespace br {
 namespace {
 
 using namespace std::chrono;
-using self_ptr = caf::stateful_actor<site_poller_state>*;
-
-int64_t wall_ms() {
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
+using self_ptr = site_poller_self;
 
 int64_t percentile(std::vector<int64_t> v, double p) {
   if (v.empty()) return 0;
@@ -51,9 +47,10 @@ void report(self_ptr self, const mysql_outcome& out) {
   if (out.ok) r.probe = out.probe;
   r.error_kind = out.error_kind;
   r.error = out.error;
-  r.polled_at_ms = wall_ms();
-  if (auto c = st.coordinator ? st.coordinator->get() : coordinator_actor{})
-    self->send(c, observe_atom::value, std::move(r));
+  r.polled_at_ms = unix_ms(st.cfg.wall_clock);
+  st.coordinator.with(self, [self, r](const coordinator_actor& c) {
+    self->send(c, observe_atom::value, r);
+  });
   auto text = poller_step_text(st.debounced);
   if (text != st.last_step) {
     st.last_step = text;
@@ -143,12 +140,13 @@ std::string poller_step_text(const debounce_state& d) {
   return text;
 }
 
-caf::behavior site_poller(caf::stateful_actor<site_poller_state>* self, site_poller_config cfg,
-                          site_io_actor io, std::shared_ptr<coordinator_slot> coordinator) {
+site_poller_actor::behavior_type site_poller(site_poller_self self, site_poller_config cfg,
+                                             site_io_actor io, caf::actor supervisor) {
   auto& st = self->state;
   st.cfg = std::move(cfg);
   st.io = std::move(io);
-  st.coordinator = std::move(coordinator);
+  st.coordinator = child_ref<coordinator_actor>(std::move(supervisor), "coordinator");
+  self->set_down_handler([=](caf::down_msg& dm) { self->state.coordinator.on_down(dm); });
   if (st.cfg.interval <= caf::timespan{0}) st.cfg.interval = seconds(2);
   announce(self, st.cfg.path, "site_poller");
   st.last_step = "polling";

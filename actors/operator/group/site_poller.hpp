@@ -10,52 +10,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "actors/common/child_lookup.hpp"
 #include "messages/interfaces.hpp"
 #include "messages/operator.hpp"
+#include "actors/common/wall_clock.hpp"
 
 namespace br {
-
-/// (pollstats) -> poll_stats: the poller's cadence record (for tools/bench scale).
-using poll_stats_atom = caf::atom_constant<caf::atom("pollstats")>;
-
-struct poll_stats {
-  uint64_t ticks = 0;
-  uint64_t probes = 0;
-  uint64_t overlaps = 0;          ///< ticks that found the previous probe still running
-  std::vector<int64_t> jitter_us; ///< last samples: tick arrival minus its schedule (>= 0)
-  int64_t p50_us = 0;
-  int64_t p99_us = 0;
-  int64_t max_us = 0;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, poll_stats& x) {
-  return f(caf::meta::type_name("poll_stats"), x.ticks, x.probes, x.overlaps, x.jitter_us,
-           x.p50_us, x.p99_us, x.max_us);
-}
-
-/// Where a poller sends its reports. The group supervisor restarts the coordinator with a new
-/// handle; pollers read the current one from this slot on every report instead of holding a stale
-/// handle (set by the coordinator's child_spec, read from poller threads: hence the mutex).
-class coordinator_slot {
- public:
-  void set(coordinator_actor h) {
-    std::lock_guard<std::mutex> g(mx_);
-    h_ = std::move(h);
-  }
-  coordinator_actor get() const {
-    std::lock_guard<std::mutex> g(mx_);
-    return h_;
-  }
-
- private:
-  mutable std::mutex mx_;
-  coordinator_actor h_;
-};
 
 struct site_poller_config {
   std::string group;
@@ -69,6 +32,8 @@ struct site_poller_config {
   uint32_t recovery_threshold = 2;
   /// Jitter samples kept (a ring).
   size_t jitter_samples = 1024;
+  /// Wall clock for the reports' polledAt (empty = system clock).
+  wall_source wall_clock;
   /// What each poll runs (the topology's observation).
   mysql_op probe = mysql_op::probe;
 };
@@ -76,7 +41,9 @@ struct site_poller_config {
 struct site_poller_state {
   site_poller_config cfg;
   site_io_actor io;
-  std::shared_ptr<coordinator_slot> coordinator;
+  /// The group's coordinator, found by asking the group supervisor (a restart gives it a new
+  /// handle: the old one goes down and the next report asks again).
+  child_ref<coordinator_actor> coordinator;
   debounce_state debounced;
   bool in_flight = false;
   bool missed_tick = false;  ///< a tick came while probing: probe again as soon as it returns
@@ -106,7 +73,10 @@ poll_result classify_poll(const mysql_outcome& out);
 /// "writable", "unreachable (3 failures)", "read-only (1 failure)"...
 std::string poller_step_text(const debounce_state& d);
 
-caf::behavior site_poller(caf::stateful_actor<site_poller_state>* self, site_poller_config cfg,
-                          site_io_actor io, std::shared_ptr<coordinator_slot> coordinator);
+using site_poller_self = site_poller_actor::stateful_pointer<site_poller_state>;
+
+/// `supervisor` is the group supervisor: it answers (child, "coordinator").
+site_poller_actor::behavior_type site_poller(site_poller_self self, site_poller_config cfg,
+                                             site_io_actor io, caf::actor supervisor);
 
 }  // namespace br

@@ -54,15 +54,16 @@ void make_platform(source_ptr self, group_entry& e) {
 }
 
 void drop_platform(source_ptr self, group_entry& e) {
-  // Typed platform handles to untyped ones, only to stop them (typed to untyped).
-  for (auto h : {caf::actor_cast<caf::actor>(e.platform.status),
-                 caf::actor_cast<caf::actor>(e.platform.store),
-                 caf::actor_cast<caf::actor>(e.platform.events),
-                 caf::actor_cast<caf::actor>(e.platform.router),
-                 caf::actor_cast<caf::actor>(e.platform.dns),
-                 caf::actor_cast<caf::actor>(e.platform.taints)})
+  auto stop = [self](const auto& h) {
     if (h) self->send_exit(h, caf::exit_reason::user_shutdown);
-  if (e.hub) self->send_exit(e.hub, caf::exit_reason::user_shutdown);
+  };
+  stop(e.platform.status);
+  stop(e.platform.store);
+  stop(e.platform.events);
+  stop(e.platform.router);
+  stop(e.platform.dns);
+  stop(e.platform.taints);
+  stop(e.hub);
   e.hub = nullptr;
   e.platform = platform_handles{};
   e.status_writer = nullptr;
@@ -83,15 +84,14 @@ void warn_once(source_ptr self, group_entry& e, const std::string& reason, const
   ev.type = "Warning";
   ev.reason = reason;
   ev.message = msg;
-  ev.time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                   std::chrono::system_clock::now().time_since_epoch())
-                   .count();
+  ev.time_ms = unix_ms(self->state.o.wall_clock);
   self->send(e.platform.events, event_atom::value, ev);
 }
 
 void start_group(source_ptr self, group_entry& e, const group_desired& d) {
   auto& o = self->state.o;
   group_runtime rt;
+  rt.wall_clock = o.wall_clock;
   rt.site_io = o.site_io;
   rt.platform = e.platform;
   rt.namespace_name = e.ns;
@@ -125,11 +125,8 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
     ro.status = e.status_writer;
     ro.interval = o.reconcile_interval;
     ro.busy_interval = o.reconcile_busy_interval;
-    rt.extra_children = [ro](std::shared_ptr<coordinator_slot> slot) {
-      auto r = ro;
-      r.coordinator = std::move(slot);
-      return std::vector<child_spec>{reconciler_child(r)};
-    };
+    ro.wall_clock = o.wall_clock;
+    rt.extra_children = [ro] { return std::vector<child_spec>{reconciler_child(ro)}; };
   }
   auto spec = runtime_spec(d.spec, e.ns, e.name, o.site_address, o.sidecar_address);
   auto child = group_supervisor_child(e.name, spec, d.creds, rt, o.group_policy);
@@ -162,7 +159,9 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
 void stop_group(source_ptr self, group_entry& e) {
   if (!e.supervisor || e.stopping) return;
   e.stopping = true;
-  self->send(e.supervisor, stop_atom::value);
+  // Its down message does the work; the answer only says it began stopping in order.
+  self->request(e.supervisor, std::chrono::seconds(10), stop_atom::value)
+      .then([](bool) {}, [](caf::error&) {});
   // Should the supervisor hang, the kill still reaches every child through the links.
   self->delayed_send(self, std::chrono::seconds(10), stop_atom::value, e.supervisor.id());
 }
@@ -197,9 +196,7 @@ void emit_normal(source_ptr self, group_entry& e, const std::string& reason,
   ev.group = e.name;
   ev.reason = reason;
   ev.message = msg;
-  ev.time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                   std::chrono::system_clock::now().time_since_epoch())
-                   .count();
+  ev.time_ms = unix_ms(self->state.o.wall_clock);
   self->send(e.platform.events, event_atom::value, ev);
 }
 

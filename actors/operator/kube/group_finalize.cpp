@@ -5,7 +5,7 @@
 namespace br::source_detail {
 
 /// Blocks (detached callers only) until `h` has terminated, at most `timeout`.
-bool wait_gone(caf::actor_system& sys, const caf::actor& h, caf::timespan timeout) {
+bool wait_gone(caf::actor_system& sys, const taint_actor& h, caf::timespan timeout) {
   caf::scoped_actor waiter{sys};
   waiter->monitor(h);
   bool gone = false;
@@ -31,10 +31,11 @@ void run_finalizer(source_ptr self, const std::string& key) {
   // The group's taint writer may still hold a taint the stopped executor queued; were it to run
   // after the untaint below, a node would stay tainted with no group left to clear it. So it is
   // stopped first and the worker waits for it to be gone before touching any node.
-  auto taints = caf::actor_cast<caf::actor>(e.platform.taints);  // typed to untyped, to wait on
+  auto taints = e.platform.taints;
   e.platform.taints = nullptr;
   if (taints) self->send_exit(taints, caf::exit_reason::user_shutdown);
-  auto worker = self->spawn<caf::detached>([=](caf::event_based_actor* w) -> caf::behavior {
+  auto worker = self->spawn<caf::detached>(
+      [=](finalize_worker_actor::pointer w) -> finalize_worker_actor::behavior_type {
     return {[=](finalize_atom) -> std::string {
       if (taints && !wait_gone(w->system(), taints, po.call_timeout * 2))
         return "the group's taint writer is still busy";

@@ -129,25 +129,26 @@ std::string ensure_sidecar_token(kube::client& c, const group_desired& d) {
 
 }  // namespace
 
-std::string now_rfc3339() {
-  return config::format_rfc3339(
-      std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
-}
 
 
-caf::behavior watcher(caf::event_based_actor*, std::shared_ptr<kube::client> client,
-                      std::shared_ptr<kube::reflector> refl, caf::actor_addr source) {
+watcher_actor::behavior_type watcher(watcher_actor::pointer, std::shared_ptr<kube::client> client,
+                                     std::shared_ptr<kube::reflector> refl,
+                                     group_source_actor source) {
+  // Held weakly: a strong handle here would keep the source alive while the reflector blocks.
+  auto weak = caf::actor_cast<caf::weak_actor_ptr>(source);
+  source = nullptr;
   return {[=](run_atom) {
     refl->run([&](const kube::watch_event& e) {
-      // A weak address back to a strong handle (no type involved).
-      if (auto h = caf::actor_cast<caf::actor>(source))
+      // The weak pointer back to a strong handle of the same typed interface it was taken from.
+      if (auto h = caf::actor_cast<group_source_actor>(weak.lock()))
         caf::anon_send(h, kube_event_atom::value, e.type, e.object.dump());
     });
     (void)client;  // keeps the client alive as long as the reflector runs
   }};
 }
 
-caf::behavior resolver(caf::event_based_actor*, std::shared_ptr<kube::client> client) {
+resolver_actor::behavior_type resolver(resolver_actor::pointer,
+                                       std::shared_ptr<kube::client> client) {
   return {[=](resolve_atom, const std::string& type, const std::string& text) -> group_desired {
     auto object = json::parse(text, nullptr, false);
     if (object.is_discarded()) object = json::object();

@@ -66,7 +66,7 @@ void apply(source_ptr self, group_desired d) {
   auto& e = ensure_entry(self, key, d);
   e.last = d;
   if (dec.action == a::report_invalid) {
-    auto cond = invalid_spec_condition(d.errors, now_rfc3339());
+    auto cond = invalid_spec_condition(d.errors, now_rfc3339(self));
     auto f = fields(e);
     f["generation"] = d.generation;
     f["errors"] = config::to_string(d.errors);
@@ -87,7 +87,7 @@ void apply(source_ptr self, group_desired d) {
                                       {"status", "False"},
                                       {"reason", d.problem.reason},
                                       {"message", d.problem.message},
-                                      {"lastTransitionTime", now_rfc3339()}}}));
+                                      {"lastTransitionTime", now_rfc3339(self)}}}));
     warn_once(self, e, d.problem.reason, d.problem.message);
     self->delayed_send(self, st.o.credential_retry, retry_later_atom::value, key);
     return;
@@ -120,7 +120,7 @@ void apply(source_ptr self, group_desired d) {
 }
 
 void resolve(source_ptr self, const std::string& type, const std::string& text) {
-  self->request(self->state.resolver, caf::infinite, resolve_atom::value, type, text)
+  self->request(self->state.resolver, resolve_budget, resolve_atom::value, type, text)
       .then([=](group_desired& d) { apply(self, std::move(d)); },
             [=](caf::error& err) {
               log::error("group resolve failed", {{"error", self->system().render(err)}});
@@ -192,7 +192,8 @@ void on_group_down(source_ptr self, const caf::down_msg& dm) {
   }
 }
 
-caf::behavior group_source(source_ptr self, group_source_options o, std::string path) {
+group_source_actor::behavior_type group_source(source_ptr self, group_source_options o,
+                                               std::string path) {
   auto& st = self->state;
   st.o = std::move(o);
   st.path = path;
@@ -202,9 +203,8 @@ caf::behavior group_source(source_ptr self, group_source_options o, std::string 
   for (const auto& ns : nss) {
     auto refl = std::make_shared<kube::reflector>(*st.o.client, mfg_resource, ns, st.o.reflector);
     st.reflectors.push_back(refl);
-    auto w = self->spawn<caf::detached + caf::linked>(
-        watcher, st.o.client, refl,
-        caf::actor_cast<caf::actor_addr>(self));  // this actor's own (weak) address
+    auto w = self->spawn<caf::detached + caf::linked>(watcher, st.o.client, refl,
+                                                      group_source_actor{self});
     self->send(w, run_atom::value);
   }
   // However this actor ends, the blocked watchers must return.
@@ -247,7 +247,6 @@ caf::behavior group_source(source_ptr self, group_source_options o, std::string 
         begin_stop(self, caf::none);
         return rp;
       },
-      [](bool) {},  // a group supervisor confirming its stop (its down message does the work)
       [=](stop_atom, caf::actor_id id) {
         for (auto& [k, e] : self->state.groups)
           if (e.supervisor && e.supervisor.id() == id && e.stopping) {
@@ -268,10 +267,15 @@ child_spec group_source_child(group_source_options o) {
   child_spec c;
   c.name = "group_source";
   c.kind = "group_source";
-  c.start = [o](caf::event_based_actor* sup, const std::string& path) -> caf::actor {
-    return sup->spawn(source_detail::group_source, o, path);
+  c.start = [o](caf::local_actor* sup, const std::string& path) -> caf::actor {
+    return as_child(spawn_group_source(sup, o, path));
   };
   return c;
+}
+
+group_source_actor spawn_group_source(caf::local_actor* parent, group_source_options o,
+                                      std::string path) {
+  return parent->spawn(source_detail::group_source, std::move(o), std::move(path));
 }
 
 }  // namespace br

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/common/supervisor.hpp"
+#include "actors/common/wall_clock.hpp"
 #include "actors/operator/group/group_supervisor.hpp"
 #include "actors/operator/kube/core/kube_credentials.hpp"
 #include "actors/operator/kube/core/lease_lock.hpp"
@@ -72,6 +73,8 @@ struct group_source_options {
   std::shared_ptr<group_table> groups;     ///< /active-site, /status; may be null
   site_io_actor site_io;
   std::string instance;  ///< pod name (Event reportingInstance)
+  /// Wall clock of every group's actors (Event and condition times; empty = system clock).
+  wall_source wall_clock;
   site_address_fn site_address = service_site_address;
   sidecar_address_fn sidecar_address = service_sidecar_address;
   restart_policy group_policy;
@@ -108,6 +111,11 @@ nlohmann::json invalid_spec_condition(const config::field_errors& errors, const 
 /// supervisors under it ("<path>/group:<name>.<namespace>"), each with its own Kubernetes
 /// platform (status writer, state store, events). (stop) -> bool stops every group first.
 child_spec group_source_child(group_source_options o);
+
+/// The same actor spawned by `parent` at registry path `path` (the leadership actor starts it
+/// itself once it holds the lease).
+group_source_actor spawn_group_source(caf::local_actor* parent, group_source_options o,
+                                      std::string path);
 
 }  // namespace br
 

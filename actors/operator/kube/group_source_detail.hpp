@@ -31,10 +31,15 @@
 #include "io/log/log.hpp"
 
 #include "actors/operator/kube/group_source.hpp"
+#include "actors/common/wall_clock.hpp"
 
 namespace br::source_detail {
 
 using nlohmann::json;
+
+/// The group source's detached resolver (see resolver() below).
+using resolver_actor = caf::typed_actor<
+    caf::replies_to<resolve_atom, std::string /*type*/, std::string /*object*/>::with<group_desired>>;
 
 struct group_entry {
   std::string ns, name, uid;
@@ -60,7 +65,7 @@ struct group_entry {
 struct source_state {
   group_source_options o;
   std::string path;
-  caf::actor resolver;
+  resolver_actor resolver;
   std::vector<std::shared_ptr<kube::reflector>> reflectors;
   std::map<std::string, group_entry> groups;  // "<ns>/<name>"
   std::set<caf::actor_addr> group_links;      // supervisors whose exit message may still arrive
@@ -70,7 +75,7 @@ struct source_state {
   static inline const char* name = "group_source";
 };
 
-using source_ptr = caf::stateful_actor<source_state>*;
+using source_ptr = group_source_actor::stateful_pointer<source_state>;
 
 inline std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
@@ -88,14 +93,24 @@ inline std::string group_path(source_ptr self, const group_entry& e) {
 
 // -- shared steps --------------------------------------------------------------------------------
 
-std::string now_rfc3339();
+/// Now for condition times, from the source's wall clock.
+inline std::string now_rfc3339(source_ptr self) { return rfc3339_seconds(self->state.o.wall_clock); }
 
 // group_resolver.cpp: the detached helpers.
-/// Blocks in the reflector loop; every change goes to the source as (kube_event, type, json).
-caf::behavior watcher(caf::event_based_actor*, std::shared_ptr<kube::client> client,
-                      std::shared_ptr<kube::reflector> refl, caf::actor_addr source);
-/// Parses, validates and reads the credentials of one object (blocking Secret reads).
-caf::behavior resolver(caf::event_based_actor*, std::shared_ptr<kube::client> client);
+/// Blocks in the reflector loop on (run); every change goes to the source as
+/// (kube_event, type, json). It holds the source weakly: the source's exit stops the reflector.
+using watcher_actor = caf::typed_actor<caf::reacts_to<run_atom>>;
+watcher_actor::behavior_type watcher(watcher_actor::pointer, std::shared_ptr<kube::client> client,
+                                     std::shared_ptr<kube::reflector> refl,
+                                     group_source_actor source);
+/// Parses, validates and reads the credentials of one object (blocking Secret reads, each
+/// bounded): (resolve, type, object JSON) -> group_desired.
+/// Longest a resolution may wait and take: the resolver works through one object at a time and
+/// each of its Secret reads and writes is bounded (5 s); the budget covers a queue of them at
+/// start-up and only catches a wedged resolver.
+constexpr caf::timespan resolve_budget = std::chrono::minutes(5);
+resolver_actor::behavior_type resolver(resolver_actor::pointer,
+                                       std::shared_ptr<kube::client> client);
 
 // group_entries.cpp: one group's platform actors, supervisor, conditions and Events.
 void report(source_ptr self);

@@ -17,29 +17,29 @@ struct leadership_state {
   std::string path;
   std::string root;  // the parent's path ("root")
   std::shared_ptr<op::lease_guard> guard;
-  caf::actor elector;
-  caf::actor source;
+  leader_elector_actor elector;
+  group_source_actor source;
   site_io_actor io;
   bool leading = false;
   bool stopping = false;
   static inline const char* name = "leadership";
 };
 
-using lead_ptr = caf::stateful_actor<leadership_state>*;
+using lead_ptr = leadership_actor::stateful_pointer<leadership_state>;
 
 void start_source(lead_ptr self) {
   auto& st = self->state;
   auto so = st.o.source;
   so.site_io = st.io;
   so.guard = st.guard;
-  auto child = group_source_child(so);
-  auto path = st.root + "/" + child.name;
-  st.source = child.start(self, path);
+  auto path = st.root + "/group_source";
+  st.source = spawn_group_source(self, so, path);
   self->link_to(st.source);  // killed with us; its exit is handled by the down handler
   self->monitor(st.source);
   if (auto r = find_registry(self->system()))
     self->send(r, announce_atom::value,
-               actor_entry{path, child.name, child.kind, st.root, st.source.id()}, st.source);
+               actor_entry{path, "group_source", "group_source", st.root, st.source.id()},
+               as_child(st.source));
 }
 
 /// Stops the group source (which stops every group first), then `then()`.
@@ -77,7 +77,7 @@ void clean_stop(lead_ptr self, caf::error reason) {
   });
 }
 
-caf::behavior leadership(lead_ptr self, kube_mode_options o, std::string path) {
+leadership_actor::behavior_type leadership(lead_ptr self, kube_mode_options o, std::string path) {
   auto& st = self->state;
   st.o = std::move(o);
   st.path = path;
@@ -88,8 +88,7 @@ caf::behavior leadership(lead_ptr self, kube_mode_options o, std::string path) {
   if (st.o.leader_elect) {
     st.guard = std::make_shared<op::lease_guard>();
     st.elector = self->spawn<caf::detached>(op::leader_elector, st.o.source.client, st.o.election,
-                                            st.guard,
-                                            caf::actor_cast<caf::actor>(self));  // own handle
+                                            st.guard, leadership_actor{self});
     self->monitor(st.elector);
     report_step(self, path, "waiting for the lease " + st.o.election.ns + "/" + st.o.election.name);
     log::info("waiting for the leader lease", {{"lease", st.o.election.name},
@@ -154,8 +153,8 @@ std::vector<child_spec> kube_mode_children(kube_mode_options o) {
   child_spec c;
   c.name = "leadership";
   c.kind = "leadership";
-  c.start = [o](caf::event_based_actor* sup, const std::string& path) -> caf::actor {
-    return sup->spawn(leadership, o, path);
+  c.start = [o](caf::local_actor* sup, const std::string& path) -> caf::actor {
+    return as_child(sup->spawn(leadership, o, path));
   };
   return {c};
 }

@@ -1,5 +1,6 @@
 // Local platform actors: durable state file, event log + ring, DNS/route files, hooks, status file.
 #include "actors/operator/local/local_platform.hpp"
+#include "config/group_status.hpp"
 
 #include <caf/all.hpp>
 
@@ -143,7 +144,8 @@ struct status_file_state {
 status_writer_actor::behavior_type status_file(
     status_writer_actor::stateful_pointer<status_file_state> self, std::string dir) {
   return {
-      [=](status_atom, const std::string& group, const std::string& json) {
+      [=](status_atom, const std::string& group, const config::group_status& status) {
+        auto json = nlohmann::json(status).dump();  // the file is the edge: JSON here
         auto& last = self->state.last[group];
         if (last == json) return;  // identical writes are skipped
         if (auto err = write_file_atomic(dir + "/" + group + ".status.json", json + "\n")) {

@@ -15,6 +15,7 @@
 #include "actors/sidecar/common/sidecar_metrics.hpp"
 #include "io/binlog/manifest.hpp"
 #include "io/log/log.hpp"
+#include "actors/common/wall_clock.hpp"
 
 namespace br::sidecar {
 
@@ -23,11 +24,7 @@ namespace {
 using nlohmann::json;
 using ms = std::chrono::milliseconds;
 
-int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t unix_now() { return unix_seconds(); }
 
 json report_json(const scan_report& r) {
   return {{"primary", r.primary},     {"archived", r.archived},     {"archivedBytes", r.archived_bytes},
@@ -151,7 +148,8 @@ std::pair<std::string, std::string> index_dir_and_name(const scan_options& o) {
 /// The inotify watcher (detached: it blocks up to 500 ms per round in poll()). MySQL rewrites the
 /// index on every rotation (a crash-safe copy renamed over it): a close-after-write or a rename onto
 /// the index name asks the archiver for a scan at once; the periodic scan stays the safety net.
-caf::behavior index_watcher(caf::event_based_actor* self, scan_options o, binlog_archiver_actor archiver) {
+ticking_actor::behavior_type index_watcher(ticking_actor::pointer self, scan_options o,
+                                           binlog_archiver_actor archiver) {
   auto [dir, name] = index_dir_and_name(o);
   int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0 || ::inotify_add_watch(fd, dir.c_str(), IN_CLOSE_WRITE | IN_MOVED_TO) < 0) {
@@ -189,8 +187,7 @@ binlog_archiver_actor::behavior_type archiver(archiver_self self, archiver_optio
   self->link_to(self->state.worker);
   if (self->state.opts.watch_index)
     self->link_to(self->system().spawn<caf::detached>(index_watcher, self->state.opts.scan,
-                                                      // own handle (typed self)
-                                                      caf::actor_cast<binlog_archiver_actor>(self)));
+                                                      binlog_archiver_actor{self}));
   self->send(self, tick_atom::value);
   return {
       [=](tick_atom) {  // the periodic scan: re-arms itself, whatever the scans do

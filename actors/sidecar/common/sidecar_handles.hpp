@@ -13,6 +13,14 @@ namespace br::sidecar {
 
 /// A supervisor restart gives an actor a new handle; every user looks it up here at the moment
 /// of use instead of keeping a copy. Thread-safe (HTTP handlers read it from server threads).
+///
+/// Why a table here and not ask-the-supervisor (actors/common/child_lookup.hpp, which the
+/// operator's actors use): its readers are HTTP handlers on server threads, outside the actor
+/// system, and the fencing monitor at the moment it must fence. A lookup through the supervisor
+/// would put one more asynchronous hop, with its own timeout and failure path, in front of every
+/// self-fence (docs/safety.md rules 1-3); a table lookup cannot fail other than "not running",
+/// which the fence path already handles. The table is written only by the sidecar supervisor's
+/// child specs (sidecar_app.cpp), once per (re)start.
 /// References are WEAK: the supervisor owns its children; a strong reference here would keep a
 /// stopped detached actor's thread alive and hang the actor system's shutdown.
 class sidecar_handles {

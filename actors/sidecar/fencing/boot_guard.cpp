@@ -22,7 +22,7 @@ struct boot_ctx {
   }
 };
 
-void finish(caf::event_based_actor* self, const std::shared_ptr<boot_ctx>& c,
+void finish(ticking_actor::pointer self, const std::shared_ptr<boot_ctx>& c,
             const std::string& outcome) {
   auto f = c->fields();
   f["outcome"] = outcome;
@@ -31,7 +31,7 @@ void finish(caf::event_based_actor* self, const std::shared_ptr<boot_ctx>& c,
   self->quit();
 }
 
-void maybe_unfence(caf::event_based_actor* self, std::shared_ptr<boot_ctx> c,
+void maybe_unfence(ticking_actor::pointer self, std::shared_ptr<boot_ctx> c,
                    const sidecar_view& v) {
   auto f = c->fields();
   f["epoch"] = v.view.epoch;
@@ -66,7 +66,7 @@ void maybe_unfence(caf::event_based_actor* self, std::shared_ptr<boot_ctx> c,
           [=](caf::error& e) { finish(self, c, "unfence did not finish: " + caf::to_string(e)); });
 }
 
-void ask_operator(caf::event_based_actor* self, std::shared_ptr<boot_ctx> c) {
+void ask_operator(ticking_actor::pointer self, std::shared_ptr<boot_ctx> c) {
   auto w = c->h->operator_http();
   if (!w) {
     finish(self, c, "no operator HTTP worker: staying fenced");
@@ -102,20 +102,20 @@ void ask_operator(caf::event_based_actor* self, std::shared_ptr<boot_ctx> c) {
 
 }  // namespace
 
-caf::behavior boot_guard(caf::event_based_actor* self, monitor_options opts,
-                         std::shared_ptr<sidecar_handles> handles) {
+ticking_actor::behavior_type boot_guard(ticking_actor::pointer self, monitor_options opts,
+                                        std::shared_ptr<sidecar_handles> handles) {
   auto c = std::make_shared<boot_ctx>();
   c->opts = std::move(opts);
   c->h = std::move(handles);
   auto& o = c->opts;
   if (o.site.empty() || o.pod_namespace.empty() || o.group.empty() || o.operator_address.empty()) {
     finish(self, c, "skipped: site, namespace, group or operator address not configured");
-    return {};
+    return {[](tick_atom) {}};  // finish() already quit
   }
   auto m = c->h->mysql();
   if (!m) {
     finish(self, c, "no MySQL worker");
-    return {};
+    return {[](tick_atom) {}};  // finish() already quit
   }
   log::info("boot guard: fencing before asking the operator", c->fields());
   self->request(m, o.fence_timeout + ms(2000), self_fence_atom::value, std::string("boot"))

@@ -16,7 +16,7 @@ namespace br::sidecar {
 /// cache; (4) unfence only when the fence succeeded AND the cache's view
 /// afterwards names this site as active. Error, 503, 404, an empty or other site: stay fenced.
 /// Always tells the fencing monitor it finished (for /ready).
-caf::behavior boot_guard(caf::event_based_actor* self, monitor_options opts,
-                         std::shared_ptr<sidecar_handles> handles);
+ticking_actor::behavior_type boot_guard(ticking_actor::pointer self, monitor_options opts,
+                                        std::shared_ptr<sidecar_handles> handles);
 
 }  // namespace br::sidecar

@@ -37,11 +37,11 @@ monitor_options monitor_opts(const config::sidecar_config& c) {
 }
 
 child_spec spec(std::string name, std::string kind,
-                std::function<caf::actor(caf::event_based_actor*)> start) {
+                std::function<caf::actor(caf::local_actor*)> start) {
   child_spec s;
   s.name = std::move(name);
   s.kind = std::move(kind);
-  s.start = [start = std::move(start)](caf::event_based_actor* sup, const std::string&) {
+  s.start = [start = std::move(start)](caf::local_actor* sup, const std::string&) {
     return start(sup);
   };
   return s;
@@ -53,10 +53,10 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
                                          std::shared_ptr<sidecar_handles> h) {
   std::vector<child_spec> out;
   auto dir = cfg.state_dir;
-  out.push_back(spec("view_cache", "view_cache", [h, dir](caf::event_based_actor* sup) {
+  out.push_back(spec("view_cache", "view_cache", [h, dir](caf::local_actor* sup) {
     auto a = spawn_view_cache(sup->system(), dir);
     h->set_cache(a);
-    return caf::actor_cast<caf::actor>(a);
+    return as_child(a);
   }));
   mysql_worker_options mo;
   mo.host = cfg.mysql_host;
@@ -67,31 +67,31 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
   mo.fence_timeout = to_ms(cfg.fence_timeout);
   mo.dead_mans_switch = cfg.dead_mans_switch;
   mo.lease = to_ms(cfg.lease_timeout);
-  out.push_back(spec("mysql_worker", "mysql_worker", [h, mo](caf::event_based_actor* sup) {
+  out.push_back(spec("mysql_worker", "mysql_worker", [h, mo](caf::local_actor* sup) {
     auto a = spawn_mysql_worker(sup->system(), mo);
     h->set_mysql(a);
-    return caf::actor_cast<caf::actor>(a);
+    return as_child(a);
   }));
   if (!cfg.operator_address.empty())
-    out.push_back(spec("http:operator", "http_worker", [h](caf::event_based_actor* sup) {
+    out.push_back(spec("http:operator", "http_worker", [h](caf::local_actor* sup) {
       auto a = spawn_http_worker(sup->system());
       h->set_operator_http(a);
-      return caf::actor_cast<caf::actor>(a);
+      return as_child(a);
     }));
   for (size_t i = 0; i < cfg.peers.size(); ++i)
-    out.push_back(spec("http:peer:" + cfg.peers[i], "http_worker", [h, i](caf::event_based_actor* sup) {
+    out.push_back(spec("http:peer:" + cfg.peers[i], "http_worker", [h, i](caf::local_actor* sup) {
       auto a = spawn_http_worker(sup->system());
       h->set_peer_http(i, a);
-      return caf::actor_cast<caf::actor>(a);
+      return as_child(a);
     }));
   auto mopts = monitor_opts(cfg);
-  out.push_back(spec("fencing_monitor", "fencing_monitor", [h, mopts](caf::event_based_actor* sup) {
+  out.push_back(spec("fencing_monitor", "fencing_monitor", [h, mopts](caf::local_actor* sup) {
     auto a = sup->spawn(fencing_monitor, mopts, h);
     h->set_monitor(a);
-    return caf::actor_cast<caf::actor>(a);
+    return as_child(a);
   }));
-  out.push_back(spec("boot_guard", "boot_guard", [h, mopts](caf::event_based_actor* sup) {
-    return sup->spawn(boot_guard, mopts, h);
+  out.push_back(spec("boot_guard", "boot_guard", [h, mopts](caf::local_actor* sup) {
+    return as_child(sup->spawn(boot_guard, mopts, h));
   }));
   if (cfg.pitr.enabled) {
     archiver_options ao;
@@ -101,10 +101,10 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
     ao.scan.index_name = cfg.pitr.binlog_index;
     ao.poll_interval = to_ms(cfg.pitr.poll_interval);
     ao.probe_timeout = std::min(to_ms(cfg.request_timeout), ms(2000));
-    out.push_back(spec("binlog_archiver", "binlog_archiver", [h, ao](caf::event_based_actor* sup) {
+    out.push_back(spec("binlog_archiver", "binlog_archiver", [h, ao](caf::local_actor* sup) {
       auto a = spawn_binlog_archiver(sup->system(), ao, h);
       h->set_archiver(a);
-      return caf::actor_cast<caf::actor>(a);
+      return as_child(a);
     }));
   }
   return out;

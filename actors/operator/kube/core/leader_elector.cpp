@@ -12,7 +12,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-void lose(caf::stateful_actor<leader_elector_state>* self) {
+void lose(elector_ptr self) {
   auto& st = self->state;
   st.guard->clear();  // writers stop before anyone hears about it
   st.leading = false;
@@ -30,9 +30,11 @@ milliseconds jittered(milliseconds d) {
 
 }  // namespace
 
-caf::behavior leader_elector(caf::stateful_actor<leader_elector_state>* self,
-                             std::shared_ptr<br::kube::client> client, election_config cfg,
-                             std::shared_ptr<lease_guard> guard, caf::actor listener) {
+leader_elector_actor::behavior_type leader_elector(elector_ptr self,
+                                                   std::shared_ptr<br::kube::client> client,
+                                                   election_config cfg,
+                                                   std::shared_ptr<lease_guard> guard,
+                                                   leadership_actor listener) {
   auto& st = self->state;
   st.lock = std::make_unique<lease_lock>(std::move(client), cfg);
   st.guard = std::move(guard);

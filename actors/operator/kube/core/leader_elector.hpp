@@ -7,13 +7,14 @@
 
 #include "actors/operator/kube/core/lease_lock.hpp"
 #include "io/kube/client.hpp"
+#include "messages/interfaces.hpp"
 
 namespace br::op {
 
 struct leader_elector_state {
   std::unique_ptr<lease_lock> lock;
   std::shared_ptr<lease_guard> guard;
-  caf::actor listener;
+  leadership_actor listener;
   bool leading = false;
   static inline const char* name = "leader_elector";
 };
@@ -24,8 +25,12 @@ struct leader_elector_state {
 /// could not renew within renew_deadline of the last successful renew's send time; the guard
 /// is cleared before `lost` is sent, and the elector then quits (the operator exits, S8).
 /// stop_atom: releases the lease when leading and release_on_stop, then quits.
-caf::behavior leader_elector(caf::stateful_actor<leader_elector_state>* self,
-                             std::shared_ptr<br::kube::client> client, election_config cfg,
-                             std::shared_ptr<lease_guard> guard, caf::actor listener);
+using elector_ptr = leader_elector_actor::stateful_pointer<leader_elector_state>;
+
+leader_elector_actor::behavior_type leader_elector(elector_ptr self,
+                                                   std::shared_ptr<br::kube::client> client,
+                                                   election_config cfg,
+                                                   std::shared_ptr<lease_guard> guard,
+                                                   leadership_actor listener);
 
 }  // namespace br::op

@@ -1,5 +1,6 @@
 // Kubernetes status writer: latest-wins front, detached API worker, 409 re-read, backoff, annotations.
 #include "actors/operator/kube/core/status_writer.hpp"
+#include "config/group_status.hpp"
 
 #include <caf/all.hpp>
 
@@ -134,7 +135,8 @@ std::string write_once(const status_writer_options& o, const json& desired, bool
   return problems;
 }
 
-caf::behavior status_worker(caf::event_based_actor*, status_writer_options o) {
+status_api_worker_actor::behavior_type status_worker(status_api_worker_actor::pointer,
+                                                    status_writer_options o) {
   return {[o](write_atom, const std::string& desired, bool owns_all) -> std::string {
     return write_once(o, json::parse(desired), owns_all);
   }};
@@ -144,7 +146,7 @@ caf::behavior status_worker(caf::event_based_actor*, status_writer_options o) {
 
 struct front_state {
   status_writer_options o;
-  caf::actor worker;
+  status_api_worker_actor worker;
   json coordinator = json::object();  // newest status from the coordinator
   bool have_coordinator = false;      // until then only the spec conditions are written
   json spec_conditions = json::array();
@@ -216,14 +218,8 @@ kube_status_writer_actor::behavior_type status_front(front_ptr self, status_writ
   announce(self, o.path, "status_writer");
   report_step(self, o.path, "idle");
   return {
-      [=](status_atom, const std::string&, const std::string& text) {
-        auto parsed = json::parse(text, nullptr, false);
-        if (parsed.is_discarded() || !parsed.is_object()) {
-          auto f = log_fields(self);
-          log::error("status is not a JSON object; dropped", f);
-          return;
-        }
-        self->state.coordinator = std::move(parsed);
+      [=](status_atom, const std::string&, const config::group_status& status) {
+        self->state.coordinator = status;  // the Kubernetes edge: the value becomes JSON here
         self->state.have_coordinator = true;
         self->state.have_desired = true;
         kick(self);

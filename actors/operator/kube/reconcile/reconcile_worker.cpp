@@ -212,7 +212,8 @@ std::string roll_site(kube::client& c, const kube_platform_options& o, int versi
   return o.may_write() ? "" : "not leading: the lease guard is not valid";
 }
 
-caf::behavior reconcile_worker(caf::event_based_actor*, kube_platform_options o) {
+reconcile_worker_actor::behavior_type reconcile_worker(reconcile_worker_actor::pointer,
+                                                      kube_platform_options o) {
   return {
       [o](reconcile_atom) -> std::string { return reconcile_pass(*o.client, o).dump(); },
       [o](roll_atom, int version, const std::string& site) -> std::string {

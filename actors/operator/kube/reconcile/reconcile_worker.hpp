@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/operator/kube/platform/kube_platform.hpp"
+#include "messages/interfaces.hpp"
 
 namespace br {
 
@@ -29,6 +30,7 @@ std::string roll_site(kube::client& c, const kube_platform_options& o, int versi
 
 /// The reconciler's detached worker: (reconcile) -> report JSON text;
 /// (roll, version, site) -> "" or the error.
-caf::behavior reconcile_worker(caf::event_based_actor* self, kube_platform_options o);
+reconcile_worker_actor::behavior_type reconcile_worker(reconcile_worker_actor::pointer self,
+                                                      kube_platform_options o);
 
 }  // namespace br

@@ -3,11 +3,13 @@
 
 #include <caf/all.hpp>
 
+#include "actors/common/child_lookup.hpp"
 #include "actors/common/registry.hpp"
 #include "actors/operator/kube/reconcile/reconcile_worker.hpp"
 #include "config/render/traffic.hpp"
 #include "config/rfc3339.hpp"
 #include "io/log/log.hpp"
+#include "actors/common/wall_clock.hpp"
 
 namespace br {
 
@@ -29,16 +31,6 @@ int64_t unix_ms(const std::string& rfc3339) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t->time_since_epoch()).count();
 }
 
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string now_rfc3339() {
-  return config::format_rfc3339(
-      std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
-}
 
 }  // namespace
 
@@ -147,7 +139,8 @@ namespace {
 
 struct reconciler_state {
   reconciler_options o;
-  caf::actor worker;
+  reconcile_worker_actor worker;
+  child_ref<coordinator_actor> coordinator;  ///< found by asking the group supervisor
   bool in_pass = false;
   std::string rolling;  // rolled, not yet confirmed caught up
   int64_t rolled_at_ms = 0;
@@ -158,7 +151,7 @@ struct reconciler_state {
   static inline const char* name = "reconciler";
 };
 
-using rec_ptr = caf::stateful_actor<reconciler_state>*;
+using rec_ptr = reconciler_actor::stateful_pointer<reconciler_state>;
 
 json fields(rec_ptr self) {
   return {{"group", self->state.o.platform.group}, {"namespace", self->state.o.platform.ns}};
@@ -173,7 +166,7 @@ void emit(rec_ptr self, const std::string& type, const std::string& reason,
   ev.reason = reason;
   ev.message = message;
   ev.site = site;
-  ev.time_ms = now_ms();
+  ev.time_ms = br::unix_ms(self->state.o.wall_clock);
   self->send(self->state.o.events, event_atom::value, ev);
 }
 
@@ -185,7 +178,7 @@ void schedule(rec_ptr self) {
 
 void finish(rec_ptr self, const json& report) {
   auto& st = self->state;
-  auto part = reconciler_status(report, st.phase, st.last_part, now_rfc3339());
+  auto part = reconciler_status(report, st.phase, st.last_part, rfc3339_seconds(st.o.wall_clock));
   if (part != st.last_part && st.o.status) {
     st.last_part = part;
     self->send(st.o.status, reconcile_atom::value, part.dump());
@@ -247,7 +240,7 @@ void take_step(rec_ptr self, const json& report, const rollout_step& step) {
                          "rolled " + site + "'s Deployment (" + step.reason + ")", site);
                     if (sites.size() == 1) {
                       self->state.rolling = site;
-                      self->state.rolled_at_ms = now_ms();
+                      self->state.rolled_at_ms = br::unix_ms(self->state.o.wall_clock);
                     }
                   } else {
                     f["error"] = problem;
@@ -265,7 +258,7 @@ void take_step(rec_ptr self, const json& report, const rollout_step& step) {
       return;
     }
     case rollout_action::switchover: {
-      auto coord = st.o.coordinator ? st.o.coordinator->get() : coordinator_actor{};
+      auto coord = st.coordinator.current();
       if (!coord) {
         finish(self, report);
         return;
@@ -324,23 +317,32 @@ void heal_steering(rec_ptr self, const config::group_spec& spec, const json& sta
           .then([](bool) {}, [](caf::error&) {});
 }
 
-void with_coordinator(rec_ptr self, const json& report) {
+void with_coordinator(rec_ptr self, const json& report, const config::failover_group& g,
+                      const coordinator_actor& coord);
+
+/// The pass report is in; the coordinator's view and status decide what else to do.
+void after_pass(rec_ptr self, const json& report) {
   auto& st = self->state;
-  auto coord = st.o.coordinator ? st.o.coordinator->get() : coordinator_actor{};
   auto g = st.o.platform.context ? st.o.platform.context->get() : config::failover_group{};
-  if (!coord || report.value("state", "") != "ok" || g.spec.sites.empty()) {
+  if (report.value("state", "") != "ok" || g.spec.sites.empty()) {
     finish(self, report);
     return;
   }
-  self->request(coord, st.o.coordinator_timeout, view_atom::value)
+  st.coordinator.with(
+      self, [=](const coordinator_actor& coord) { with_coordinator(self, report, g, coord); },
+      [=] { finish(self, report); });
+}
+
+void with_coordinator(rec_ptr self, const json& report, const config::failover_group& g,
+                      const coordinator_actor& coord) {
+  self->request(coord, self->state.o.coordinator_timeout, view_atom::value)
       .then(
           [=](const topology_view& view) {
             self->request(coord, self->state.o.coordinator_timeout, status_atom::value)
                 .then(
-                    [=](const std::string& status_text) {
+                    [=](const config::group_status& value) {
                       auto& s = self->state;
-                      auto status = json::parse(status_text, nullptr, false);
-                      if (status.is_discarded()) status = json::object();
+                      json status = value;  // the rollout rules read it as the CR shows it
                       if (steering_settled(status, view)) heal_steering(self, g.spec, status, view);
                       auto in = rollout_facts(g.spec, report, status, view);
                       in.rolling = s.rolling;
@@ -364,16 +366,18 @@ void pass(rec_ptr self) {
           [=](const std::string& text) {
             auto report = json::parse(text, nullptr, false);
             if (report.is_discarded()) report = {{"state", "error"}, {"errors", {"bad report"}}};
-            with_coordinator(self, report);
+            after_pass(self, report);
           },
           [=](caf::error& e) {
             finish(self, {{"state", "error"}, {"errors", {"reconcile pass: " + to_string(e)}}});
           });
 }
 
-caf::behavior reconciler(rec_ptr self, reconciler_options o) {
+reconciler_actor::behavior_type reconciler(rec_ptr self, reconciler_options o) {
   self->state.o = std::move(o);
   auto& st = self->state;
+  st.coordinator = child_ref<coordinator_actor>(st.o.supervisor, "coordinator");
+  self->set_down_handler([=](caf::down_msg& dm) { self->state.coordinator.on_down(dm); });
   st.worker = st.o.make_worker
                   ? st.o.make_worker(self)
                   : self->spawn<caf::detached + caf::linked>(reconcile_worker, st.o.platform);
@@ -387,7 +391,7 @@ caf::behavior reconciler(rec_ptr self, reconciler_options o) {
 
 }  // namespace
 
-caf::actor spawn_reconciler(caf::actor_system& sys, reconciler_options o) {
+reconciler_actor spawn_reconciler(caf::actor_system& sys, reconciler_options o) {
   return sys.spawn(reconciler, std::move(o));
 }
 
@@ -395,10 +399,11 @@ child_spec reconciler_child(reconciler_options o) {
   child_spec c;
   c.name = "reconciler";
   c.kind = "reconciler";
-  c.start = [o](caf::event_based_actor* sup, const std::string& path) -> caf::actor {
+  c.start = [o](caf::local_actor* sup, const std::string& path) -> caf::actor {
     auto cfg = o;
     cfg.path = path;
-    return sup->spawn(reconciler, cfg);
+    cfg.supervisor = supervisor_handle(sup);  // its siblings are found by asking it
+    return as_child(sup->spawn(reconciler, cfg));
   };
   return c;
 }

@@ -14,8 +14,8 @@
 #include "actors/common/supervisor.hpp"
 #include "actors/operator/kube/platform/kube_platform.hpp"
 #include "actors/operator/kube/reconcile/ordered_update.hpp"
-#include "actors/operator/group/site_poller.hpp"
 #include "messages/interfaces.hpp"
+#include "actors/common/wall_clock.hpp"
 
 namespace br {
 
@@ -30,7 +30,8 @@ inline constexpr const char* reason_planned_failover_started = "PlannedFailoverS
 struct reconciler_options {
   kube_platform_options platform;
   std::string path;  ///< registry path (set by the child spec)
-  std::shared_ptr<coordinator_slot> coordinator;
+  /// The group supervisor, asked for (child, "coordinator"); set by reconciler_child.
+  caf::actor supervisor;
   router_actor router;
   dns_actor dns;
   taint_actor taints;
@@ -40,13 +41,15 @@ struct reconciler_options {
   std::chrono::milliseconds busy_interval{2000};    ///< between passes while an update runs
   int64_t caught_up_lag_seconds = 0;
   caf::timespan coordinator_timeout{std::chrono::seconds(5)};
+  /// Wall clock for Event times, roll times and condition times (empty = system clock).
+  wall_source wall_clock;
   /// Spawns the worker answering (reconcile) and (roll, version, site); empty = the detached
   /// reconcile_worker on `platform` (tests put a scripted one here).
-  std::function<caf::actor(caf::event_based_actor*)> make_worker;
+  std::function<reconcile_worker_actor(caf::local_actor*)> make_worker;
 };
 
 /// Inputs of next_rollout_step from one pass: the worker's report (sites, drift, readiness)
-/// and the coordinator's status JSON (state, replication, lag, lastSeen, recoveryState) and view.
+/// and the coordinator's status (as JSON: the Kubernetes edge) (state, replication, lag, lastSeen, recoveryState) and view.
 rollout_inputs rollout_facts(const config::group_spec& spec, const nlohmann::json& report,
                              const nlohmann::json& coordinator_status, const topology_view& view);
 
@@ -69,6 +72,6 @@ nlohmann::json reconciler_status(const nlohmann::json& report, const std::string
 child_spec reconciler_child(reconciler_options o);
 
 /// The same actor without a supervisor (tests).
-caf::actor spawn_reconciler(caf::actor_system& sys, reconciler_options o);
+reconciler_actor spawn_reconciler(caf::actor_system& sys, reconciler_options o);
 
 }  // namespace br

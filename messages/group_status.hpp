@@ -1,0 +1,139 @@
+// The group status as a value: what the coordinator answers to (status) and publishes to the
+// status writers. It becomes JSON only at the edges (HTTP API, /ws/status, the Kubernetes status
+// subresource): config/group_status.hpp holds the JSON mapping and the lenient reader.
+//
+// The types keep the namespace br::config (where the JSON mapping and the CR model that embeds
+// them live, found by argument-dependent lookup); they are defined here, in the lowest layer, so
+// that the actor interfaces (messages/interfaces.hpp) can carry them.
+#pragma once
+
+#include <caf/error.hpp>
+#include <caf/meta/load_callback.hpp>
+#include <caf/none.hpp>
+#include <caf/meta/type_name.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "messages/topology.hpp"
+
+namespace br {
+
+/// Inspects a std::optional member (CAF 0.17 only knows caf::optional): a presence flag, then the
+/// value when present. Pass it as a temporary: `f(..., opt_field{x.member}, ...)`.
+template <class T>
+struct opt_field {
+  std::optional<T>& x;
+};
+
+template <class Inspector, class T>
+typename Inspector::result_type inspect(Inspector& f, opt_field<T>& o) {
+  bool has = o.x.has_value();
+  T value = has ? *o.x : T{};
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    if (has)
+      o.x = std::move(value);
+    else
+      o.x.reset();
+    return caf::none;
+  });
+  return f(has, value, load);
+}
+
+/// A millisecond wall-clock time point inspected as milliseconds since the epoch.
+struct ms_time_field {
+  std::optional<std::chrono::sys_time<std::chrono::milliseconds>>& x;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ms_time_field& o) {
+  std::optional<int64_t> ms;
+  if (o.x) ms = o.x->time_since_epoch().count();
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    if (ms)
+      o.x = std::chrono::sys_time<std::chrono::milliseconds>(std::chrono::milliseconds(*ms));
+    else
+      o.x.reset();
+    return caf::none;
+  });
+  return f(opt_field<int64_t>{ms}, load);
+}
+
+}  // namespace br
+
+namespace br::config {
+
+using timestamp = std::chrono::sys_time<std::chrono::milliseconds>;
+
+/// status.sites[].recoveryState: "" | RecoveryInProgress | RecoveryBlocked.
+enum class recovery_state : uint8_t { none, in_progress, blocked };
+
+struct site_status {
+  std::string name;
+  std::optional<site_role> role;
+  site_state state = site_state::unknown;
+  std::optional<timestamp> last_seen;
+  bool replicating = false;
+  std::optional<std::int64_t> seconds_behind_source;  // absent when not replicating
+  std::string gtid_executed;
+  std::string source_host;
+  config::recovery_state recovery_state = config::recovery_state::none;
+  std::string divergent_gtid;
+  std::optional<std::int64_t> divergent_transaction_count;
+  std::optional<bool>
+      serving_healthy;  // endpoint health gate (maxLagSeconds / readOnlyMaxLagSeconds)
+  bool operator==(const site_status&) const = default;
+};
+
+/// Kubernetes-style condition. Types: Ready, Degraded, RecoveryPending, Bootstrapping.
+struct condition {
+  std::string type;
+  std::string status;  // "True" | "False" | "Unknown"
+  std::string reason;
+  std::string message;
+  std::optional<timestamp> last_transition_time;
+  bool operator==(const condition&) const = default;
+};
+
+struct group_status {
+  std::string active_site;  // "" while there is no confirmed primary
+  std::vector<site_status> sites;
+  std::optional<timestamp> last_failover;
+  std::string last_failover_target;
+  std::string promotion_gtid_executed;
+  std::vector<condition> conditions;
+  // Ours (docs/safety.md "Topology view and epoch"): the durable copy of the coordinator's view.
+  std::uint64_t epoch = 0;
+  std::string deposing_site;
+  std::optional<timestamp> observed_at;
+  bool operator==(const group_status&) const = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, site_status& x) {
+  return f(caf::meta::type_name("site_status"), x.name, opt_field<site_role>{x.role}, x.state,
+           ms_time_field{x.last_seen}, x.replicating,
+           opt_field<std::int64_t>{x.seconds_behind_source}, x.gtid_executed, x.source_host,
+           x.recovery_state, x.divergent_gtid,
+           opt_field<std::int64_t>{x.divergent_transaction_count},
+           opt_field<bool>{x.serving_healthy});
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, condition& x) {
+  return f(caf::meta::type_name("condition"), x.type, x.status, x.reason, x.message,
+           ms_time_field{x.last_transition_time});
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, group_status& x) {
+  return f(caf::meta::type_name("group_status"), x.active_site, x.sites,
+           ms_time_field{x.last_failover}, x.last_failover_target, x.promotion_gtid_executed,
+           x.conditions, x.epoch, x.deposing_site, ms_time_field{x.observed_at});
+}
+
+}  // namespace br::config
