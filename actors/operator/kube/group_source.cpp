@@ -120,7 +120,10 @@ void apply(source_ptr self, group_desired d) {
 }
 
 void resolve(source_ptr self, const std::string& type, const std::string& text) {
-  self->request(self->state.resolver, resolve_budget, resolve_atom::value, type, text)
+  // Unbounded on purpose, for now: a timed-out resolution would drop a watch event for good (the
+  // reflector delivers each change once). The resolver bounds each of its own API calls (5 s).
+  // Bounding this wait needs a retry that keeps the order of events per object (issue 17).
+  self->request(self->state.resolver, caf::infinite, resolve_atom::value, type, text)
       .then([=](group_desired& d) { apply(self, std::move(d)); },
             [=](caf::error& err) {
               log::error("group resolve failed", {{"error", self->system().render(err)}});

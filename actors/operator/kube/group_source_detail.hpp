@@ -105,10 +105,6 @@ watcher_actor::behavior_type watcher(watcher_actor::pointer, std::shared_ptr<kub
                                      group_source_actor source);
 /// Parses, validates and reads the credentials of one object (blocking Secret reads, each
 /// bounded): (resolve, type, object JSON) -> group_desired.
-/// Longest a resolution may wait and take: the resolver works through one object at a time and
-/// each of its Secret reads and writes is bounded (5 s); the budget covers a queue of them at
-/// start-up and only catches a wedged resolver.
-constexpr caf::timespan resolve_budget = std::chrono::minutes(5);
 resolver_actor::behavior_type resolver(resolver_actor::pointer,
                                        std::shared_ptr<kube::client> client);
 
