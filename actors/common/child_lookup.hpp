@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -45,16 +46,20 @@ void ask_child(Self* self, const caf::actor& supervisor, const std::string& name
 /// A sibling found by asking, kept until it goes down. The owner monitors it (done here) and
 /// forwards its down messages to on_down(); uses made while the answer is pending wait in a
 /// short queue (the oldest are dropped beyond `max_waiting`: each use carries the newest state).
+/// Copies share one lookup: a pending answer lands in that shared state, never in a moved-from or
+/// destroyed object.
 template <class Handle>
 class child_ref {
  public:
   child_ref() = default;
   child_ref(caf::actor supervisor, std::string name, size_t max_waiting = 16,
             caf::timespan timeout = std::chrono::seconds(2))
-      : supervisor_(std::move(supervisor)),
-        name_(std::move(name)),
-        max_waiting_(max_waiting),
-        timeout_(timeout) {}
+      : s_(std::make_shared<lookup>()) {
+    s_->supervisor = std::move(supervisor);
+    s_->name = std::move(name);
+    s_->max_waiting = max_waiting;
+    s_->timeout = timeout;
+  }
 
   /// Calls `use` with the child now when it is known, else once the supervisor answered; calls
   /// `missing` instead when the supervisor has no such child running (or did not answer in time),
@@ -62,71 +67,72 @@ class child_ref {
   template <class Self>
   void with(Self* self, std::function<void(const Handle&)> use,
             std::function<void()> missing = {}) {
-    if (handle_) {
-      use(handle_);
+    if (!s_) s_ = std::make_shared<lookup>();  // default-constructed: no supervisor to ask
+    auto& s = *s_;
+    if (s.handle) {
+      use(s.handle);
       return;
     }
-    waiting_.push_back({std::move(use), std::move(missing)});
-    while (waiting_.size() > max_waiting_) {
-      auto oldest = std::move(waiting_.front());
-      waiting_.pop_front();
-      ++dropped_;
+    s.waiting.push_back({std::move(use), std::move(missing)});
+    while (s.waiting.size() > s.max_waiting) {
+      auto oldest = std::move(s.waiting.front());
+      s.waiting.pop_front();
       if (oldest.missing) oldest.missing();
     }
-    if (asking_) return;
-    asking_ = true;
-    // The owner (self) outlives its own requests, and this object lives in its state.
+    if (s.asking) return;
+    s.asking = true;
+    // The owner (self) outlives its own requests; the answer goes to the shared lookup.
     ask_child<Handle>(
-        self, supervisor_, name_, timeout_,
-        [this, self](Handle h) {
-          asking_ = false;
+        self, s.supervisor, s.name, s.timeout,
+        [shared = s_, self](Handle h) {
+          shared->asking = false;
           if (!h) {
-            fail_waiting();
+            shared->fail_waiting();
             return;
           }
-          handle_ = h;
-          self->monitor(handle_);
-          auto uses = std::move(waiting_);
-          waiting_.clear();
-          for (auto& u : uses) u.use(handle_);
+          shared->handle = h;
+          self->monitor(shared->handle);
+          auto uses = std::move(shared->waiting);
+          shared->waiting.clear();
+          for (auto& u : uses) u.use(shared->handle);
         },
-        [this](caf::error&) {
-          asking_ = false;  // the next use asks again
-          fail_waiting();
+        [shared = s_](caf::error&) {
+          shared->asking = false;  // the next use asks again
+          shared->fail_waiting();
         });
   }
 
   /// True (and the handle forgotten) when `dm` is about the child.
   bool on_down(const caf::down_msg& dm) {
-    if (!handle_ || dm.source != handle_.address()) return false;
-    handle_ = nullptr;
+    if (!s_ || !s_->handle || dm.source != s_->handle.address()) return false;
+    s_->handle = nullptr;
     return true;
   }
 
-  const Handle& current() const { return handle_; }
-  /// Uses dropped because too many waited for an answer.
-  size_t dropped() const { return dropped_; }
+  /// The child when known (null before the first answer and after it went down).
+  Handle current() const { return s_ ? s_->handle : Handle{}; }
 
  private:
-  void fail_waiting() {
-    auto uses = std::move(waiting_);
-    waiting_.clear();
-    for (auto& u : uses)
-      if (u.missing) u.missing();
-  }
-
-  caf::actor supervisor_;
-  std::string name_;
-  size_t max_waiting_ = 16;
-  caf::timespan timeout_ = std::chrono::seconds(2);
-  Handle handle_;
-  bool asking_ = false;
   struct waiting_use {
     std::function<void(const Handle&)> use;
     std::function<void()> missing;
   };
-  std::deque<waiting_use> waiting_;
-  size_t dropped_ = 0;
+  struct lookup {
+    caf::actor supervisor;
+    std::string name;
+    size_t max_waiting = 16;
+    caf::timespan timeout = std::chrono::seconds(2);
+    Handle handle;
+    bool asking = false;
+    std::deque<waiting_use> waiting;
+    void fail_waiting() {
+      auto uses = std::move(waiting);
+      waiting.clear();
+      for (auto& u : uses)
+        if (u.missing) u.missing();
+    }
+  };
+  std::shared_ptr<lookup> s_;
 };
 
 }  // namespace br

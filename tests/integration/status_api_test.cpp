@@ -111,7 +111,7 @@ struct api_server {
   explicit api_server(std::function<void(br::operator_api_options&)> tweak = {}) {
     br::operator_api_options o;
     o.groups = groups;
-    o.wall_ms = [] { return int64_t{1714564800000}; };
+    o.wall_clock = [] { return caf::timestamp{std::chrono::milliseconds(1714564800000)}; };
     if (tweak) tweak(o);
     br::http::router r;
     br::install_operator_routes(r, *env.sys, o);

@@ -43,10 +43,6 @@ void ask_coordinator(caf::actor_system& sys, const caf::actor& supervisor,
   });
 }
 
-int64_t now_ms(const std::function<int64_t()>& clock) {
-  return clock ? clock() : unix_ms();
-}
-
 /// Validates a sidecar report; "" when fine, else what is wrong.
 std::string check_report(const nlohmann::json& j) {
   if (!j.is_object()) return "body must be a JSON object";
@@ -148,7 +144,7 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
         [reply](std::string err) { reply(response::error(503, "coordinator: " + err)); });
   });
 
-  auto clock = o.wall_ms;
+  auto clock = o.wall_clock;
   r.get("/status", "status", [=](const http::request&, http::responder reply) {
     auto all = groups->groups();
     if (all.empty()) {
@@ -177,7 +173,7 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
           *sysp, e.supervisor, timeout,
           [g, finish, key, groups, clock](config::group_status& status) {
             nlohmann::json cr = status;  // the HTTP edge: the value becomes JSON here
-            auto j = api_status_entry(cr, now_ms(clock));
+            auto j = api_status_entry(cr, unix_ms(clock));
             auto reports = groups->reports(key);
             if (j.contains("sites") && j["sites"].is_array())
               for (auto& s : j["sites"])

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/common/supervisor.hpp"
+#include "actors/common/wall_clock.hpp"
 #include "messages/operator.hpp"
 #include "io/http/router.hpp"
 #include "io/http/websocket_hub.hpp"
@@ -75,8 +76,8 @@ struct operator_api_options {
   std::shared_ptr<http::websocket_hub> ws;
   /// GET / serves the dashboard.
   bool dashboard = true;
-  /// Unix ms for pollTime; empty = system clock.
-  std::function<int64_t()> wall_ms;
+  /// Wall clock for pollTime; empty = system clock.
+  wall_source wall_clock;
 };
 
 void install_operator_routes(http::router& r, caf::actor_system& sys, operator_api_options o);

@@ -33,14 +33,13 @@ struct status_hub_state {
 
 using hub_ptr = status_hub_actor::stateful_pointer<status_hub_state>;
 
-int64_t wall_now_ms(const status_hub_config& c) { return c.wall_ms ? c.wall_ms() : unix_ms(); }
 
 void send_group(hub_ptr self, const std::string& group, hub_group& g) {
   auto& cfg = self->state.cfg;
   g.last_sent = self->clock().now();
   if (!cfg.ws) return;
   auto events = cfg.events ? cfg.events() : std::vector<group_event>{};
-  auto msg = ws_status_message(cfg.namespace_name, group, g.status, wall_now_ms(cfg), events);
+  auto msg = ws_status_message(cfg.namespace_name, group, g.status, unix_ms(cfg.wall_clock), events);
   cfg.ws->publish(cfg.namespace_name + "/" + group, msg.dump());
   opmetrics::websocket_messages().Increment();
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/common/wall_clock.hpp"
 #include "io/http/websocket_hub.hpp"
 #include "messages/interfaces.hpp"
 #include "messages/operator.hpp"
@@ -27,8 +28,8 @@ struct status_hub_config {
   /// A group whose status did not change is re-sent at this cadence (its poll interval), so a
   /// client gets one message per group per poll cycle and sees pollTime advance.
   caf::timespan interval{std::chrono::seconds(2)};
-  /// Unix milliseconds for pollTime; empty = system clock.
-  std::function<int64_t()> wall_ms;
+  /// Wall clock for pollTime; empty = system clock.
+  wall_source wall_clock;
 };
 
 /// The hub stands in for the status writer in the group's platform handles: the coordinator

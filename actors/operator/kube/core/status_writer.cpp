@@ -29,12 +29,15 @@ json merge_status(const json& current, const json& desired, bool owns_all) {
   return out;
 }
 
-json compose_status(const json& coordinator_status, const json& spec_conditions) {
-  json out = coordinator_status.is_object() ? coordinator_status : json::object();
-  if (!spec_conditions.is_array() || spec_conditions.empty()) return out;
-  json conds = out.contains("conditions") && out["conditions"].is_array() ? out["conditions"]
-                                                                         : json::array();
-  for (const auto& c : spec_conditions) {
+namespace {
+
+/// Puts each of `incoming` into status["conditions"], replacing the conditions of the same type
+/// and appending the others (the array is created when absent or not an array).
+void upsert_conditions(json& status, const json& incoming) {
+  json conds = status.contains("conditions") && status["conditions"].is_array()
+                   ? status["conditions"]
+                   : json::array();
+  for (const auto& c : incoming) {
     bool replaced = false;
     for (auto& have : conds)
       if (have.value("type", std::string{}) == c.value("type", std::string{})) {
@@ -43,7 +46,15 @@ json compose_status(const json& coordinator_status, const json& spec_conditions)
       }
     if (!replaced) conds.push_back(c);
   }
-  out["conditions"] = std::move(conds);
+  status["conditions"] = std::move(conds);
+}
+
+}  // namespace
+
+json compose_status(const json& coordinator_status, const json& spec_conditions) {
+  json out = coordinator_status.is_object() ? coordinator_status : json::object();
+  if (!spec_conditions.is_array() || spec_conditions.empty()) return out;
+  upsert_conditions(out, spec_conditions);
   return out;
 }
 
@@ -55,18 +66,7 @@ json with_reconciler_status(const json& status, const json& part) {
       out[it.key()] = it.value();
       continue;
     }
-    json conds = out.contains("conditions") && out["conditions"].is_array() ? out["conditions"]
-                                                                           : json::array();
-    for (const auto& c : it.value()) {
-      bool replaced = false;
-      for (auto& have : conds)
-        if (have.value("type", std::string{}) == c.value("type", std::string{})) {
-          have = c;
-          replaced = true;
-        }
-      if (!replaced) conds.push_back(c);
-    }
-    out["conditions"] = std::move(conds);
+    upsert_conditions(out, it.value());
   }
   return out;
 }
