@@ -1,4 +1,4 @@
-// bloodraven-sidecar settings: flag table, credentials and token files, clamps.
+// bloodraven-sidecar settings: flag table, credentials files, keys directory, clamps.
 #include "config/sidecar_config.hpp"
 
 #include <fstream>
@@ -41,6 +41,11 @@ std::vector<flag_def> sidecar_flag_defs() {
   return {
       {"listen", "LISTEN_ADDR", ":8080", "HTTP address of the sidecar API", false,
        check_listen_address},
+      {"health-listen", "HEALTH_LISTEN_ADDR", "",
+       "liveness-only address (GET /livez) with its own small connection budget, so a flood of "
+       "the API listener cannot fail the liveness probe (empty: off; Kubernetes pods use :8081)",
+       false,
+       [](const std::string& v) { return v.empty() ? std::string{} : check_listen_address(v); }},
       {"log-level", "LOG_LEVEL", "info", "debug, info, warn or error", false, check_log_level},
       {"site", "MY_SITE", "", "name of the site this sidecar runs in", false, {}},
       {"namespace", "POD_NAMESPACE", "", "namespace of the failover group", false, {}},
@@ -72,9 +77,9 @@ std::vector<flag_def> sidecar_flag_defs() {
       {"mysql-port", "MYSQL_PORT", "3306", "local MySQL port", false, check_port},
       {"state-dir", "SIDECAR_STATE_DIR", "",
        "directory where the cached view is persisted (view.json); empty = not persisted", false, {}},
-      {"token-file", "SIDECAR_TOKEN_FILE", "",
-       "file holding the bearer token that PUT /view requires; empty = pushes are refused", false,
-       {}},
+      {"keys-dir", "KEYS_DIR", "",
+       "directory with operator.pub (the operator's view keys), site-<MY_SITE>.key (this site's "
+       "own key) and the sites' site-<s>.pub; required with BLOODRAVEN_ADDRESS", false, {}},
       {"dead-mans-switch", "DEAD_MANS_SWITCH", "true",
        "keep the in-database dead man's switch (docs/safety.md rule 7) armed and its heartbeat fresh "
        "while this server is the writable primary",
@@ -138,6 +143,7 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
     return out;
   };
   c.listen = v("listen");
+  c.health_listen = v("health-listen");
   c.log_level = v("log-level");
   c.site = v("site");
   c.pod_namespace = v("namespace");
@@ -184,16 +190,13 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
   if (c.state_dir.empty())
     c.warnings.push_back("SIDECAR_STATE_DIR is not set: the cached view is not persisted and a "
                          "restart forgets it");
-  auto token_file = v("token-file");
-  if (!token_file.empty()) {
-    auto t = read_file(token_file);
-    if (!t) return fail("SIDECAR_TOKEN_FILE (--token-file): cannot read " + token_file);
-    c.token = trim_newline(*t);
-    c.token_file = token_file;
-    if (c.token.empty()) return fail("SIDECAR_TOKEN_FILE (--token-file): " + token_file + " is empty");
-  } else {
-    c.warnings.push_back("SIDECAR_TOKEN_FILE is not set: every PUT /view is refused with 401");
+  c.keys_dir = v("keys-dir");
+  if (c.keys_dir.empty() && c.topology_aware()) {
+    return fail("KEYS_DIR (--keys-dir): required when BLOODRAVEN_ADDRESS is set: the sidecar "
+                "accepts only views the operator signed");
   }
+  if (c.keys_dir.empty())
+    c.warnings.push_back("KEYS_DIR is not set: no view is adopted and every PUT /view is refused");
   c.pitr.enabled = v("pitr-enabled") == "true" || v("pitr-enabled") == "1";
   c.pitr.binlog_dir = v("pitr-binlog-dir");
   c.pitr.binlog_index = v("pitr-binlog-index");

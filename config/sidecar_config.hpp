@@ -14,6 +14,7 @@ namespace br::config {
 
 struct sidecar_config {
   std::string listen = ":8080";
+  std::string health_listen;  ///< HEALTH_LISTEN_ADDR: liveness-only listener (GET /livez); "" = off
   std::string log_level = "info";
   std::string site, pod_namespace, group;
   std::string operator_address;     ///< "" = no operator (boot guard skipped)
@@ -28,8 +29,9 @@ struct sidecar_config {
   std::string mysql_user;
   std::string mysql_password;  ///< never logged
   std::string state_dir;       ///< "" = the view is not persisted
-  std::string token;           ///< bearer token for PUT /view; "" = every push is refused (401)
-  std::string token_file;      ///< SIDECAR_TOKEN_FILE, re-read on each push (a rotated Secret)
+  /// KEYS_DIR: operator.pub, site-<site>.key, site-*.pub (actors/common/key_dir.hpp); required
+  /// when topology-aware; "" otherwise = no view is ever adopted.
+  std::string keys_dir;
   bool dead_mans_switch = true;  ///< DEAD_MANS_SWITCH: docs/safety.md rule 7 heartbeats
   /// Binlog archiver for PITR. Storage PVC only: a mounted directory.
   struct pitr_settings {
@@ -67,7 +69,7 @@ struct sidecar_config_result {
 
 /// Turns parsed flags (already syntax-checked by their flag_def checks) into the configuration:
 /// PEER_ADDRESSES, else the legacy PEER_ADDRESS; credentials from MYSQL_CREDS_DIR (files
-/// `username`, `password`) else MYSQL_USER/MYSQL_PASSWORD; the token from SIDECAR_TOKEN_FILE;
+/// `username`, `password`) else MYSQL_USER/MYSQL_PASSWORD; KEYS_DIR (required when topology-aware);
 /// clamps PEER_CHECK_INTERVAL >= 1s and LEASE_TIMEOUT >= max(3s, 3 x PEER_CHECK_INTERVAL) with a
 /// warning naming the variable.
 sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file_reader& read_file);

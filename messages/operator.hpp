@@ -39,12 +39,16 @@ struct topology_view {
   std::string active_site;
   std::string deposing;
   int64_t observed_at_ms = 0;  ///< unix ms, informational (epochs order views, not clocks)
+  /// "<key id>:<hex>": the operator's Ed25519 signature over (group, epoch, activeSite,
+  /// deposing) (actors/common/authority.hpp). Empty inside the operator; set where a view
+  /// leaves it, and kept by the sidecars so they can relay it.
+  std::string signature;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, topology_view& x) {
   return f(caf::meta::type_name("topology_view"), x.epoch, x.active_site, x.deposing,
-           x.observed_at_ms);
+           x.observed_at_ms, x.signature);
 }
 
 enum class plan_kind : uint8_t { failover, switchover, recover, reclone };

@@ -42,12 +42,12 @@ struct http_call {
   std::string url;
   std::string body;
   int64_t timeout_ms = 2000;
-  std::string bearer;  ///< Authorization: Bearer <token> when not empty (never logged)
+  std::string signature;  ///< X-Bloodraven-Signature request header when not empty
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, http_call& x) {
-  return f(caf::meta::type_name("http_call"), x.method, x.url, x.body, x.timeout_ms, x.bearer);
+  return f(caf::meta::type_name("http_call"), x.method, x.url, x.body, x.timeout_ms, x.signature);
 }
 
 /// Its result. `sent_at_ns` is the steady clock (the actor clock's time base) just before the
@@ -57,11 +57,13 @@ struct http_reply {
   std::string body;
   std::string error;  ///< "" when a response arrived; else refused|timeout|other: text
   int64_t sent_at_ns = 0;
+  std::string signature;  ///< the response's X-Bloodraven-Signature header ("" = none)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, http_reply& x) {
-  return f(caf::meta::type_name("http_reply"), x.status, x.body, x.error, x.sent_at_ns);
+  return f(caf::meta::type_name("http_reply"), x.status, x.body, x.error, x.sent_at_ns,
+           x.signature);
 }
 
 /// Answer to a pushed view (PUT /view). `ok` false = no acknowledgement (the fence could not be

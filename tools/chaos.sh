@@ -6,7 +6,7 @@
 #   SCENARIO names a test case of tests/chaos/scenarios_test.cpp (default: all of them).
 #   --mutant-gate-open: run against a deliberately broken operator whose promotion gate always
 #   opens (target bloodraven-mutant-gate-open): proves the checker catches a missing gate.
-#   Env: BR_CHAOS_TOKEN_FILE (bearer token file for the sidecars' PUT /view), BR_CHAOS_DIR
+#   Env: BR_CHAOS_KEYS_DIR (operator and site keys; default: generated per run), BR_CHAOS_DIR
 #   (where each scenario keeps its logs; default /tmp/br-chaos-<pid>).
 # Needs root (network namespaces, iptables, the MySQL sandbox). Uses sandbox instances 31-33 only.
 # On exit (also on failure or Ctrl-C) it stops the runner, removes every namespace/veth/bridge a

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build pkg-config g++ clang
   libcaf-dev default-libmysqlclient-dev libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev
+  libssl-dev      # Ed25519 view and acknowledgement signatures (libcrypto)
   libboost-test-dev prometheus-cpp-dev
   prometheus      # promtool, used by tests to lint /metrics output
   debootstrap     # tools/mysql-sandbox builds a Debian sid chroot for MySQL 9.7

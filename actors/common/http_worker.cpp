@@ -3,6 +3,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/common/authority.hpp"
 #include "io/http/client.hpp"
 
 namespace br {
@@ -15,7 +16,7 @@ http_reply perform_call(const http_call& c) {
   req.url = c.url;
   req.body = c.body;
   if (!c.body.empty()) req.headers.emplace_back("Content-Type", "application/json");
-  if (!c.bearer.empty()) req.headers.emplace_back("Authorization", "Bearer " + c.bearer);
+  if (!c.signature.empty()) req.headers.emplace_back(auth::signature_header, c.signature);
   req.timeout = std::chrono::milliseconds(c.timeout_ms);
   req.connect_timeout = std::min(req.timeout, std::chrono::milliseconds(2000));
   req.max_response_bytes = 1 << 20;
@@ -23,6 +24,7 @@ http_reply perform_call(const http_call& c) {
   http_reply out;
   out.status = r.status;
   out.body = std::move(r.body);
+  if (auto sig = r.header("x-bloodraven-signature")) out.signature = *sig;
   if (r.error != http::client_error::none)
     out.error = std::string(http::to_string(r.error)) + ": " + r.message;
   out.sent_at_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(

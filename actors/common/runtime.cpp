@@ -15,6 +15,7 @@
 #include "actors/common/registry.hpp"
 #include "config/process_flags.hpp"
 #include "io/http/actor_ask.hpp"
+#include "io/http/liveness.hpp"
 #include "io/http/server.hpp"
 #include "io/log/log.hpp"
 #include "io/metrics/metrics.hpp"
@@ -60,6 +61,34 @@ void add_common_routes(http::router& r, caf::actor_system& sys, registry_actor r
         });
 }
 
+/// Starts the listener for `listen` ("[host]:port", empty host = all); null after logging when
+/// it cannot bind.
+std::unique_ptr<http::server> start_server(http::server_options so, const std::string& listen,
+                                           http::router routes) {
+  uint16_t port = 0;
+  config::split_host_port(listen, so.address, port);
+  if (so.address.empty()) so.address = "0.0.0.0";
+  so.port = port;
+  so.registry = metrics::process_registry();
+  auto srv = std::make_unique<http::server>(std::move(so), std::move(routes));
+  try {
+    srv->start();
+  } catch (const std::exception& e) {
+    log::error("cannot listen", {{"address", listen}, {"error", e.what()}});
+    return nullptr;
+  }
+  return srv;
+}
+
+/// GET /livez on its own listener: a bounded ask to the registry proves the scheduler runs.
+http::router livez_routes(caf::actor_system& sys, registry_actor registry) {
+  return http::liveness_routes([&sys, registry](http::responder reply) {
+    http::ask(sys, registry, std::chrono::milliseconds(1000), reply, "registry",
+              [](const std::string&) { return http::response::text(200, "ok"); },
+              tree_atom::value);
+  });
+}
+
 }  // namespace
 
 int run_process(const runtime_options& opts, const children_factory& children,
@@ -96,20 +125,16 @@ int run_process(const runtime_options& opts, const children_factory& children,
     if (opts.listen[i].empty()) continue;
     http::server_options so;
     so.name = i == 0 ? "main" : "aux" + std::to_string(i);
-    uint16_t port = 0;
-    config::split_host_port(opts.listen[i], so.address, port);
-    if (so.address.empty()) so.address = "0.0.0.0";
-    so.port = port;
     so.max_body_bytes = opts.max_body_bytes;
     so.handler_timeout = opts.handler_timeout;
-    so.registry = metrics::process_registry();
-    auto srv = std::make_unique<http::server>(so, router);
-    try {
-      srv->start();
-    } catch (const std::exception& e) {
-      log::error("cannot listen", {{"address", opts.listen[i]}, {"error", e.what()}});
-      return 1;
-    }
+    auto srv = start_server(std::move(so), opts.listen[i], router);
+    if (!srv) return 1;
+    servers.push_back(std::move(srv));
+  }
+  if (!opts.health_listen.empty()) {
+    auto srv = start_server(http::liveness_options({}, 0), opts.health_listen,
+                            livez_routes(sys, registry));
+    if (!srv) return 1;
     servers.push_back(std::move(srv));
   }
 

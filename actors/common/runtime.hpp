@@ -16,6 +16,7 @@ namespace br {
 struct runtime_options {
   std::string binary;                    // "bloodraven" | "bloodraven-sidecar"
   std::vector<std::string> listen;       // "[host]:port" per HTTP server ("" entries skipped)
+  std::string health_listen;             // "[host]:port" of the liveness listener; "" = none
   std::chrono::milliseconds shutdown_timeout{5000};
   size_t max_body_bytes = 1 << 20;
   std::chrono::milliseconds handler_timeout{5000};
@@ -25,6 +26,8 @@ struct runtime_options {
 /// Builds the root supervisor's children once the actor system exists.
 using children_factory = std::function<std::vector<child_spec>(caf::actor_system&)>;
 /// Adds binary-specific routes; /healthz, /readyz, /metrics and /debug/actors are always there.
+/// The liveness listener (health_listen) is separate and serves only GET /livez: 200 "ok" once
+/// the registry actor answers within 1 s (the actor system schedules work), else 503.
 using route_installer = std::function<void(http::router&, caf::actor_system&)>;
 
 /// Runs until SIGTERM/SIGINT, then: stops accepting HTTP requests, stops the actor tree in order

@@ -16,6 +16,7 @@ std::string view_to_json(const topology_view& v) {
   j["epoch"] = v.epoch;
   j["observedAt"] = config::format_rfc3339(
       config::timestamp{std::chrono::milliseconds{v.observed_at_ms}});
+  if (!v.signature.empty()) j["signature"] = v.signature;
   return j.dump();
 }
 
@@ -43,6 +44,7 @@ std::optional<topology_view> parse_view_answer(const std::string& body) {
   }
   if (auto d = j.find("deposing"); d != j.end() && d->is_string()) v.deposing = d->get<std::string>();
   if (auto o = j.find("observedAt"); o != j.end() && o->is_string()) read_observed_at(*o, v.observed_at_ms);
+  if (auto g = j.find("signature"); g != j.end() && g->is_string()) v.signature = g->get<std::string>();
   return v;
 }
 
@@ -82,6 +84,14 @@ pushed_view_parse parse_pushed_view(const std::string& body) {
   if (!v.active_site.empty() && v.active_site == v.deposing) {
     out.error = "field \"deposing\" must differ from \"activeSite\"";
     return out;
+  }
+  for (auto [name, dst] : {std::pair{"signature", &v.signature}, std::pair{"nonce", &out.nonce}}) {
+    auto it = j.find(name);
+    if (it == j.end() || !it->is_string() || it->get_ref<const std::string&>().size() > 256) {
+      out.error = std::string("field \"") + name + "\" must be a string (at most 256 bytes)";
+      return out;
+    }
+    *dst = it->get<std::string>();
   }
   out.view = v;
   return out;

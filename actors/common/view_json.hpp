@@ -8,8 +8,8 @@
 
 namespace br {
 
-/// {"activeSite","deposing","epoch","observedAt"(RFC3339 UTC)}: what /peer/active-site serves and
-/// what the state file holds.
+/// {"activeSite","deposing","epoch","observedAt"(RFC3339 UTC),"signature"}: what
+/// /peer/active-site serves and what the state file holds (signature only when set).
 std::string view_to_json(const topology_view& v);
 
 /// Lenient parse of an /active-site (operator) or /peer/active-site (peer) answer: `activeSite`
@@ -18,9 +18,11 @@ std::string view_to_json(const topology_view& v);
 std::optional<topology_view> parse_view_answer(const std::string& body);
 
 /// Strict parse of a pushed view (PUT /view): an object with `epoch` (unsigned integer),
-/// `activeSite` and `deposing` (strings, may be empty) and `observedAt` (RFC3339 string).
+/// `activeSite` and `deposing` (strings, may be empty), `observedAt` (RFC3339 string),
+/// `signature` (the operator's, checked by the caller) and `nonce` (echoed in the signed ack).
 struct pushed_view_parse {
   std::optional<topology_view> view;
+  std::string nonce;
   std::string error;  ///< names the field: "missing field \"epoch\"", "field \"epoch\": ..."
 };
 pushed_view_parse parse_pushed_view(const std::string& body);

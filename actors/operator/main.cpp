@@ -13,6 +13,7 @@
 #include "actors/operator/local/local_mode.hpp"
 #include "actors/operator/api/operator_api.hpp"
 #include "actors/operator/group/operator_metrics.hpp"
+#include "actors/common/key_dir.hpp"
 #include "config/process_flags.hpp"
 #include "io/log/log.hpp"
 
@@ -25,6 +26,11 @@ std::vector<br::config::flag_def> operator_flags() {
        "status API, health, metrics and actor inspection address", false, check_listen_address},
       {"metrics-listen", "BLOODRAVEN_METRICS_LISTEN", ":8080",
        "second address serving the same endpoints for Prometheus (empty: off)", false,
+       [](const std::string& v) { return v.empty() ? std::string{} : check_listen_address(v); }},
+      {"health-listen", "BLOODRAVEN_HEALTH_LISTEN", "",
+       "liveness-only address (GET /livez) with its own small connection budget, so a flood of "
+       "the other listeners cannot fail the liveness probe (empty: off; the chart uses :8081)",
+       false,
        [](const std::string& v) { return v.empty() ? std::string{} : check_listen_address(v); }},
       {"log-level", "BLOODRAVEN_LOG_LEVEL", "info", "debug, info, warn or error", false,
        check_log_level},
@@ -40,9 +46,10 @@ std::vector<br::config::flag_def> operator_flags() {
        "standalone: file holding the operator's MySQL password (wins over "
        "BLOODRAVEN_MYSQL_PASSWORD)",
        false, {}},
-      {"sidecar-token-file", "BLOODRAVEN_SIDECAR_TOKEN_FILE", "",
-       "file holding the bearer token for PUT /view on the sidecars (promotion gate rules 2-3); "
-       "empty = no view pushes",
+      {"keys-dir", "BLOODRAVEN_KEYS_DIR", "",
+       "standalone: directory with operator.key (signs views) and site-<site>.pub for every site "
+       "(verifies acknowledgements and reports); `bloodraven keygen DIR SITE...` writes them; "
+       "empty = <state-dir>/keys, created when missing",
        false, {}},
       {"namespace", "POD_NAMESPACE", "default", "namespace the operator runs in", false, {}},
       {"leader-elect", "BLOODRAVEN_LEADER_ELECT", "true", "use a Lease for leader election",
@@ -121,6 +128,20 @@ int load_kube_mode(std::map<std::string, std::string>& flags,
 
 int main(int argc, char** argv) {
   using namespace br;
+  if (argc >= 2 && std::string(argv[1]) == "keygen") {
+    if (argc < 4) {
+      std::fprintf(stderr, "usage: bloodraven keygen DIR SITE...\n"
+                           "  writes operator.key/.pub and site-<SITE>.key/.pub (existing keys kept)\n");
+      return 2;
+    }
+    std::vector<std::string> sites(argv + 3, argv + argc);
+    auto err = br::auth::write_key_dir(argv[2], sites);
+    if (!err.empty()) {
+      std::fprintf(stderr, "bloodraven keygen: %s\n", err.c_str());
+      return 1;
+    }
+    return 0;
+  }
   auto defs = operator_flags();
   auto flags = config::parse_flags(defs, argc, argv, [](const char* n) { return std::getenv(n); });
   switch (flags.what) {
@@ -148,6 +169,7 @@ int main(int argc, char** argv) {
   runtime_options opts;
   opts.binary = "bloodraven";
   opts.listen = {flags.values["listen"], flags.values["metrics-listen"]};
+  opts.health_listen = flags.values["health-listen"];
   opts.shutdown_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
       config::to_duration(flags.values["shutdown-timeout"]));
   opts.max_body_bytes = config::to_size(flags.values["http-max-body"]);

@@ -40,18 +40,27 @@ int main(int argc, char** argv) {
   log::parse_level(cfg.log_level, lvl);
   log::set_level(lvl);
   for (auto& w : cfg.warnings) log::warn("configuration", {{"warning", w}});
+  std::string key_error;
+  auto keys = sidecar::load_keys(cfg, key_error);
+  if (!key_error.empty()) {
+    std::fprintf(stderr, "bloodraven-sidecar: %s\n", key_error.c_str());
+    return 2;
+  }
 
   runtime_options opts;
   opts.binary = "bloodraven-sidecar";
   opts.listen = {cfg.listen};
+  opts.health_listen = cfg.health_listen;
   opts.shutdown_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.shutdown_timeout);
   opts.handler_timeout = sidecar::handler_timeout_for(cfg);
   opts.max_body_bytes = 64 * 1024;
   auto handles = std::make_shared<sidecar::sidecar_handles>();
   return run_process(
       opts,
-      [&cfg, handles](caf::actor_system&) { return sidecar::sidecar_children(cfg, handles); },
-      [&cfg, handles](http::router& r, caf::actor_system& sys) {
-        sidecar::install_routes(r, sys, cfg, handles);
+      [&cfg, keys, handles](caf::actor_system&) {
+        return sidecar::sidecar_children(cfg, keys, handles);
+      },
+      [&cfg, keys, handles](http::router& r, caf::actor_system& sys) {
+        sidecar::install_routes(r, sys, cfg, keys, handles);
       });
 }

@@ -27,8 +27,8 @@ std::string dns_endpoint_name(std::string_view group) {
   return "bloodraven-" + std::string{group};
 }
 
-std::string sidecar_token_secret(std::string_view group) {
-  return "mysql-" + std::string{group} + "-sidecar-token";
+std::string keys_secret(std::string_view group) {
+  return "mysql-" + std::string{group} + "-keys";
 }
 
 std::string taint_key(std::string_view group) {

@@ -9,9 +9,12 @@ namespace br::render {
 /// version they were created with until their spec is edited, so an operator upgrade
 /// alone never restarts MySQL.
 ///   1: first release.
-///   2: the sidecar mounts the group's token Secret (SIDECAR_TOKEN_FILE), so the operator's
-///      view pushes are accepted and the Safe gate can open on rule 2.
-inline constexpr int current_reconciler_version = 2;
+///   2: the sidecar mounts its keys from the group's keys Secret (KEYS_DIR): the operator's
+///      public key, its own site's private key, the sites' public keys (signed views, acks).
+///   3: the sidecar also listens on a liveness-only port (HEALTH_LISTEN_ADDR=:8081, container
+///      port "health") and its livenessProbe is GET /livez there, so a connection flood on the
+///      API port cannot get the sidecar restarted (and a healthy primary fenced by its boot guard).
+inline constexpr int current_reconciler_version = 3;
 inline constexpr int oldest_reconciler_version = 1;
 
 inline bool is_supported_reconciler_version(int v) {

@@ -50,13 +50,36 @@ json mysql_container_spec(const config::group_spec& spec) {
   };
 }
 
-bool mounts_token(int reconciler_version) { return reconciler_version >= 2; }
+bool mounts_keys(int reconciler_version) { return reconciler_version >= 2; }
+bool has_health_port(int reconciler_version) { return reconciler_version >= 3; }
+
+json sidecar_ports(int reconciler_version) {
+  json p =
+      json::array({{{"name", "sidecar"}, {"containerPort", sidecar_port}, {"protocol", "TCP"}}});
+  if (has_health_port(reconciler_version))
+    p.push_back({{"name", "health"}, {"containerPort", sidecar_health_port}, {"protocol", "TCP"}});
+  return p;
+}
+
+// Liveness asks only whether the process answers: /health depends on mysqld, and restarting
+// the sidecar because MySQL is down would drop the fencing monitor. From version 3 on it goes
+// to the liveness-only listener, whose slots a flood of the API port cannot take.
+json sidecar_liveness(int reconciler_version) {
+  json get = has_health_port(reconciler_version)
+                 ? json{{"path", "/livez"}, {"port", sidecar_health_port}}
+                 : json{{"path", "/peer/ping"}, {"port", sidecar_port}};
+  return {{"httpGet", get},
+          {"initialDelaySeconds", 5},
+          {"periodSeconds", 10},
+          {"timeoutSeconds", 3},
+          {"failureThreshold", 3}};
+}
 
 json sidecar_mounts(int reconciler_version) {
   json m = json::array({{{"name", "creds"}, {"mountPath", creds_dir}, {"readOnly", true}},
                         {{"name", "data"}, {"mountPath", data_dir}, {"readOnly", true}}});
-  if (mounts_token(reconciler_version))
-    m.push_back({{"name", "sidecar-token"}, {"mountPath", sidecar_token_dir}, {"readOnly", true}});
+  if (mounts_keys(reconciler_version))
+    m.push_back({{"name", "keys"}, {"mountPath", keys_dir}, {"readOnly", true}});
   return m;
 }
 
@@ -65,17 +88,9 @@ json sidecar_container_spec(const config::failover_group& g, std::size_t site_in
   return {
       {"name", std::string{sidecar_container}},
       {"image", sidecar_image(g.spec, opts)},
-      {"ports",
-       json::array({{{"name", "sidecar"}, {"containerPort", sidecar_port}, {"protocol", "TCP"}}})},
+      {"ports", sidecar_ports(opts.reconciler_version)},
       {"env", sidecar_env(g, site_index, opts.reconciler_version)},
-      // Liveness asks only whether the process answers: /health depends on mysqld, and
-      // restarting the sidecar because MySQL is down would drop the fencing monitor.
-      {"livenessProbe",
-       {{"httpGet", {{"path", "/peer/ping"}, {"port", sidecar_port}}},
-        {"initialDelaySeconds", 5},
-        {"periodSeconds", 10},
-        {"timeoutSeconds", 3},
-        {"failureThreshold", 3}}},
+      {"livenessProbe", sidecar_liveness(opts.reconciler_version)},
       {"readinessProbe",
        {{"httpGet", {{"path", "/ready"}, {"port", sidecar_port}}},
         {"initialDelaySeconds", 2},
@@ -126,9 +141,9 @@ json sidecar_env(const config::failover_group& g, std::size_t site_index, int re
       value_env("PEER_CHECK_INTERVAL", config::format_duration(spec.sidecar.peer_check_interval)),
       value_env("MYSQL_CREDS_DIR", creds_dir),
   });
-  if (mounts_token(reconciler_version))
-    env.push_back(value_env("SIDECAR_TOKEN_FILE",
-                            std::string{sidecar_token_dir} + "/" + std::string{sidecar_token_key}));
+  if (mounts_keys(reconciler_version)) env.push_back(value_env("KEYS_DIR", keys_dir));
+  if (has_health_port(reconciler_version))
+    env.push_back(value_env("HEALTH_LISTEN_ADDR", ":" + std::to_string(sidecar_health_port)));
   return env;
 }
 
@@ -161,10 +176,18 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
       {"tolerations",
        json::array({{{"key", taint_key(group)}, {"operator", "Exists"}, {"effect", "NoExecute"}}})},
   };
-  if (mounts_token(opts.reconciler_version))
+  if (mounts_keys(opts.reconciler_version)) {
+    // Only this site's private key: another site's pod never holds it (items project a subset).
+    json items = json::array({{{"key", "operator.pub"}, {"path", "operator.pub"}},
+                              {{"key", "site-" + site.name + ".key"},
+                               {"path", "site-" + site.name + ".key"}}});
+    for (const auto& s : spec.sites)
+      items.push_back({{"key", "site-" + s.name + ".pub"}, {"path", "site-" + s.name + ".pub"}});
     pod_spec["volumes"].push_back(
-        {{"name", "sidecar-token"},
-         {"secret", {{"secretName", sidecar_token_secret(group)}, {"defaultMode", 0440}}}});
+        {{"name", "keys"},
+         {"secret",
+          {{"secretName", keys_secret(group)}, {"defaultMode", 0440}, {"items", items}}}});
+  }
   if (!site.zone.empty()) pod_spec["nodeSelector"] = {{"topology.kubernetes.io/zone", site.zone}};
 
   json deployment = {

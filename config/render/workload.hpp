@@ -14,7 +14,7 @@ namespace br::render {
 inline constexpr const char* data_dir = "/var/lib/mysql";
 inline constexpr const char* conf_dir = "/etc/mysql/conf.d";
 inline constexpr const char* creds_dir = "/etc/mysql/creds/operator";
-inline constexpr const char* sidecar_token_dir = "/etc/bloodraven/sidecar-token";  // version >= 2
+inline constexpr const char* keys_dir = "/etc/bloodraven/keys";  // version >= 2
 
 /// The Secret holding the operator credentials (keys username, password, MYSQL_ROOT_PASSWORD):
 /// credentials.operatorSecret, else secretName.
@@ -24,7 +24,8 @@ std::string credentials_secret(const config::group_spec& spec);
 std::string sidecar_image(const config::group_spec& spec, const render_options& opts);
 
 /// The sidecar's environment for site `site_index`; from reconciler version 2
-/// on it names the mounted token file (SIDECAR_TOKEN_FILE).
+/// on it names the mounted keys directory (KEYS_DIR), from version 3 on the liveness-only
+/// listener (HEALTH_LISTEN_ADDR).
 nlohmann::json sidecar_env(const config::failover_group& g, std::size_t site_index,
                            int reconciler_version = current_reconciler_version);
 

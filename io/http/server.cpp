@@ -3,6 +3,7 @@
 #include <boost/asio/post.hpp>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "io/http/server_core.hpp"
@@ -19,9 +20,18 @@ void core::unregister(std::uint64_t id) {
   if (id == 0) return;
   {
     std::lock_guard<std::mutex> lock{sessions_mutex};
-    sessions.erase(id);
+    auto it = sessions.find(id);
+    if (it == sessions.end()) return;  // already unregistered (handed over, then destroyed)
+    auto pc = per_client.find(it->second.client);
+    if (pc != per_client.end() && --pc->second == 0) per_client.erase(pc);
+    sessions.erase(it);
   }
   sessions_cv.notify_all();
+}
+
+void core::rejection_done() {
+  std::lock_guard<std::mutex> lock{sessions_mutex};
+  if (rejecting > 0) --rejecting;
 }
 
 std::size_t core::count() {
@@ -30,6 +40,61 @@ std::size_t core::count() {
 }
 
 namespace {
+
+constexpr auto reject_log_interval = std::chrono::seconds{10};
+
+/// The client a connection is charged to; IPv4-mapped IPv6 counts as the IPv4 address.
+asio::ip::address client_of(const tcp::socket& socket, beast::error_code& ec) {
+  const auto a = socket.remote_endpoint(ec).address();
+  if (a.is_v6() && a.to_v6().is_v4_mapped())
+    return asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6());
+  return a;
+}
+
+enum class verdict { serve, over_total, over_client };
+
+struct admission {
+  verdict v = verdict::serve;
+  std::shared_ptr<session> s;      // serve: counted; otherwise the 503 sender, or null: just close
+  std::uint64_t log_rejected = 0;  // > 0: write the rate-limited line with this many rejections
+  std::uint64_t log_unanswered = 0;
+};
+
+/// Decides under the sessions lock: a slot (counted per client), a 503 (while fewer than
+/// max_connections rejections are in flight), or a plain close; and whether to log now.
+admission admit(core& c, tcp::socket& socket, const asio::ip::address& client) {
+  admission a;
+  std::lock_guard<std::mutex> lock{c.sessions_mutex};
+  auto pc = c.per_client.find(client);
+  const std::size_t mine = pc == c.per_client.end() ? 0 : pc->second;
+  if (c.sessions.size() >= c.opts.max_connections) {
+    a.v = verdict::over_total;
+  } else if (c.opts.max_connections_per_client > 0 && mine >= c.opts.max_connections_per_client) {
+    a.v = verdict::over_client;
+  }
+  if (a.v == verdict::serve) {
+    a.s = std::make_shared<session>(c, std::move(socket), ++c.next_id);
+    c.sessions.emplace(c.next_id, core::slot{a.s, client});
+    ++c.per_client[client];
+    return a;
+  }
+  // Rejected sessions are bounded too: each holds a socket until its 503 is out.
+  if (c.rejecting < std::max<std::size_t>(1, c.opts.max_connections)) {
+    ++c.rejecting;
+    a.s = std::make_shared<session>(c, std::move(socket), 0);
+  } else {
+    ++c.unanswered_unlogged;
+  }
+  ++c.rejected_unlogged;
+  const auto now = std::chrono::steady_clock::now();
+  if (c.last_reject_log == std::chrono::steady_clock::time_point{} ||
+      now - c.last_reject_log >= reject_log_interval) {
+    a.log_rejected = std::exchange(c.rejected_unlogged, 0);
+    a.log_unanswered = std::exchange(c.unanswered_unlogged, 0);
+    c.last_reject_log = now;
+  }
+  return a;
+}
 
 void do_accept(core& c);
 
@@ -45,18 +110,25 @@ void on_accept(core& c, beast::error_code ec, tcp::socket socket) {
     return;
   }
   socket.set_option(tcp::no_delay(true), ec);
-  std::shared_ptr<session> s;
-  {
-    std::lock_guard<std::mutex> lock{c.sessions_mutex};
-    if (c.sessions.size() < c.opts.max_connections) {
-      s = std::make_shared<session>(c, std::move(socket), ++c.next_id);
-      c.sessions.emplace(c.next_id, s);
-    }
+  const auto client = client_of(socket, ec);
+  if (ec) return do_accept(c);  // the peer is already gone; the socket closes here
+  auto a = admit(c, socket, client);
+  const bool per_client = a.v == verdict::over_client;
+  if (a.log_rejected > 0) {
+    br::log::warn("http connections rejected",
+                  {{"server", c.opts.name},
+                   {"reason", per_client ? "max_connections_per_client" : "max_connections"},
+                   {"client", client.to_string()},
+                   {"rejected", a.log_rejected},
+                   {"unanswered", a.log_unanswered}});
   }
-  if (s) {
-    s->start();
-  } else {
-    std::make_shared<session>(c, std::move(socket), 0)->reject();
+  if (a.v == verdict::serve) {
+    a.s->start();
+  } else if (a.s) {
+    if (per_client)
+      a.s->reject("client_over_capacity", "too many connections from this client");
+    else
+      a.s->reject("over_capacity", "too many connections");
   }
   do_accept(c);
 }
@@ -70,8 +142,8 @@ void do_accept(core& c) {
 std::vector<std::shared_ptr<session>> snapshot(core& c) {
   std::vector<std::shared_ptr<session>> out;
   std::lock_guard<std::mutex> lock{c.sessions_mutex};
-  for (auto& [id, weak] : c.sessions)
-    if (auto s = weak.lock()) out.push_back(std::move(s));
+  for (auto& [id, slot] : c.sessions)
+    if (auto s = slot.s.lock()) out.push_back(std::move(s));
   return out;
 }
 
@@ -146,6 +218,11 @@ std::uint16_t server::port() const {
 
 std::size_t server::connections() const {
   return impl_->c.count();
+}
+
+std::size_t server::clients() const {
+  std::lock_guard<std::mutex> lock{impl_->c.sessions_mutex};
+  return impl_->c.per_client.size();
 }
 
 const server_options& server::options() const {

@@ -23,6 +23,7 @@ struct server_options {
   std::size_t max_body_bytes = 1u << 20;            // larger -> 413
   std::size_t max_header_bytes = 16u << 10;         // larger -> 431
   std::size_t max_connections = 256;                // beyond -> 503 and close
+  std::size_t max_connections_per_client = 32;      // per remote IP; beyond -> 503; 0 = no limit
   std::chrono::milliseconds header_timeout{5000};   // from connection / first byte to full header
   std::chrono::milliseconds body_timeout{10000};    // to read the body after the header
   std::chrono::milliseconds write_timeout{10000};   // to write one response
@@ -51,6 +52,8 @@ class server {
   void stop();
   /// Connections currently owned by the server (for tests and /debug).
   std::size_t connections() const;
+  /// Distinct client addresses among those connections (the per-client table's size).
+  std::size_t clients() const;
   const server_options& options() const;
 
  private:

@@ -7,6 +7,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -42,9 +43,19 @@ struct core {
   std::shared_ptr<post_gate> gate = std::make_shared<post_gate>();
   std::atomic<bool> stopping{false};
 
-  std::mutex sessions_mutex;
+  /// A counted connection and the client it is charged to.
+  struct slot {
+    std::weak_ptr<session> s;
+    asio::ip::address client;
+  };
+  std::mutex sessions_mutex;  // guards everything down to `next_id`
   std::condition_variable sessions_cv;
-  std::map<std::uint64_t, std::weak_ptr<session>> sessions;  // counted toward max_connections
+  std::map<std::uint64_t, slot> sessions;                   // counted toward max_connections
+  std::map<asio::ip::address, std::size_t> per_client;      // live counted connections; no zeros
+  std::size_t rejecting = 0;                                // sessions busy answering a 503
+  std::uint64_t rejected_unlogged = 0;                      // since the last rejection log line
+  std::uint64_t unanswered_unlogged = 0;                    // of those, closed without a 503
+  std::chrono::steady_clock::time_point last_reject_log{};  // at most one line per 10 s
   std::uint64_t next_id = 0;
 
   asio::io_context ioc;
@@ -53,6 +64,7 @@ struct core {
 
   void unregister(std::uint64_t id);
   std::size_t count();
+  void rejection_done();
 };
 
 /// One HTTP/1.1 connection; every member function runs on the connection's strand except
@@ -62,8 +74,10 @@ class session : public std::enable_shared_from_this<session> {
   session(core& c, tcp::socket&& socket, std::uint64_t id);
   ~session();
 
-  void start();           // serve requests
-  void reject();          // answer 503 (connection limit) and close
+  void start();  // serve requests
+  /// Answers 503 `message` (logged and counted as handler `name`) and closes; the session was
+  /// counted in core::rejecting and calls core::rejection_done() when it dies.
+  void reject(const char* name, const char* message);
   void on_server_stop();  // close if not busy with a request
   void force_close();     // close whatever it is doing
 
@@ -99,6 +113,7 @@ class session : public std::enable_shared_from_this<session> {
   phase phase_ = phase::reading;
   bool first_request_ = true;
   bool linger_ = false;
+  bool rejecting_ = false;
   std::uint64_t gen_ = 0;  // request generation: late responder calls compare against it
   std::string remote_;
   // The request being served (for the response, logs and metrics).

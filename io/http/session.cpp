@@ -45,16 +45,19 @@ session::session(core& c, tcp::socket&& socket, std::uint64_t id)
 
 session::~session() {
   c_.unregister(id_);
+  if (rejecting_) c_.rejection_done();
 }
 
 void session::start() {
   asio::dispatch(exec_, [self = shared_from_this()] { self->read_next(); });
 }
 
-void session::reject() {
-  asio::dispatch(exec_, [self = shared_from_this()] {
-    self->cur_name_ = "over_capacity";
-    self->send(response::error(503, "too many connections"), true, true);
+void session::reject(const char* name, const char* message) {
+  rejecting_ = true;
+  asio::dispatch(exec_, [self = shared_from_this(), name, message] {
+    self->cur_name_ = name;
+    self->cur_started_ = steady_clock::now();
+    self->send(response::error(503, message), true, true);
   });
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "actors/operator/group/failover_executor.hpp"
 #include "actors/operator/group/operator_metrics.hpp"
 #include "actors/operator/decide/promotion_gate.hpp"
+#include "actors/common/authority.hpp"
 #include "tests/actors/executor_test_support.hpp"
 #include "tests/support/det_fixture.hpp"
 #include "tests/support/recording_platform.hpp"
@@ -28,11 +30,20 @@ const std::string U2 = "22222222-2222-2222-2222-222222222222";
 
 /// Mock sidecars behind the executor's view pushes: per address, a queue of answers (the last
 /// one repeats); an address without answers does not respond (no response, like a dead host).
+/// Each answer is completed as a real sidecar completes it (its site and the push's nonce) and
+/// signed with that site's key, unless the address is held by an impostor (signed with a key of
+/// its own) or an unsigned answer is served.
 struct sidecar_fleet {
   std::map<std::string, std::vector<http_reply>> answers;
   std::map<std::string, size_t> served;
   std::vector<http_call> calls;
   std::vector<caf::actor> workers;
+  std::string group = "ns/orders";
+  std::map<std::string, crypto::signing_key> site_keys;  ///< site -> its sidecar's key
+  crypto::signing_key impostor_key = *crypto::key_from_seed(std::string(32, 'I'));
+  std::set<std::string> impostors;  ///< addresses answered by a pod that is not the sidecar
+  std::set<std::string> unsigned_answers;  ///< addresses whose answers carry no signature
+  std::map<std::string, std::string> sign_as;  ///< address -> the site whose key signs there
 
   static http_reply ack(bool mysql_reachable = true) {
     http_reply r;
@@ -53,6 +64,21 @@ struct sidecar_fleet {
     for (const auto& c : calls) n += c.url == "http://" + address + "/view" ? 1 : 0;
     return n;
   }
+  /// `r` as the sidecar at `addr` would send it for push `c`.
+  http_reply complete(const std::string& addr, const http_call& c, http_reply r) const {
+    auto site = addr.substr(0, addr.find("-sidecar"));
+    auto body = nlohmann::json::parse(r.body);
+    body["site"] = site;
+    body["nonce"] = nlohmann::json::parse(c.body).value("nonce", "");
+    r.body = body.dump();
+    if (unsigned_answers.count(addr)) return r;
+    auto key = site_keys.find(sign_as.count(addr) ? sign_as.at(addr) : site);
+    if (impostors.count(addr) || key == site_keys.end())
+      r.signature = auth::sign_body(impostor_key, auth::purpose::ack, group, r.body);
+    else
+      r.signature = auth::sign_body(key->second, auth::purpose::ack, group, r.body);
+    return r;
+  }
 };
 
 http_worker_actor spawn_mock_sidecar_http(caf::actor_system& sys, std::shared_ptr<sidecar_fleet> f) {
@@ -64,7 +90,7 @@ http_worker_actor spawn_mock_sidecar_http(caf::actor_system& sys, std::shared_pt
       r.error = "timeout: no response";
       if (auto it = f->answers.find(addr); it != f->answers.end() && !it->second.empty()) {
         auto& i = f->served[addr];
-        r = it->second[std::min(i, it->second.size() - 1)];
+        r = f->complete(addr, c, it->second[std::min(i, it->second.size() - 1)]);
         ++i;
       }
       return r;
@@ -81,6 +107,7 @@ struct exec_fixture : det_fixture {
   std::vector<executor_actor> executors;
   std::shared_ptr<sidecar_fleet> sidecars = std::make_shared<sidecar_fleet>();
   bool with_sidecars = false;
+  crypto::signing_key operator_key = *crypto::key_from_seed(std::string(32, 'O'));
 
   exec_fixture() {
     // a: old primary, b: candidate, c: dr-only, r: reader.
@@ -122,7 +149,17 @@ struct exec_fixture : det_fixture {
     d.clone_timeout = 600s;
     if (with_sidecars) {
       for (const auto& s : d.sites) d.sidecars[s] = s + "-sidecar:8080";
-      d.sidecar_token = "s3cret";
+      auto ring = std::make_shared<auth::key_ring>();
+      ring->signer = operator_key;
+      ring->operator_keys = {operator_key.pub};
+      char seed = 'a';
+      for (const auto& s : d.sites) {
+        auto k = *crypto::key_from_seed(std::string(32, seed++));
+        sidecars->site_keys[s] = k;
+        ring->site_keys[s] = {k.pub};
+      }
+      d.keys = ring;
+      d.authority_group = sidecars->group;
       auto f = sidecars;
       auto* sys_ptr = &sys;
       d.http_worker = [f, sys_ptr] {
@@ -594,15 +631,23 @@ BOOST_AUTO_TEST_CASE(rule2_old_primary_sidecar_ack_opens_at_once_even_with_mysql
   const auto& r = only_result();
   BOOST_TEST(r.ok, r.error);
   BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 1u);
-  // The pushed view: the plan's epoch, no active site, deposing the old primary, with the token.
+  // The pushed view: the plan's epoch, no active site, deposing the old primary, signed by the
+  // operator for this group; the request carries no secret (a view is public).
   BOOST_REQUIRE(sidecars->count("a-sidecar:8080") >= 1u);
   const auto& call = sidecars->calls.front();
   BOOST_TEST(call.method == "PUT");
-  BOOST_TEST(call.bearer == "s3cret");
+  BOOST_TEST(call.signature.empty());
   auto body = nlohmann::json::parse(call.body);
   BOOST_TEST(body["epoch"] == 3);
   BOOST_TEST(body["activeSite"] == "");
   BOOST_TEST(body["deposing"] == "a");
+  BOOST_TEST(auth::nonce_well_formed(body.value("nonce", "")));
+  std::set<std::string> fields;
+  for (auto it = body.begin(); it != body.end(); ++it) fields.insert(it.key());
+  BOOST_TEST((fields == std::set<std::string>{"activeSite", "deposing", "epoch", "nonce",
+                                              "observedAt", "signature"}));
+  topology_view pushed{3, "", "a", 0, body["signature"].get<std::string>()};
+  BOOST_TEST(auth::view_verifies({operator_key.pub}, sidecars->group, pushed));
   // Safe promotes only onto an armed switch, and says so in the command.
   auto promote = std::find_if(fl->commands.begin(), fl->commands.end(), [](const mysql_command& c) {
     return c.op == mysql_op::promote_switch;
@@ -652,6 +697,40 @@ BOOST_AUTO_TEST_CASE(rule3_needs_every_other_site_and_ignores_stale_answers) {
   BOOST_TEST(!r.ok);
   BOOST_TEST(r.error == "gating: promotion gate timed out");
   BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(an_impostor_behind_the_old_primarys_address_does_not_open_rule2) {
+  // A pod carrying the site's labels answers the push for a's sidecar: {"ack":true} signed with
+  // its own key, then unsigned. Neither counts; the real old primary may still be writable, so
+  // only rule 3 (every other site, then the full wait) can open the gate.
+  with_sidecars = true;
+  sidecars->impostors.insert("a-sidecar:8080");
+  sidecars->answers["a-sidecar:8080"] = {sidecar_fleet::ack(false)};
+  start(failover(gate_policy::safe, false));
+  advance(5s);
+  BOOST_TEST(sidecars->count("a-sidecar:8080") >= 2u);  // pushed, not acknowledged: retried
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
+  BOOST_TEST(coord->done.empty());
+  sidecars->impostors.clear();
+  sidecars->unsigned_answers.insert("a-sidecar:8080");
+  advance(114s);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
+  advance(1s);
+  const auto& r = only_result();
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.error == "gating: promotion gate timed out");
+}
+
+BOOST_AUTO_TEST_CASE(an_ack_signed_for_another_push_or_site_does_not_count) {
+  // b's real sidecar key signs an answer that names site a (a relayed or replayed ack): the
+  // operator checks the signing key against the site it pushed to and the nonce it sent.
+  with_sidecars = true;
+  sidecars->sign_as["a-sidecar:8080"] = "b";
+  sidecars->answers["a-sidecar:8080"] = {sidecar_fleet::ack(false)};
+  start(failover(gate_policy::safe, false));
+  advance(10s);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
+  BOOST_TEST(coord->done.empty());
 }
 
 BOOST_AUTO_TEST_CASE(safe_refuses_to_promote_onto_an_unarmed_switch) {

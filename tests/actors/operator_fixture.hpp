@@ -59,6 +59,9 @@ struct operator_fixture : det_fixture {
   config::group_spec spec;
   caf::actor sup;
   const topology* topo = nullptr;  ///< null: async replication
+  /// Sidecar HTTP (view pushes, epoch recovery) and the operator's keys; empty: none.
+  std::function<http_worker_actor()> http_worker;
+  std::shared_ptr<const auth::key_ring> keys;
 
   operator_fixture() {
     log::set_level(log::level::error);
@@ -106,7 +109,9 @@ struct operator_fixture : det_fixture {
       return h;
     };
     rt.wall_clock = [this] { return wall_now(); };
-    group_credentials creds{"bloodraven", "secretpw", "repl", "replpw", ""};
+    rt.http_worker = http_worker;
+    rt.keys = keys;
+    group_credentials creds{"bloodraven", "secretpw", "repl", "replpw", nullptr};
     sup = spawn_group_supervisor(sys, "root/group:g", "g", spec, creds, rt);
     run();
   }

@@ -52,7 +52,7 @@ std::string read_all(const std::string& p) {
 
 durable_state sample() {
   durable_state s;
-  s.view = {42, "b", "", 1700000000123};
+  s.view = {42, "b", "", 1700000000123, {}};
   s.last_failover_ms = 1700000000000;
   s.last_failover_target = "b";
   s.promotion_gtid = "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-10";

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/group_status.hpp"
+#include "actors/common/authority.hpp"
 #include "tests/actors/operator_fixture.hpp"
 
 using namespace br;
@@ -16,7 +17,7 @@ struct topo : operator_fixture {
   /// A durable record of an earlier failover to `target` (long before the test starts).
   durable_state history(const std::string& target, uint64_t epoch) {
     durable_state d;
-    d.view = {epoch, target, "", 1};
+    d.view = {epoch, target, "", 1, {}};
     d.last_failover_ms = 1000;
     d.last_failover_target = target;
     d.promotion_gtid = gtid(U1, 1, 10);
@@ -266,7 +267,7 @@ BOOST_FIXTURE_TEST_CASE(no_operator_heartbeat_while_deposing, topo) {
   add_site("a", site_role::primary_candidate);
   add_site("b", site_role::primary_candidate);
   auto d = history("a", 4);
-  d.view = {5, "", "a", 2};  // a failover away from "a" is in progress
+  d.view = {5, "", "a", 2, {}};  // a failover away from "a" is in progress
   preset(d);
   io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
   io_rec->probe["b"] = read_only_probe(gtid(U1, 1, 10), true);
@@ -289,4 +290,125 @@ BOOST_FIXTURE_TEST_CASE(unarmed_switch_raises_one_event, topo) {
   polls(4);
   BOOST_TEST(platform.rec->count_events("DeadMansSwitchNotArmed") == 1u);
   BOOST_TEST(platform.rec->last_event("DeadMansSwitchNotArmed")->site == "a");
+}
+
+// -- epoch recovery (docs/safety.md S6) ------------------------------------------------------------
+
+namespace {
+
+/// Sidecars answering GET /peer/active-site with the view each holds (signed by `view_key`) in an
+/// answer signed by the site's own key, as bloodraven-sidecar does; PUT /view gets a 503.
+struct held_views {
+  std::string group = "test/g";
+  std::map<std::string, std::pair<topology_view, crypto::signing_key>> by_address;
+  std::map<std::string, crypto::signing_key> site_keys;
+  std::vector<http_call> calls;
+};
+
+http_worker_actor spawn_held_view_sidecars(caf::actor_system& sys, std::shared_ptr<held_views> h) {
+  return sys.spawn([h]() -> http_worker_actor::behavior_type {
+    return {[h](http_call_atom, const http_call& c) {
+      h->calls.push_back(c);
+      http_reply r;
+      r.status = 503;
+      auto q = c.url.find("/peer/active-site?nonce=");
+      if (c.method != "GET" || q == std::string::npos) return r;
+      auto addr = c.url.substr(7, q - 7);
+      auto it = h->by_address.find(addr);
+      if (it == h->by_address.end()) {
+        r.status = 204;
+        return r;
+      }
+      auto site = addr.substr(0, addr.find('-'));
+      auto v = auth::sign_view(it->second.second, h->group, it->second.first);
+      nlohmann::json view = {{"epoch", v.epoch},           {"activeSite", v.active_site},
+                             {"deposing", v.deposing},     {"observedAt", "2026-01-01T00:00:00Z"},
+                             {"signature", v.signature}};
+      r.status = 200;
+      r.body = nlohmann::json{{"site", site},
+                              {"group", h->group},
+                              {"nonce", c.url.substr(q + 24)},
+                              {"view", view}}
+                   .dump();
+      r.signature = auth::sign_body(h->site_keys[site], auth::purpose::peer_answer, h->group, r.body);
+      return r;
+    }};
+  });
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(an_empty_store_resumes_from_the_highest_view_the_sidecars_hold, topo) {
+  // The operator lost its state (empty state dir). Site a's sidecar holds the view it issued at
+  // epoch 7 naming a; site b's answer carries a forged view (epoch 50, naming b) signed by a key
+  // the operator never had. The operator must resume at epoch 7 with a active (not adopt a at
+  // epoch 1, which every sidecar would refuse as stale), and ignore the forgery.
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  spec.sites[0].sidecar_address = "a-sidecar:8080";
+  spec.sites[1].sidecar_address = "b-sidecar:8080";
+  auto op = *crypto::key_from_seed(std::string(32, 'O'));
+  auto forger = *crypto::key_from_seed(std::string(32, 'F'));
+  auto h = std::make_shared<held_views>();
+  auto ring = std::make_shared<auth::key_ring>();
+  ring->signer = op;
+  ring->operator_keys = {op.pub};
+  for (const char* s : {"a", "b"}) {
+    h->site_keys[s] = *crypto::key_from_seed(std::string(32, s[0]));
+    ring->site_keys[s] = {h->site_keys[s].pub};
+  }
+  h->by_address["a-sidecar:8080"] = {topology_view{7, "a", "", 1, {}}, op};
+  h->by_address["b-sidecar:8080"] = {topology_view{50, "b", "", 1, {}}, forger};
+  keys = ring;
+  auto* sysp = &sys;
+  http_worker = [h, sysp] { return spawn_held_view_sidecars(*sysp, h); };
+  io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
+  io_rec->probe["b"] = read_only_probe(gtid(U1, 1, 10), true);
+  start();
+  polls(4);
+  auto v = view();
+  BOOST_TEST(v.epoch == 7u);
+  BOOST_TEST(v.active_site == "a");
+  BOOST_TEST(exec->plans.empty());
+  // Every view it publishes from here on is at or above the recovered epoch and signed by it.
+  size_t pushes = 0;
+  for (const auto& c : h->calls) {
+    if (c.method != "PUT") continue;
+    ++pushes;
+    auto body = nlohmann::json::parse(c.body);
+    BOOST_TEST(body["epoch"].get<uint64_t>() >= 7u);
+    topology_view pushed{body["epoch"].get<uint64_t>(), body["activeSite"], body["deposing"], 0,
+                         body["signature"]};
+    BOOST_TEST(auth::view_verifies({op.pub}, h->group, pushed));
+  }
+  BOOST_TEST(pushes >= 1u);
+  check_no_unexpected();
+}
+
+BOOST_FIXTURE_TEST_CASE(a_stored_state_above_the_held_views_is_kept, topo) {
+  add_site("a", site_role::primary_candidate);
+  add_site("b", site_role::primary_candidate);
+  spec.sites[0].sidecar_address = "a-sidecar:8080";
+  spec.sites[1].sidecar_address = "b-sidecar:8080";
+  auto op = *crypto::key_from_seed(std::string(32, 'O'));
+  auto h = std::make_shared<held_views>();
+  auto ring = std::make_shared<auth::key_ring>();
+  ring->signer = op;
+  ring->operator_keys = {op.pub};
+  for (const char* s : {"a", "b"}) {
+    h->site_keys[s] = *crypto::key_from_seed(std::string(32, s[0]));
+    ring->site_keys[s] = {h->site_keys[s].pub};
+  }
+  h->by_address["a-sidecar:8080"] = {topology_view{3, "a", "", 1, {}}, op};
+  keys = ring;
+  auto* sysp = &sys;
+  http_worker = [h, sysp] { return spawn_held_view_sidecars(*sysp, h); };
+  preset(history("a", 9));
+  io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
+  io_rec->probe["b"] = read_only_probe(gtid(U1, 1, 10), true);
+  start();
+  polls(4);
+  auto v = view();
+  BOOST_TEST(v.epoch == 9u);
+  BOOST_TEST(v.active_site == "a");
 }

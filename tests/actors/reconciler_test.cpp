@@ -171,7 +171,7 @@ BOOST_AUTO_TEST_CASE(ordered_update_rolls_replica_then_hands_over_then_rolls_the
   BOOST_TEST(phase() == "HandingOver");
 
   // The promotion runs: nothing is steered or rolled during the transition.
-  s->view = {2, "", "a", 0};
+  s->view = {2, "", "a", 0, {}};
   auto routes = s->routes.size();
   advance(1s);
   BOOST_TEST(s->routes.size() == routes);
@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE(ordered_update_rolls_replica_then_hands_over_then_rolls_the
   BOOST_TEST(s->switchovers.size() == 1u);
 
   // b is the primary now; a, the old primary, rolls last.
-  s->view = {3, "b", "", 0};
+  s->view = {3, "b", "", 0, {}};
   s->status = {{"sites", {site_status("a", "read-only", before_roll), site_status("b", "writable", after_roll)}}};
   advance(1s);
   BOOST_TEST((s->rolls == std::vector<std::string>{"b", "a"}));

@@ -61,6 +61,64 @@ http_reply view_reply(uint64_t epoch, std::string active, std::string deposing =
   return ok(200, view_to_json(v));
 }
 
+// The keys of this test's group: the operator's, this site's (a) and its peer's (site b at p1:1),
+// and an attacker's the sidecars never accepted.
+const std::string group_key = "ns/g";
+crypto::signing_key key_of(char c) { return *crypto::key_from_seed(std::string(32, c)); }
+const crypto::signing_key operator_key = key_of('O');
+const crypto::signing_key site_a_key = key_of('a');
+const crypto::signing_key site_b_key = key_of('b');
+const crypto::signing_key attacker_key = key_of('X');
+
+/// Markers a scripted answer carries in `signature` (the mock replaces them by the real thing).
+const std::string genuine = "";           ///< signed as bloodraven signs it
+const std::string unsigned_answer = "unsigned";  ///< view signed, answer not (no header)
+const std::string forged = "forged";      ///< view and answer signed by the attacker
+const std::string foreign = "foreign";    ///< the operator's view of another group
+const std::string replayed = "replayed";  ///< a genuine answer to another request (nonce)
+
+http_reply as(http_reply r, const std::string& marker) {
+  r.signature = marker;
+  return r;
+}
+
+/// The URL without its nonce parameter (scripts are keyed by it) and the nonce.
+std::pair<std::string, std::string> split_nonce(const std::string& url) {
+  auto n = url.find("nonce=");
+  if (n == std::string::npos || n == 0) return {url, ""};
+  return {url.substr(0, n - 1), url.substr(n + 6)};
+}
+
+/// `r` (a scripted view answer) completed as the operator (`peer` false) or the peer sidecar
+/// would answer the request with `nonce`, signed according to its marker.
+http_reply complete(http_reply r, const std::string& nonce, bool peer) {
+  auto marker = r.signature;
+  r.signature.clear();
+  if (r.status != 200) return r;
+  auto v = parse_view_answer(r.body);
+  if (!v) return r;
+  const auto& view_key = marker == forged ? attacker_key : operator_key;
+  auto sv = auth::sign_view(view_key, marker == foreign ? "ns/other" : group_key, *v);
+  auto view = nlohmann::json::parse(view_to_json(sv));
+  auto n = marker == replayed ? std::string(32, 'f') : nonce;
+  nlohmann::json body;
+  if (peer) {
+    body = {{"site", "b"}, {"group", group_key}, {"nonce", n}, {"view", view}};
+  } else {
+    body = view;
+    body["namespace"] = "ns";
+    body["group"] = "g";
+    body["nonce"] = n;
+  }
+  r.body = body.dump();
+  if (marker == unsigned_answer) return r;
+  const auto& body_key = marker == forged ? attacker_key : (peer ? site_b_key : operator_key);
+  r.signature = auth::sign_body(body_key, peer ? auth::purpose::peer_answer
+                                               : auth::purpose::operator_answer,
+                                group_key, r.body);
+  return r;
+}
+
 struct mock_http_state {
   std::shared_ptr<http_script> script;
 };
@@ -71,10 +129,12 @@ http_worker_actor::behavior_type mock_http(http_worker_actor::stateful_pointer<m
   return {[=](http_call_atom, const http_call& c) {
     auto& s = *self->state.script;
     s.calls.push_back(c);
+    auto [url, nonce] = split_nonce(c.url);
     http_reply r = ok(404, R"({"error":"not found"})");
-    if (auto it = s.by_url.find(c.url); it != s.by_url.end() && !it->second.empty()) {
-      auto& i = s.served[c.url];
-      r = it->second[std::min(i, it->second.size() - 1)];
+    if (auto it = s.by_url.find(url); it != s.by_url.end() && !it->second.empty()) {
+      auto& i = s.served[url];
+      r = complete(it->second[std::min(i, it->second.size() - 1)], nonce,
+                   url.find("/peer/active-site") != std::string::npos);
       ++i;
     }
     // The send time on the actor clock (virtual time here), as the real worker stamps it.
@@ -191,6 +251,12 @@ struct monitor_fixture : test::det_fixture {
     opts.peers = {"p1:1"};
     opts.interval = 5s;
     opts.lease_timeout = 20s;
+    auto ring = std::make_shared<auth::key_ring>();
+    ring->signer = site_a_key;
+    ring->operator_keys = {operator_key.pub};
+    ring->site_keys["a"] = {site_a_key.pub};
+    ring->site_keys["b"] = {site_b_key.pub};
+    opts.keys = ring;
     mysql_mock = sys.spawn(mock_mysql, db);
     cache = spawn_view_cache(sys, "", false);
     http_mock = sys.spawn(mock_http, http);
@@ -553,14 +619,21 @@ BOOST_AUTO_TEST_CASE(push_without_a_confirmed_fence_is_not_acknowledged) {
 BOOST_AUTO_TEST_CASE(push_with_mysqld_down_acks_unreachable) {
   start();
   db->reachable = false;
+  db->error_kind = "down";  // the worker's proof: the local port refused a fresh connect
   auto ack = push(pushed(6, "b", "a")).value_or(push_ack{});
   BOOST_TEST(ack.ok);
   BOOST_TEST(!ack.mysql_reachable);
   BOOST_TEST(db->fences == 0);
-  // A hung server (timeout) is not an acknowledgement.
-  db->error_kind = "timeout";
-  auto ack2 = push(pushed(7, "b", "a")).value_or(push_ack{});
-  BOOST_TEST(!ack2.ok);
+  // A hung server (timeout), a lost connection to a running server or a refusal the worker could
+  // not prove is not an acknowledgement.
+  uint64_t epoch = 7;
+  for (const char* kind : {"timeout", "lost_connection", "refused", "auth"}) {
+    BOOST_TEST_CONTEXT(kind) {
+      db->error_kind = kind;
+      auto other = push(pushed(epoch++, "b", "a")).value_or(push_ack{});
+      BOOST_TEST(!other.ok);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(push_naming_this_site_does_not_touch_mysql) {
@@ -637,6 +710,102 @@ BOOST_AUTO_TEST_CASE(deposing_push_fences_without_a_refresh) {
   BOOST_TEST(ack.fenced);
   BOOST_TEST(db->fences == 1);
   BOOST_TEST(http->count(op_view) == before);
+}
+
+// -- authority (docs/safety.md "Threat model") ------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(forged_peer_views_are_not_adopted_and_fence_nothing) {
+  // The peer's address answers with views the operator never signed: a higher epoch naming b, one
+  // deposing a, the same epoch naming b, and the operator's genuine view of another group. None
+  // is adopted; nothing is fenced; the operator's view (epoch 5, a) stays.
+  struct row {
+    const char* what;
+    http_reply answer;
+  };
+  const std::vector<row> rows = {
+      {"higher epoch naming b", as(view_reply(1000, "b"), forged)},
+      {"higher epoch deposing a", as(view_reply(1000, "", "a"), forged)},
+      {"same epoch naming b", as(view_reply(5, "b"), forged)},
+      {"another group's genuine view", as(view_reply(1000, "b"), foreign)},
+  };
+  start();
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.what) {
+      http->set(p1_view, {r.answer});
+      ticks(3);
+      BOOST_TEST(db->fences == 0);
+      BOOST_TEST(db->writable);
+      BOOST_TEST(st().view.view.epoch == 5u);
+      BOOST_TEST(st().view.view.active_site == "a");
+    }
+  }
+  // The same answers from the operator's address change nothing either.
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT("operator: " << r.what) {
+      http->set(op_view, {r.answer});
+      ticks(1);
+      BOOST_TEST(db->fences == 0);
+      BOOST_TEST(st().view.view.epoch == 5u);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_genuine_view_relayed_by_a_peer_is_adopted) {
+  // The same path with the operator's signature: a relayed view is what makes a partitioned
+  // sidecar learn a failover, so verification must not break it.
+  start();
+  http->set(p1_view, {view_reply(6, "b")});
+  ticks(1);
+  BOOST_TEST(st().view.view.epoch == 6u);
+  BOOST_TEST(db->fences == 1);
+  BOOST_TEST(db->reasons.at(0) == "mismatch");
+}
+
+BOOST_AUTO_TEST_CASE(only_a_signed_answer_from_the_leader_renews_the_lease) {
+  // The operator process answers /healthz (a standby replica, or one that lost its leadership),
+  // but /active-site gives 503, an unsigned view, or a genuine answer to an earlier request: none
+  // is operator contact. With the peer silent too, the lease runs out as if the operator were gone.
+  struct row {
+    const char* what;
+    http_reply answer;
+  };
+  const std::vector<row> rows = {
+      {"non-leader 503", ok(503, R"({"error":"no topology managers are running"})")},
+      {"unsigned answer", as(view_reply(5, "a"), unsigned_answer)},
+      {"replayed answer", as(view_reply(5, "a"), replayed)},
+      {"forged answer", as(view_reply(5, "a"), forged)},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.what) {
+      monitor_fixture f;
+      f.http->set(op_health, {ok(200, "ok")});
+      f.http->set(op_view, {r.answer});
+      f.http->set(p1_view, {down()});
+      f.http->set(p1_ping, {down()});
+      f.start();
+      f.ticks(5);  // 25 s: past the lease and the startup grace
+      BOOST_TEST(f.db->fences == 1);
+      BOOST_TEST((!f.db->reasons.empty() && f.db->reasons.at(0) == "lease"));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_peer_answer_without_its_sites_signature_does_not_anchor) {
+  // The peer's address relays a genuine view but cannot sign as site b (an impostor replaying
+  // what it saw, or an answer to another request): the view may be adopted, but it is no proof
+  // that b holds it now, so it does not keep this primary writable.
+  for (const auto& marker : {unsigned_answer, replayed}) {
+    BOOST_TEST_CONTEXT(marker) {
+      monitor_fixture f;
+      f.http->set(op_view, {down()});
+      f.http->set(op_health, {down()});
+      f.http->set(p1_view, {as(view_reply(5, "a"), marker)});
+      f.start();
+      f.ticks(5);
+      BOOST_TEST(f.db->fences == 1);
+      BOOST_TEST((!f.db->reasons.empty() && f.db->reasons.at(0) == "lease"));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -9,7 +9,7 @@ set(BR_CHAOS_SOURCES
   ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
   ${PROJECT_SOURCE_DIR}/tests/support/mysql_sandbox.cpp)
 br_test(chaos_full SOURCES ${BR_CHAOS_SOURCES}
-  LIBS br_io_http br_io_mysql nlohmann_json::nlohmann_json
+  LIBS br_actors_common br_io_http br_io_mysql nlohmann_json::nlohmann_json
   LABELS "chaos;integration;mysql" RUN_SERIAL TIMEOUT 3600 DEPENDS bloodraven bloodraven-sidecar)
 if(TARGET chaos_full)
   set_tests_properties(chaos_full PROPERTIES DISABLED TRUE)

@@ -1,6 +1,8 @@
 // Chaos harness: building, faulting and tearing down the 3-site group (see cluster.hpp).
 #include "tests/chaos/cluster.hpp"
 
+#include "actors/common/key_dir.hpp"
+
 #include <unistd.h>
 
 #include <csignal>
@@ -147,13 +149,13 @@ cluster::cluster(cluster_params p, std::string work_dir) : p_(std::move(p)), dir
 
     sidecar_port_ = free_port();
     operator_port_ = free_port();
-    token_file_ = p_.token_file;
-    if (token_file_.empty()) {
-      token_file_ = dir_ + "/token";
-      std::random_device rd;
-      std::ostringstream t;
-      for (int i = 0; i < 4; ++i) t << std::hex << rd();
-      std::ofstream(token_file_) << t.str() << "\n";
+    keys_dir_ = p_.keys_dir;
+    if (keys_dir_.empty()) {
+      keys_dir_ = dir_ + "/keys";
+      std::vector<std::string> names;
+      for (int k = 0; k < sites; ++k) names.push_back(site_name(k));
+      if (auto err = br::auth::write_key_dir(keys_dir_, names); !err.empty())
+        throw std::runtime_error("keys: " + err);
     }
     write_group_file();
     start_operator();
@@ -305,8 +307,8 @@ void cluster::start_operator() {
   argv.insert(argv.end(), p_.operator_extra_args.begin(), p_.operator_extra_args.end());
   auto env = p_.operator_env;
   env.emplace("BLOODRAVEN_MYSQL_PASSWORD", "bloodravenpw");
-  // the same token as the sidecars, for the view pushes of the promotion gate (rules 2-3)
-  env.emplace("BLOODRAVEN_SIDECAR_TOKEN_FILE", token_file_);
+  // the group's keys: the operator signs views; the sidecars' acks are checked with their keys
+  env.emplace("BLOODRAVEN_KEYS_DIR", keys_dir_);
   operator_->start(argv, env, dir_ + "/operator.log");
   note("operator started pid " + std::to_string(operator_->pid()));
   br::http::client c{br::http::client::options{500ms, 300ms, {}}};
@@ -345,7 +347,7 @@ void cluster::start_sidecar(int k) {
       {"MYSQL_USER", "bloodraven"},
       {"MYSQL_PASSWORD", "bloodravenpw"},
       {"SIDECAR_STATE_DIR", dir_ + "/sidecar-state-" + site_name(k)},
-      {"SIDECAR_TOKEN_FILE", token_file_},
+      {"KEYS_DIR", keys_dir_},
   };
   for (const auto& [key, v] : p_.sidecar_env) env[key] = v;
   std::filesystem::create_directories(dir_ + "/sidecar-state-" + site_name(k));

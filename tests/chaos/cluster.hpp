@@ -30,7 +30,7 @@ struct cluster_params {
   std::string request_timeout = "800ms";  ///< sidecar REQUEST_TIMEOUT
   std::string prefer_site;                ///< splitBrainPolicy.preferSite ("" = none)
   std::string third_role = "read-only";   ///< role of s3 (s1, s2 are primary-candidates)
-  std::string token_file;                 ///< bearer token file for PUT /view; "" = generated
+  std::string keys_dir;                   ///< operator and site keys (KEYS_DIR); "" = generated
   std::vector<std::string> operator_extra_args;
   std::map<std::string, std::string> operator_env;
   std::map<std::string, std::string> sidecar_env;  ///< added to every sidecar's environment
@@ -114,7 +114,7 @@ class cluster {
   std::array<std::string, sites> addr_{}, netns_{};
   std::array<uint16_t, sites> mysql_port_{};
   uint16_t sidecar_port_ = 0, operator_port_ = 0;
-  std::string group_file_, token_file_;
+  std::string group_file_, keys_dir_;
   std::unique_ptr<process> operator_;
   std::array<std::unique_ptr<process>, sites> sidecar_;
   std::array<std::unique_ptr<site_sql>, sites> sql_;

@@ -20,7 +20,7 @@ namespace {
 cluster_params base() {
   cluster_params p;
   if (const char* v = std::getenv("BR_CHAOS_POLICY"); v && *v) p.policy = v;
-  if (const char* v = std::getenv("BR_CHAOS_TOKEN_FILE"); v && *v) p.token_file = v;
+  if (const char* v = std::getenv("BR_CHAOS_KEYS_DIR"); v && *v) p.keys_dir = v;
   return p;
 }
 

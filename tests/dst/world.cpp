@@ -329,7 +329,7 @@ void world::operator_tick() {
   if (cands.empty()) return;
   auto old = op_.view.active_site;
   op_.candidate = cands.front();
-  op_.view = topology_view{op_.view.epoch + 1, "", old, 0};  // persisted before it is served
+  op_.view = topology_view{op_.view.epoch + 1, "", old, 0, {}};  // persisted before it is served
   op_.fenced_old = op_.old_acked = false;
   op_.acks.clear();
   op_.gate_started = now();
@@ -387,7 +387,7 @@ void world::operator_failover_step() {
       if (usable(x)) cand = x;
     if (cand < 0) return;
   }
-  op_.view = topology_view{op_.view.epoch + 1, names_[cand], "", 0};
+  op_.view = topology_view{op_.view.epoch + 1, names_[cand], "", 0, {}};
   // Rule 7 promotion: super_read_only=OFF, heartbeat refresh, read_only=OFF.
   mysql_[cand].heartbeat = server_now(cand);
   mysql_[cand].writable = true;

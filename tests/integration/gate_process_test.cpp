@@ -20,6 +20,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "actors/common/authority.hpp"
+#include "actors/common/key_dir.hpp"
 #include "io/http/client.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/sidecar_env.hpp"
@@ -35,7 +37,6 @@ namespace {
 
 constexpr int inst_a = 7;  // site a: the first primary
 constexpr int inst_b = 8;  // site b: its replica, the candidate
-const std::string token = "gate-token-51c2";
 
 const br::test::mysql_sandbox& sandbox() {
   static const br::test::mysql_sandbox sb;
@@ -187,7 +188,7 @@ struct gate_fixture {
     std::string tmpl = (std::filesystem::temp_directory_path() / "br-gate-XXXXXX").string();
     BOOST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
     dir = tmpl;
-    std::ofstream(dir / "token") << token << "\n";
+    BOOST_REQUIRE(br::auth::write_key_dir((dir / "keys").string(), {"a", "b"}).empty());
     sandbox().reset(inst_a);
     sandbox().reset(inst_b);
     sandbox().replicate(inst_b, inst_a);  // a writable, b its fenced replica
@@ -228,7 +229,7 @@ struct gate_fixture {
         std::vector<std::string>{"--standalone", (dir / "group.yaml").string(), "--listen",
                                  "127.0.0.1:" + std::to_string(op_port), "--metrics-listen", "",
                                  "--state-dir", (dir / "state").string(), "--mysql-user",
-                                 "bloodraven", "--sidecar-token-file", (dir / "token").string()},
+                                 "bloodraven", "--keys-dir", (dir / "keys").string()},
         std::map<std::string, std::string>{{"BLOODRAVEN_MYSQL_PASSWORD", "bloodravenpw"}});
     BOOST_REQUIRE_MESSAGE(op.proc->wait_for_line("http server listening", 30s), op.proc->output());
   }
@@ -242,7 +243,7 @@ struct gate_fixture {
     so.peer_port = peer;
     so.mysql_port = sandbox().port(inst);
     so.state_dir = (dir / ("sc-" + site)).string();
-    so.token_file = (dir / "token").string();
+    so.keys_dir = (dir / "keys").string();
     auto env = br::test::sidecar_env(so);
     p.proc = std::make_unique<child_process>(binary_path("bloodraven-sidecar"),
                                              std::vector<std::string>{}, env);
@@ -251,7 +252,8 @@ struct gate_fixture {
   }
 
   json active_site() {
-    auto r = br::http::client{}.get(base() + "/active-site?namespace=ns&group=g");
+    auto r = br::http::client{}.get(base() + "/active-site?namespace=ns&group=g&nonce=" +
+                                           br::auth::new_nonce());
     if (r.status != 200) return json::object();
     auto j = json::parse(r.body, nullptr, false);
     return j.is_object() ? j : json::object();
@@ -322,6 +324,19 @@ BOOST_AUTO_TEST_CASE(gate_rules_and_self_fencing_with_real_processes) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - unfenced_at).count();
   BOOST_TEST_MESSAGE("stale primary fenced again " << refence_s << " s after it became writable");
   BOOST_TEST(refence_s < 4.0, "not within about one tick (1 s): " << refence_s << " s");
+
+  // 3b. The operator restarts with an empty state directory (its state lost). Before it acts it
+  // learns the views the sidecars hold and resumes at that epoch: it does not adopt b at epoch 1,
+  // which every sidecar would refuse as stale (and Safe could never fail over again).
+  auto held_epoch = active_site().value("epoch", uint64_t{0});
+  BOOST_TEST(held_epoch >= 3u);
+  BOOST_TEST(op.stop() == 0);
+  std::filesystem::remove_all(dir / "state");
+  start_operator();
+  BOOST_REQUIRE_MESSAGE(eventually([&] { return active_is("b"); }, 60s, {&op}), logs());
+  BOOST_TEST(active_site().value("epoch", uint64_t{0}) == held_epoch, logs());
+  BOOST_TEST(op.saw("stored state is behind the views the sidecars hold"), logs());
+  BOOST_TEST(writable(inst_b));
 
   // 4. b, now the primary, loses the operator AND its only peer: it fences after leaseTimeout
   // (by its sidecar's lease or by the in-database switch its heartbeat dates).

@@ -1,4 +1,5 @@
-// Integration tests of br::http::server: routing, limits, deadlines, timeouts, stop, metrics.
+// Integration tests of br::http::server: routing, limits (total, per client), deadlines, timeouts,
+// stop, metrics, the liveness listener.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "io/http/client.hpp"
+#include "io/http/liveness.hpp"
 #include "io/http/server.hpp"
 
 using namespace br::http;
@@ -41,16 +43,23 @@ client_result fetch(std::uint16_t port, const std::string& path, std::string met
   return perform(req);
 }
 
-/// A raw TCP connection for misbehaving clients.
+/// A raw TCP connection for misbehaving clients, from `from` (any 127/8 address is loopback on
+/// Linux, so 127.0.0.2 is a second client).
 struct raw_conn {
   int fd = -1;
-  explicit raw_conn(std::uint16_t port) {
+  explicit raw_conn(std::uint16_t port, const char* from = nullptr) {
     fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    BOOST_REQUIRE(fd >= 0);
+    if (from) {
+      sockaddr_in src{};
+      src.sin_family = AF_INET;
+      BOOST_REQUIRE_EQUAL(::inet_pton(AF_INET, from, &src.sin_addr), 1);
+      BOOST_REQUIRE_EQUAL(::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src), 0);
+    }
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    BOOST_REQUIRE(fd >= 0);
     BOOST_REQUIRE_EQUAL(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
   }
   ~raw_conn() { close(); }
@@ -244,6 +253,80 @@ BOOST_AUTO_TEST_CASE(connection_limit_gives_503) {
 
   a.reset();  // frees a slot once the server notices
   BOOST_CHECK(eventually([&] { return fetch(port, "/status").status == 200; }));
+}
+
+BOOST_AUTO_TEST_CASE(per_client_limit_gives_503_to_that_client_only) {
+  auto registry = std::make_shared<prometheus::Registry>();
+  server_options o;
+  o.name = "test";
+  o.max_connections = 16;
+  o.max_connections_per_client = 3;
+  o.header_timeout = safety;  // the idle connections below hold their slots for the whole test
+  o.registry = registry;
+  server srv{o, demo_routes()};
+  auto port = srv.start();
+  std::vector<std::unique_ptr<raw_conn>> mine;
+  for (int i = 0; i < 3; ++i) mine.push_back(std::make_unique<raw_conn>(port, "127.0.0.1"));
+  BOOST_REQUIRE(eventually([&] { return srv.connections() == 3; }));
+  BOOST_CHECK_EQUAL(srv.clients(), 1u);
+
+  // The same client's next connection is answered 503 at once and closed.
+  raw_conn extra{port, "127.0.0.1"};
+  auto [closed, got] = extra.read_until_close();
+  BOOST_CHECK(closed);
+  BOOST_CHECK_MESSAGE(got.rfind("HTTP/1.1 503", 0) == 0, got);
+  BOOST_CHECK(got.find("too many connections from this client") != std::string::npos);
+  // Another client address is served, with slots to spare.
+  raw_conn other{port, "127.0.0.2"};
+  other.send("GET /status?a=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  auto [other_closed, other_got] = other.read_until_close();
+  BOOST_CHECK(other_closed);
+  BOOST_CHECK_MESSAGE(other_got.rfind("HTTP/1.1 200", 0) == 0, other_got);
+  auto text = prometheus::TextSerializer{}.Serialize(registry->Collect());
+  BOOST_CHECK_MESSAGE(
+      text.find("bloodraven_http_requests_total{handler=\"client_over_capacity\","
+                "method=\"OTHER\",server=\"test\",status=\"5xx\"} 1") != std::string::npos,
+      text);
+
+  // The client's entry goes when its last connection does; then it gets slots again.
+  mine.clear();
+  BOOST_CHECK(eventually([&] { return srv.connections() == 0 && srv.clients() == 0; }));
+  raw_conn again{port, "127.0.0.1"};
+  again.send("GET /status?a=2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  BOOST_CHECK(again.read_until_close().second.rfind("HTTP/1.1 200", 0) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(liveness_listener_answers_while_the_api_listener_is_full) {
+  server_options o;
+  o.max_connections = 4;
+  o.header_timeout = safety;
+  server api{o, demo_routes()};
+  auto port = api.start();
+  server live{liveness_options("127.0.0.1", 0), liveness_routes()};
+  auto live_port = live.start();
+
+  // A flood from 127.0.0.1 takes every slot of the API listener...
+  std::vector<std::unique_ptr<raw_conn>> flood;
+  for (int i = 0; i < 4; ++i) flood.push_back(std::make_unique<raw_conn>(port, "127.0.0.1"));
+  BOOST_REQUIRE(eventually([&] { return api.connections() == 4; }));
+  BOOST_CHECK_EQUAL(fetch(port, "/status").status, 503);
+  // ...and hits the liveness port with its whole budget, where it gets only its per-client share.
+  for (std::size_t i = 0; i < live.options().max_connections; ++i)
+    flood.push_back(std::make_unique<raw_conn>(live_port, "127.0.0.1"));
+
+  // The kubelet probes from its own address and is answered (accepted after the flood: the
+  // listen queue is FIFO and the server admits one connection at a time).
+  raw_conn probe{live_port, "127.0.0.3"};
+  probe.send("GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  auto [closed, got] = probe.read_until_close();
+  BOOST_CHECK(closed);
+  BOOST_CHECK_MESSAGE(got.rfind("HTTP/1.1 200", 0) == 0, got);
+  BOOST_CHECK(got.size() >= 2 && got.substr(got.size() - 2) == "ok");
+  // The flood's last connection was over its client's share there.
+  auto [flood_closed, flood_got] = flood.back()->read_until_close();
+  BOOST_CHECK(flood_closed);
+  BOOST_CHECK_MESSAGE(flood_got.find("too many connections from this client") != std::string::npos,
+                      flood_got);
 }
 
 BOOST_AUTO_TEST_CASE(handler_that_never_answers_gets_503) {

@@ -291,17 +291,26 @@ BOOST_AUTO_TEST_CASE(apply_failover_noop_edit_ordered_update_and_delete) {
       BOOST_TEST(obj["metadata"]["annotations"].contains("bloodraven.shipstream.io/reconciler-version"));
     }
   }
-  // The sidecars' token: generated once per group, owned by it, mounted by every site's sidecar.
+  // The group's keys: generated once per group, owned by it; each site's sidecar mounts the
+  // operator's public key, its own site key and the sites' public keys, never another site's
+  // private key.
   {
-    auto tok = get(kube::resources::secrets, "mysql-e2e-sidecar-token");
-    BOOST_TEST_REQUIRE(tok.is_object());
-    BOOST_TEST(tok["metadata"]["ownerReferences"][0].value("uid", "") == uid);
-    BOOST_TEST(sidecar_token_of(tok).size() == 48u);
+    auto keys = get(kube::resources::secrets, "mysql-e2e-keys");
+    BOOST_TEST_REQUIRE(keys.is_object());
+    BOOST_TEST(keys["metadata"]["ownerReferences"][0].value("uid", "") == uid);
+    auto data = secret_data(keys);
+    BOOST_TEST(data.count("operator.key") == 1u);
     auto d = get(kube::resources::deployments, "mysql-e2e-a");
     bool mounted = false;
     for (const auto& v : d["spec"]["template"]["spec"]["volumes"])
-      if (v.value("name", "") == "sidecar-token")
-        mounted = v["secret"].value("secretName", "") == "mysql-e2e-sidecar-token";
+      if (v.value("name", "") == "keys") {
+        mounted = v["secret"].value("secretName", "") == "mysql-e2e-keys";
+        for (const auto& i : v["secret"]["items"]) {
+          auto k = i.value("key", "");
+          BOOST_TEST((k.size() < 4 || k.substr(k.size() - 4) != ".key" || k == "site-a.key"), k);
+          BOOST_TEST(data.count(k) == 1u, k);
+        }
+      }
     BOOST_TEST(mounted);
   }
   kube::list_options by_group;

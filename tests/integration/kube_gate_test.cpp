@@ -1,10 +1,11 @@
 // Kubernetes mode under policy Safe with real sidecars: the operator's group source (in process)
 // against the API simulator, its status API on loopback, two real MySQL 9.7 sites (sandbox
-// instances 46 and 47 ONLY) and two real bloodraven-sidecar processes. The sidecars' token comes
-// from the Secret the operator generated for the group; the test does the kubelet's part and
-// writes it to the file the sidecar reads (SIDECAR_TOKEN_FILE). kill -9 of the primary's mysqld
-// must be promoted through gate rule 2: its sidecar, whose mysqld is down, acknowledges the
-// deposing view. Without the token or the sidecar addresses, Safe could never open the gate here.
+// instances 46 and 47 ONLY) and two real bloodraven-sidecar processes. The sidecars' keys come
+// from the keys Secret the operator generated for the group; the test does the kubelet's part and
+// projects, per site, what its Deployment mounts (operator.pub, that site's own private key, the
+// sites' public keys) into the directory the sidecar reads (KEYS_DIR). kill -9 of the primary's
+// mysqld must be promoted through gate rule 2: its sidecar, whose mysqld is down, acknowledges the
+// signed deposing view with its own key. Without the keys, Safe could never open the gate here.
 #include <boost/test/unit_test.hpp>
 
 #include <caf/all.hpp>
@@ -214,19 +215,25 @@ struct gate_fixture {
   }
   std::string active() { return status().value("activeSite", ""); }
 
-  /// The kubelet's part: the group's token Secret, mounted as a file.
-  std::filesystem::path mount_token() {
-    auto s = c->get(kube::resources::secrets, ns, "mysql-" + group + "-sidecar-token");
-    BOOST_TEST_REQUIRE(s.ok(), "no token Secret: " << (s.ok() ? "" : s.error().describe()));
-    auto token = sidecar_token_of(*s);
-    BOOST_TEST_REQUIRE(!token.empty());
-    auto path = dir / "token";
-    std::ofstream(path) << token;
+  /// The kubelet's part: the items of the group's keys Secret that site `site`'s Deployment
+  /// projects (render_deployment), as files in a directory of their own.
+  std::filesystem::path mount_keys(const std::string& site) {
+    auto s = c->get(kube::resources::secrets, ns, "mysql-" + group + "-keys");
+    BOOST_TEST_REQUIRE(s.ok(), "no keys Secret: " << (s.ok() ? "" : s.error().describe()));
+    auto data = secret_data(*s);
+    auto path = dir / ("keys-" + site);
+    std::filesystem::create_directories(path);
+    for (const auto& [k, v] : data) {
+      bool mine = k == "operator.pub" || k == "site-" + site + ".key" ||
+                  (k.rfind("site-", 0) == 0 && k.size() > 4 && k.substr(k.size() - 4) == ".pub");
+      if (mine) std::ofstream(path / k) << v;
+    }
+    BOOST_TEST_REQUIRE(std::filesystem::exists(path / ("site-" + site + ".key")));
     return path;
   }
 
   void start_sidecar(sidecar_process& p, const std::string& site, int inst, uint16_t port,
-                     uint16_t peer, const std::filesystem::path& token_file) {
+                     uint16_t peer, const std::filesystem::path& keys_dir) {
     std::filesystem::create_directories(dir / ("sc-" + site));
     test::sidecar_env_options so;
     so.site = site;
@@ -237,7 +244,7 @@ struct gate_fixture {
     so.peer_port = peer;
     so.mysql_port = sandbox().port(inst);
     so.state_dir = (dir / ("sc-" + site)).string();
-    so.token_file = token_file.string();
+    so.keys_dir = keys_dir.string();
     auto env = test::sidecar_env(so);
     p.proc = std::make_unique<child_process>(binary_path("bloodraven-sidecar"),
                                              std::vector<std::string>{}, env);
@@ -294,10 +301,9 @@ BOOST_AUTO_TEST_CASE(safe_failover_in_kubernetes_mode_opens_the_gate_on_the_old_
   // Kubernetes mode feeds GET /ws/status (and so the dashboard) like standalone mode.
   BOOST_TEST(ws_shows_active("a"));
 
-  // The token the operator generated for the group reaches the sidecars as a mounted file.
-  auto token_file = mount_token();
-  start_sidecar(side_a, "a", inst_a, sc_a, sc_b, token_file);
-  start_sidecar(side_b, "b", inst_b, sc_b, sc_a, token_file);
+  // The keys the operator generated for the group reach each sidecar as its projected Secret.
+  start_sidecar(side_a, "a", inst_a, sc_a, sc_b, mount_keys("a"));
+  start_sidecar(side_b, "b", inst_b, sc_b, sc_a, mount_keys("b"));
   BOOST_TEST_REQUIRE(eventually([&] { return writable(inst_a) && !writable(inst_b); }, 30s),
                      logs());
 

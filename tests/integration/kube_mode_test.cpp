@@ -350,7 +350,7 @@ BOOST_AUTO_TEST_CASE(a_new_group_gets_generated_credentials_that_are_never_overw
   auto again = c->get(kube::resources::secrets, "default", "fresh-operator");
   BOOST_REQUIRE(again.ok());
   BOOST_TEST((*again)["data"] == secret["data"]);
-  // Each of the group's two Secrets (operator credentials, sidecar token) created exactly once.
+  // Each of the group's two Secrets (operator credentials, keys) created exactly once.
   size_t creates = 0, token_creates = 0, others = 0;
   for (const auto& w : sim.writes()) {
     if (w.path.find("/secrets") == std::string::npos) continue;
@@ -360,7 +360,7 @@ BOOST_AUTO_TEST_CASE(a_new_group_gets_generated_credentials_that_are_never_overw
     }
     auto name = w.object["metadata"].value("name", "");
     if (name == "fresh-operator") ++creates;
-    if (name == "mysql-fresh-sidecar-token") ++token_creates;
+    if (name == "mysql-fresh-keys") ++token_creates;
   }
   BOOST_TEST(creates == 1u);
   BOOST_TEST(token_creates == 1u);

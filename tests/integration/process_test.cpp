@@ -1,4 +1,5 @@
-// Both binaries as real processes: flags/env errors, health/metrics/inspection endpoints, SIGTERM.
+// Both binaries as real processes: flags/env errors, health/metrics/inspection endpoints, the
+// liveness listener under a connection flood, SIGTERM.
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 
@@ -8,6 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "io/http/client.hpp"
 #include "tests/support/child_process.hpp"
@@ -56,6 +64,38 @@ std::vector<std::string> operator_args() {
 
 std::vector<std::string> sidecar_args() { return {"--listen", "127.0.0.1:0"}; }
 
+/// A TCP connection to 127.0.0.1:`port` from the loopback address `from` (all of 127/8 is
+/// loopback on Linux, so each address is another client); fd -1 when it could not connect.
+struct loopback_conn {
+  int fd = -1;
+  loopback_conn(const std::string& from, int port) {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in src{}, dst{};
+    src.sin_family = dst.sin_family = AF_INET;
+    dst.sin_port = htons(static_cast<uint16_t>(port));
+    dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || ::inet_pton(AF_INET, from.c_str(), &src.sin_addr) != 1 ||
+        ::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0 ||
+        ::connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof dst) != 0) {
+      if (fd >= 0) ::close(fd);
+      fd = -1;
+    }
+  }
+  ~loopback_conn() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+/// The port of the "http server listening" line of the server named `name` (0 when absent).
+int server_port(const std::string& output, const std::string& name) {
+  std::istringstream lines(output);
+  for (std::string l; std::getline(lines, l);)
+    if (l.find("http server listening") != std::string::npos &&
+        l.find("\"server\":\"" + name + "\"") != std::string::npos)
+      return br::test::listening_port(l);
+  return 0;
+}
+
 struct exit_case {
   std::string binary;
   std::vector<std::string> args;
@@ -82,6 +122,8 @@ BOOST_AUTO_TEST_CASE(bad_flags_and_environment_exit_2_naming_the_culprit) {
       {"bloodraven-sidecar", {}, {{"PEER_ADDRESSES", "a:1,b"}}, "PEER_ADDRESSES"},
       {"bloodraven-sidecar", {}, {{"LISTEN_ADDR", "x:y"}}, "LISTEN_ADDR"},
       {"bloodraven-sidecar", {"--peers", "h:0"}, {}, "--peers"},
+      {"bloodraven", {"--health-listen", "nowhere"}, {}, "--health-listen"},
+      {"bloodraven-sidecar", {}, {{"HEALTH_LISTEN_ADDR", "x:y"}}, "HEALTH_LISTEN_ADDR"},
   };
   for (auto& c : cases) {
     child_process p(binary_path(c.binary), c.args, c.env);
@@ -164,6 +206,39 @@ BOOST_AUTO_TEST_CASE(both_binaries_serve_health_metrics_and_inspection) {
       std::remove(file.c_str());
       std::remove((file + ".out").c_str());
 
+      r.proc->signal(SIGTERM);
+      BOOST_TEST(r.proc->wait_exit(10s).value_or(-1) == 0);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(liveness_listener_answers_while_the_api_listener_is_flooded) {
+  for (auto [bin, args] : {std::pair{std::string("bloodraven"), operator_args()},
+                           std::pair{std::string("bloodraven-sidecar"), sidecar_args()}}) {
+    BOOST_TEST_CONTEXT(bin) {
+      args.insert(args.end(), {"--health-listen", "127.0.0.1:0"});
+      auto r = start(bin, args);
+      const int live_port = server_port(r.proc->output(), "health");
+      BOOST_REQUIRE_MESSAGE(live_port > 0, r.proc->output());
+      const std::string livez = "http://127.0.0.1:" + std::to_string(live_port) + "/livez";
+      br::http::client c;
+      BOOST_TEST(c.get(livez).status == 200);
+      // 9 client addresses x 32 (the per-client limit) take all 256 slots of the API listener;
+      // one of them also sends the liveness listener's whole budget (16) there.
+      std::vector<std::unique_ptr<loopback_conn>> flood;
+      for (int a = 11; a <= 19; ++a)
+        for (int i = 0; i < 32; ++i)
+          flood.push_back(std::make_unique<loopback_conn>("127.0.0." + std::to_string(a), r.port));
+      for (int i = 0; i < 16; ++i)
+        flood.push_back(std::make_unique<loopback_conn>("127.0.0.11", live_port));
+      for (auto& f : flood) BOOST_REQUIRE(f->fd >= 0);
+      // Both answers come after the flood was admitted (FIFO listen queue, one accept at a time).
+      auto api = c.get(r.base() + "/healthz");
+      BOOST_TEST(api.status == 503, api.body);
+      auto live = c.get(livez);
+      BOOST_TEST(live.status == 200, live.body);
+      BOOST_TEST(live.body == "ok");
+      flood.clear();
       r.proc->signal(SIGTERM);
       BOOST_TEST(r.proc->wait_exit(10s).value_or(-1) == 0);
     }

@@ -201,7 +201,7 @@ BOOST_AUTO_TEST_CASE(active_site_codes_and_shape) {
   add_group(*s.groups, "shop", "orders", g.supervisor);
   {
     std::lock_guard<std::mutex> lk(*g.mx);
-    *g.view = br::topology_view{4, "s2", "s1", 0};
+    *g.view = br::topology_view{4, "s2", "s1", 0, {}};
   }
   for (auto q : {"", "?namespace=shop", "?group=orders", "?namespace=&group=orders"}) {
     auto r = s.get(std::string("/active-site") + q);

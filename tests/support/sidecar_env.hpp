@@ -19,7 +19,7 @@ struct sidecar_env_options {
   std::string lease_timeout = "4s";
   std::string fence_timeout = "5s";
   std::string state_dir;
-  std::string token_file;
+  std::string keys_dir;  ///< KEYS_DIR (operator.pub, site-<site>.key, site-*.pub)
 };
 
 inline std::map<std::string, std::string> sidecar_env(const sidecar_env_options& o) {
@@ -40,7 +40,7 @@ inline std::map<std::string, std::string> sidecar_env(const sidecar_env_options&
       {"MYSQL_USER", "bloodraven"},
       {"MYSQL_PASSWORD", "bloodravenpw"},
       {"SIDECAR_STATE_DIR", o.state_dir},
-      {"SIDECAR_TOKEN_FILE", o.token_file},
+      {"KEYS_DIR", o.keys_dir},
   };
 }
 

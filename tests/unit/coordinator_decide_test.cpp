@@ -75,11 +75,11 @@ BOOST_AUTO_TEST_CASE(old_primary_choice_table) {
   std::vector<site_observation> obs = {{"a", site_role::primary_candidate, site_state::read_only},
                                        {"c", site_role::dr_only, site_state::unreachable},
                                        {"b", site_role::primary_candidate, site_state::unreachable}};
-  BOOST_TEST(choose_old_primary({3, "a", "", 0}, obs) == "a");
-  BOOST_TEST(choose_old_primary({4, "", "b", 0}, obs) == "b");
-  BOOST_TEST(choose_old_primary({0, "", "", 0}, obs) == "b");  // dr-only c is never a primary
+  BOOST_TEST(choose_old_primary({3, "a", "", 0, {}}, obs) == "a");
+  BOOST_TEST(choose_old_primary({4, "", "b", 0, {}}, obs) == "b");
+  BOOST_TEST(choose_old_primary({0, "", "", 0, {}}, obs) == "b");  // dr-only c is never a primary
   obs[2].state = site_state::read_only;
-  BOOST_TEST(choose_old_primary({0, "", "", 0}, obs) == "");
+  BOOST_TEST(choose_old_primary({0, "", "", 0, {}}, obs) == "");
 }
 
 BOOST_AUTO_TEST_CASE(followers_exclude_candidate_and_deposed_site) {
@@ -115,7 +115,7 @@ BOOST_AUTO_TEST_CASE(group_status_reflects_view_sites_recovery_and_conditions) {
   in.durable.last_failover_target = "b";
   in.durable.promotion_gtid = U1 + ":1-10";
   in.durable.recovery["a"] = {"RecoveryBlocked", U1 + ":11-12", 2};
-  in.view = {9, "b", "", 0};
+  in.view = {9, "b", "", 0, {}};
   in.evaluated = true;
   in.evaluation.verdict = group_verdict::healthy;
   in.evaluation.reason = "Healthy";

@@ -126,7 +126,7 @@ struct group_fixture {
   void settled(const std::string& active, uint64_t epoch, const std::string& active_gtid,
                const std::string& follower_gtid) {
     durable_state d;
-    d.view = {epoch, active, "", 1};
+    d.view = {epoch, active, "", 1, {}};
     load(d);
     for (auto& s : rules.sites)
       report(s == active ? rep(s, site_state::writable, active_gtid)
@@ -206,7 +206,7 @@ BOOST_AUTO_TEST_CASE(adoption_table) {
 
 BOOST_AUTO_TEST_CASE(writes_run_one_at_a_time_and_the_epoch_never_goes_back) {
   load();
-  st.durable.view = {10, "a", "", 1};
+  st.durable.view = {10, "a", "", 1, {}};
   st.view = st.durable.view;
   // One write in flight (its result: epoch 11), a queued plan whose deposing view says epoch 3.
   st.persisting = change_adopt{"a", 1};
@@ -347,7 +347,7 @@ BOOST_AUTO_TEST_CASE(split_brain_tiers_table) {
     group_fixture f;
     f.rules.site_priorities = r.priorities;
     durable_state d;
-    d.view = {1, "a", "", 1};
+    d.view = {1, "a", "", 1, {}};
     d.last_failover_target = r.last_failover_target;
     f.load(d);
     f.report(rep("c", site_state::read_only, gtid(U1, 1, 5), true));
@@ -378,7 +378,7 @@ namespace {
 void returning(group_fixture& f, const std::string& a_gtid,
                const std::function<void(group_fixture&)>& before_a = {}) {
   durable_state d;
-  d.view = {3, "b", "", 1};
+  d.view = {3, "b", "", 1, {}};
   d.last_failover_target = "b";
   d.last_failover_ms = 1;
   f.load(d);
@@ -449,7 +449,7 @@ BOOST_AUTO_TEST_CASE(returning_check_joins_a_fence_already_in_flight) {
 
 BOOST_AUTO_TEST_CASE(reassert_clears_the_fence_of_the_recorded_target) {
   durable_state d;
-  d.view = {4, "b", "", 1};
+  d.view = {4, "b", "", 1, {}};
   d.last_failover_target = "b";
   d.promotion_gtid = gtid(U1, 1, 5);
   d.last_failover_ms = 1;
@@ -468,7 +468,7 @@ BOOST_AUTO_TEST_CASE(reassert_clears_the_fence_of_the_recorded_target) {
 
 BOOST_AUTO_TEST_CASE(reassert_is_refused_when_a_peer_holds_more) {
   durable_state d;
-  d.view = {4, "b", "", 1};
+  d.view = {4, "b", "", 1, {}};
   d.last_failover_target = "b";
   d.promotion_gtid = gtid(U1, 1, 5);
   load(d);
@@ -605,7 +605,7 @@ BOOST_AUTO_TEST_CASE(a_dead_executor_is_resumed_then_given_up) {
 
 BOOST_AUTO_TEST_CASE(a_persisted_plan_resumes_on_load) {
   durable_state d;
-  d.view = {2, "", "a", 1};
+  d.view = {2, "", "a", 1, {}};
   d.plan_active = true;
   d.plan.id = 4;
   d.plan.candidate = "b";

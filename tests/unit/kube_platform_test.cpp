@@ -330,15 +330,43 @@ BOOST_AUTO_TEST_CASE(credentials_are_generated_only_for_a_group_that_never_ran) 
   BOOST_TEST(secret["data"].contains("password"));
   BOOST_TEST(secret["data"].contains("MYSQL_ROOT_PASSWORD"));
   BOOST_TEST(secret["data"]["password"] != secret["data"]["MYSQL_ROOT_PASSWORD"]);
-  auto tok = generated_sidecar_token_secret(g, "s3cr3t-token");
-  BOOST_TEST(tok["metadata"]["name"] == "mysql-g-sidecar-token");
-  BOOST_TEST(tok["metadata"]["namespace"] == "ns");
-  BOOST_TEST(tok["metadata"]["ownerReferences"][0]["uid"] == "u1");
-  BOOST_TEST(tok["metadata"]["labels"]["shipstream.io/failover-group"] == "g");
-  BOOST_TEST(sidecar_token_of(tok) == "s3cr3t-token");
-  BOOST_TEST(sidecar_token_of(json::object()).empty());
-  tok["data"]["token"] = "not base64!";
-  BOOST_TEST(sidecar_token_of(tok).empty());
+  // The keys Secret: generated once per key pair, completed for a new site, kept otherwise.
+  for (const char* n : {"a", "b"}) {
+    config::site_spec site;
+    site.name = n;
+    g.spec.sites.push_back(site);
+  }
+  bool added = false;
+  auto data = completed_keys(g, {}, added);
+  BOOST_TEST(added);
+  BOOST_TEST(data.count("operator.key") == 1u);
+  BOOST_TEST(data.count("operator.pub") == 1u);
+  for (const auto& s : g.spec.sites) {
+    BOOST_TEST(data.count("site-" + s.name + ".key") == 1u);
+    BOOST_TEST(data.count("site-" + s.name + ".pub") == 1u);
+  }
+  auto again = completed_keys(g, data, added);
+  BOOST_TEST(!added);
+  BOOST_TEST((again == data));
+  auto keys = generated_keys_secret(g, data);
+  BOOST_TEST(keys["metadata"]["name"] == "mysql-g-keys");
+  BOOST_TEST(keys["metadata"]["namespace"] == "ns");
+  BOOST_TEST(keys["metadata"]["ownerReferences"][0]["uid"] == "u1");
+  BOOST_TEST(keys["metadata"]["labels"]["shipstream.io/failover-group"] == "g");
+  BOOST_TEST((secret_data(keys) == data));
+  auto ring = operator_keys_of(g, secret_data(keys));
+  BOOST_TEST_REQUIRE(ring.ring.has_value(), ring.error);
+  BOOST_TEST(ring.ring->signer.has_value());
+  BOOST_TEST(ring.ring->site_keys.size() == g.spec.sites.size());
+  auto lost = data;
+  lost.erase("site-" + g.spec.sites.front().name + ".key");
+  auto completed = completed_keys(g, lost, added);
+  BOOST_TEST(added);  // a pair with a missing half is regenerated whole
+  BOOST_TEST(completed["site-" + g.spec.sites.front().name + ".pub"] !=
+             data["site-" + g.spec.sites.front().name + ".pub"]);
+  keys["data"]["operator.key"] = "not base64!";
+  BOOST_TEST(secret_data(keys).count("operator.key") == 0u);
+  BOOST_TEST(!operator_keys_of(g, secret_data(keys)).ring.has_value());
   auto p1 = random_password(32), p2 = random_password(32);
   BOOST_TEST(p1.size() == 32u);
   BOOST_TEST(p1 != p2);

@@ -1,6 +1,13 @@
 // Unit tests of the MySQL error classifier, timeout rounding and secret redaction.
 #include <boost/test/unit_test.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "io/mysql/down_check.hpp"
+
 #include "io/mysql/connection.hpp"
 #include "io/mysql/error.hpp"
 
@@ -121,6 +128,72 @@ BOOST_AUTO_TEST_CASE(timeouts_round_up_to_whole_seconds) {
   BOOST_TEST(to_c_api_seconds(1001ms) == 2u);
   BOOST_TEST(to_c_api_seconds(2500ms) == 3u);
   BOOST_TEST(to_c_api_seconds(std::chrono::milliseconds(30s)) == 30u);
+}
+
+// provably_down: the only failure a sidecar may acknowledge a deposing view on without a fence
+// (gate rule 2). A failed connect is only the trigger; the proof is a fresh TCP connect to the
+// loopback address that the kernel refuses (nothing listens there).
+namespace {
+
+/// A listening loopback socket on an ephemeral port (closed by the destructor).
+struct listener {
+  int fd = -1;
+  uint16_t port = 0;
+  explicit listener(const char* addr = "127.0.0.1") {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    ::inet_pton(AF_INET, addr, &a.sin_addr);
+    BOOST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    BOOST_REQUIRE(::listen(fd, 1) == 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+  }
+  ~listener() { close(); }
+  void close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(loopback_hosts) {
+  for (const char* h : {"127.0.0.1", "127.0.0.2", "127.255.0.1", "::1", "localhost"})
+    BOOST_TEST(loopback_host(h), h);
+  for (const char* h : {"10.0.0.7", "127.example.com", "128.0.0.1", "db-0.db", "", "::2",
+                        "/run/mysqld/mysqld.sock"})
+    BOOST_TEST(!loopback_host(h), h);
+}
+
+BOOST_AUTO_TEST_CASE(provably_down_only_when_the_kernel_refuses_the_port) {
+  // What the linked connector reports for a stopped mysqld on 127.0.0.1 (2002, errno 115 of its
+  // non-blocking connect), and for other failures.
+  auto connect_failed = classify_error(2002, "Can't connect to server on '127.0.0.1' (115)", "HY000");
+  auto host_error = classify_error(2003, "Can't connect to MySQL server on '127.0.0.1' (111)", "HY000");
+  auto lost = classify_error(2013, "Lost connection to server during query", "HY000");
+  auto gone = classify_error(2006, "Server has gone away", "HY000");
+  auto denied = classify_error(1045, "Access denied for user 'x'@'localhost'", "28000");
+
+  listener l;  // a port something listens on: a running (maybe overloaded) server
+  BOOST_TEST(!tcp_refused("127.0.0.1", l.port, 500ms));
+  BOOST_TEST(!provably_down(connect_failed, "127.0.0.1", l.port));
+  BOOST_TEST(!provably_down(host_error, "127.0.0.1", l.port));
+  auto port = l.port;
+  l.close();  // nothing listens now: refused
+  BOOST_TEST(tcp_refused("127.0.0.1", port, 500ms));
+  BOOST_TEST(tcp_refused("localhost", port, 500ms));
+  BOOST_TEST(provably_down(connect_failed, "127.0.0.1", port));
+  BOOST_TEST(provably_down(host_error, "127.0.0.1", port));
+  BOOST_TEST(provably_down(connect_failed, "localhost", port));
+  // Other failures of a running server, a remote host or a name prove nothing, even on a dead port.
+  BOOST_TEST(!provably_down(lost, "127.0.0.1", port));
+  BOOST_TEST(!provably_down(gone, "127.0.0.1", port));
+  BOOST_TEST(!provably_down(denied, "127.0.0.1", port));
+  BOOST_TEST(!provably_down(connect_failed, "10.0.0.7", port));
+  BOOST_TEST(!provably_down(connect_failed, "127.example.com", port));
+  BOOST_TEST(!tcp_refused("not-an-address", port, 100ms));
 }
 
 BOOST_AUTO_TEST_CASE(redact_removes_raw_and_quoted_secrets) {

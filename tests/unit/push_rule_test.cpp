@@ -10,7 +10,7 @@ using namespace br::sidecar;
 namespace {
 
 topology_view view(uint64_t epoch, const std::string& active, const std::string& deposing = "") {
-  return {epoch, active, deposing, 0};
+  return {epoch, active, deposing, 0, ""};
 }
 
 sidecar_view cached(uint64_t epoch, const std::string& active) { return {true, view(epoch, active)}; }
@@ -85,10 +85,18 @@ BOOST_AUTO_TEST_CASE(after_the_probe) {
   std::vector<row> rows = {
       {"already fenced: ack", view(5, "s2"), {probe_ok(true), ""}, push_action::answer, true, true,
        true},
-      {"mysqld refused: ack (boots fenced)", view(5, "s2"), {probe_failed("refused"), ""},
+      {"mysqld provably down: ack (boots fenced)", view(5, "s2"), {probe_failed("down"), ""},
        push_action::answer, true, false, false},
-      {"lost connection: ack", view(5, "s2"), {probe_failed("lost_connection"), ""},
+      {"mysqld provably down, deposing view: ack", view(6, "", "s1"), {probe_failed("down"), ""},
        push_action::answer, true, false, false},
+      {"lost connection to a running mysqld: unknown, no ack", view(5, "s2"),
+       {probe_failed("lost_connection"), ""}, push_action::answer, false, false, true},
+      {"lost connection, deposing view: no ack", view(6, "", "s1"),
+       {probe_failed("lost_connection"), ""}, push_action::answer, false, false, true},
+      {"refused, not provably down (remote or unknown errno): no ack", view(5, "s2"),
+       {probe_failed("refused"), ""}, push_action::answer, false, false, true},
+      {"auth failure: no ack", view(5, "s2"), {probe_failed("auth"), ""}, push_action::answer,
+       false, false, true},
       {"timeout: unknown, no ack", view(5, "s2"), {probe_failed("timeout"), ""},
        push_action::answer, false, false, true},
       {"probe request failed: no ack", view(5, "s2"), {std::nullopt, "request_timeout"},

@@ -1,6 +1,8 @@
 // Rendering: the per-site Deployment (containers, probes, env, volumes) and PVC.
 #include <boost/test/unit_test.hpp>
 
+#include <set>
+
 #include "config/render/names.hpp"
 #include "config/render/workload.hpp"
 #include "tests/unit/render_test_util.hpp"
@@ -53,12 +55,31 @@ BOOST_AUTO_TEST_CASE(probes) {
   BOOST_TEST(mysql["readinessProbe"]["periodSeconds"] == 5);
   std::string pre_stop = mysql["lifecycle"]["preStop"]["exec"]["command"][2];
   BOOST_TEST(pre_stop.find("SET GLOBAL super_read_only=ON") != std::string::npos);
+  // Liveness goes to the sidecar's liveness-only listener (a flood of the API port cannot fail
+  // it); readiness stays on the API port.
   const auto& sidecar = container(d, "sidecar");
+  BOOST_TEST(sidecar["livenessProbe"]["httpGet"]["path"] == "/livez");
+  BOOST_TEST(sidecar["livenessProbe"]["httpGet"]["port"] == 8081);
+  BOOST_TEST(sidecar["readinessProbe"]["httpGet"]["path"] == "/ready");
+  BOOST_TEST(sidecar["readinessProbe"]["httpGet"]["port"] == 8080);
+  BOOST_TEST(sidecar["ports"].size() == 2u);
+  BOOST_TEST(sidecar["ports"][0]["containerPort"] == 8080);
+  BOOST_TEST(sidecar["ports"][1]["name"] == "health");
+  BOOST_TEST(sidecar["ports"][1]["containerPort"] == 8081);
+  BOOST_TEST(env_map(sidecar["env"])["HEALTH_LISTEN_ADDR"] == ":8081");
+  BOOST_TEST(mysql["ports"][0]["containerPort"] == 3306);
+}
+
+BOOST_AUTO_TEST_CASE(liveness_listener_from_reconciler_version_3) {
+  // A group still reconciled with version 2 keeps its probe on the API port (no rollout).
+  render_options v2;
+  v2.reconciler_version = 2;
+  auto r = render(base_doc(), v2);
+  const auto& sidecar = container(*find(r.objects, "Deployment", "mysql-orders-iad"), "sidecar");
   BOOST_TEST(sidecar["livenessProbe"]["httpGet"]["path"] == "/peer/ping");
   BOOST_TEST(sidecar["livenessProbe"]["httpGet"]["port"] == 8080);
-  BOOST_TEST(sidecar["readinessProbe"]["httpGet"]["path"] == "/ready");
-  BOOST_TEST(sidecar["ports"][0]["containerPort"] == 8080);
-  BOOST_TEST(mysql["ports"][0]["containerPort"] == 3306);
+  BOOST_TEST(sidecar["ports"].size() == 1u);
+  BOOST_TEST(env_map(sidecar["env"]).count("HEALTH_LISTEN_ADDR") == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(container_env) {
@@ -79,7 +100,8 @@ BOOST_AUTO_TEST_CASE(container_env) {
       {"LEASE_TIMEOUT", "30s"},
       {"PEER_CHECK_INTERVAL", "2s"},
       {"MYSQL_CREDS_DIR", "/etc/mysql/creds/operator"},
-      {"SIDECAR_TOKEN_FILE", "/etc/bloodraven/sidecar-token/token"},
+      {"HEALTH_LISTEN_ADDR", ":8081"},
+      {"KEYS_DIR", "/etc/bloodraven/keys"},
   };
   BOOST_TEST(json(env) == json(want));
   auto mysql_env = env_map(container(d, "mysql")["env"]);
@@ -95,9 +117,10 @@ BOOST_AUTO_TEST_CASE(container_env) {
              "secret:orders-op/MYSQL_ROOT_PASSWORD");
 }
 
-BOOST_AUTO_TEST_CASE(sidecar_token_mount_from_reconciler_version_2) {
-  // Version 2 mounts the group's token Secret so the operator's PUT /view is accepted (Safe gate
-  // rules 2-3); a group still reconciled with version 1 renders exactly as before (no rollout).
+BOOST_AUTO_TEST_CASE(keys_mount_from_reconciler_version_2) {
+  // Version 2 mounts the group's keys Secret: the operator's public key (views), this site's own
+  // private key (acks, reports, peer answers) and every site's public key; never another site's
+  // private key. A group still reconciled with version 1 renders exactly as before (no rollout).
   auto volumes_of = [](const json& d) {
     std::map<std::string, json> out;
     for (const auto& v : d["spec"]["template"]["spec"]["volumes"]) out[v["name"]] = v;
@@ -113,20 +136,27 @@ BOOST_AUTO_TEST_CASE(sidecar_token_mount_from_reconciler_version_2) {
   auto r2 = render(base_doc(), v2);
   const auto& d2 = *find(r2.objects, "Deployment", "mysql-orders-iad");
   auto vol = volumes_of(d2);
-  BOOST_TEST_REQUIRE(vol.count("sidecar-token") == 1u);
-  BOOST_TEST(vol["sidecar-token"]["secret"]["secretName"] == "mysql-orders-sidecar-token");
-  BOOST_TEST(mounts_of(container(d2, "sidecar"))["sidecar-token"] == "/etc/bloodraven/sidecar-token");
-  BOOST_TEST(mounts_of(container(d2, "mysql")).count("sidecar-token") == 0u);  // the sidecar's only
-  BOOST_TEST(env_map(container(d2, "sidecar")["env"])["SIDECAR_TOKEN_FILE"] ==
-             "/etc/bloodraven/sidecar-token/token");
+  BOOST_TEST_REQUIRE(vol.count("keys") == 1u);
+  BOOST_TEST(vol["keys"]["secret"]["secretName"] == "mysql-orders-keys");
+  std::set<std::string> items;
+  for (const auto& i : vol["keys"]["secret"]["items"]) {
+    BOOST_TEST(i["key"] == i["path"]);
+    items.insert(i["key"].get<std::string>());
+  }
+  std::set<std::string> want_items = {"operator.pub", "site-iad.key", "site-iad.pub",
+                                      "site-pdx.pub", "site-sea.pub"};
+  BOOST_TEST(items == want_items, "only this site's private key is projected");
+  BOOST_TEST(mounts_of(container(d2, "sidecar"))["keys"] == "/etc/bloodraven/keys");
+  BOOST_TEST(mounts_of(container(d2, "mysql")).count("keys") == 0u);  // the sidecar's only
+  BOOST_TEST(env_map(container(d2, "sidecar")["env"])["KEYS_DIR"] == "/etc/bloodraven/keys");
 
   render_options v1;
   v1.reconciler_version = 1;
   auto r1 = render(base_doc(), v1);
   const auto& d1 = *find(r1.objects, "Deployment", "mysql-orders-iad");
-  BOOST_TEST(volumes_of(d1).count("sidecar-token") == 0u);
-  BOOST_TEST(mounts_of(container(d1, "sidecar")).count("sidecar-token") == 0u);
-  BOOST_TEST(env_map(container(d1, "sidecar")["env"]).count("SIDECAR_TOKEN_FILE") == 0u);
+  BOOST_TEST(volumes_of(d1).count("keys") == 0u);
+  BOOST_TEST(mounts_of(container(d1, "sidecar")).count("keys") == 0u);
+  BOOST_TEST(env_map(container(d1, "sidecar")["env"]).count("KEYS_DIR") == 0u);
   BOOST_TEST(d1["metadata"]["annotations"]["bloodraven.shipstream.io/reconciler-version"] == "1");
   BOOST_TEST(d2["metadata"]["annotations"]["bloodraven.shipstream.io/reconciler-version"] == "2");
 }

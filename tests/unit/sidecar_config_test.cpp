@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(defaults) {
   BOOST_TEST(c.mysql_port == 3306);
   BOOST_TEST(c.peers.empty());
   BOOST_TEST(!c.topology_aware());
-  BOOST_TEST(has_warning(c, "SIDECAR_TOKEN_FILE"));
+  BOOST_TEST(has_warning(c, "KEYS_DIR"));
   BOOST_TEST(has_warning(c, "SIDECAR_STATE_DIR"));
   BOOST_TEST(!has_warning(c, "clamped"));
 }
@@ -138,8 +138,9 @@ BOOST_AUTO_TEST_CASE(errors_name_the_variable) {
       {{{{"MYSQL_CREDS_DIR", "/nope"}}, {}}, "MYSQL_CREDS_DIR"},
       {{{{"MYSQL_CREDS_DIR", "/c"}}, {{"/c/username", "u"}}}, "MYSQL_CREDS_DIR"},
       {{{{"MYSQL_CREDS_DIR", "/c"}}, {{"/c/username", "\n"}, {"/c/password", "p"}}}, "MYSQL_CREDS_DIR"},
-      {{{{"SIDECAR_TOKEN_FILE", "/t"}}, {}}, "SIDECAR_TOKEN_FILE"},
-      {{{{"SIDECAR_TOKEN_FILE", "/t"}}, {{"/t", "\n"}}}, "SIDECAR_TOKEN_FILE"},
+      // Topology-aware without keys: no view could ever be verified.
+      {{{{"MY_SITE", "a"}, {"POD_NAMESPACE", "ns"}, {"FAILOVER_GROUP", "g"},
+         {"BLOODRAVEN_ADDRESS", "op:8082"}}, {}}, "KEYS_DIR"},
       {{{{"BLOODRAVEN_ADDRESS", "a:1,b:2"}}, {}}, "BLOODRAVEN_ADDRESS"},
       {{{{"MYSQL_PORT", "0"}}, {}}, "MYSQL_PORT"},
       {{{{"MYSQL_PORT", "x"}}, {}}, "MYSQL_PORT"},
@@ -157,33 +158,14 @@ BOOST_AUTO_TEST_CASE(errors_name_the_variable) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(token_and_identity) {
-  auto b = build({{{"SIDECAR_TOKEN_FILE", "/t"}, {"MY_SITE", "a"}, {"POD_NAMESPACE", "ns"},
+BOOST_AUTO_TEST_CASE(keys_dir_and_identity) {
+  auto b = build({{{"KEYS_DIR", "/k"}, {"MY_SITE", "a"}, {"POD_NAMESPACE", "ns"},
                    {"FAILOVER_GROUP", "g"}, {"BLOODRAVEN_ADDRESS", "op:8082"}},
-                  {{"/t", "tok123\n"}}});
+                  {}});
   BOOST_REQUIRE(b.result.config.has_value());
-  BOOST_TEST(b.result.config->token == "tok123");
-  BOOST_TEST(b.result.config->token_file == "/t");
+  BOOST_TEST(b.result.config->keys_dir == "/k");
   BOOST_TEST(b.result.config->topology_aware());
-  BOOST_TEST(!has_warning(*b.result.config, "SIDECAR_TOKEN_FILE"));
-}
-
-BOOST_AUTO_TEST_CASE(a_rotated_token_file_takes_effect_and_an_unreadable_one_keeps_the_old) {
-  br::sidecar::api_options o;
-  o.token = "old";
-  std::map<std::string, std::string> files;
-  br::config::file_reader read = [&](const std::string& p) -> std::optional<std::string> {
-    auto it = files.find(p);
-    if (it == files.end()) return std::nullopt;
-    return it->second;
-  };
-  BOOST_TEST(br::sidecar::current_token(o, read) == "old");  // no file configured
-  o.token_file = "/t";
-  BOOST_TEST(br::sidecar::current_token(o, read) == "old");  // unreadable: keep the old one
-  files["/t"] = "\n";
-  BOOST_TEST(br::sidecar::current_token(o, read) == "old");  // empty: keep the old one
-  files["/t"] = "new\n";
-  BOOST_TEST(br::sidecar::current_token(o, read) == "new");  // rotated
+  BOOST_TEST(!has_warning(*b.result.config, "KEYS_DIR"));
 }
 
 BOOST_AUTO_TEST_CASE(flags_mirror_variables) {

@@ -1,6 +1,8 @@
 // JSON forms of the sidecar's view: round trip, lenient answers, strict pushed views (400 texts).
 #include <boost/test/unit_test.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "actors/common/view_json.hpp"
 
 using namespace br;
@@ -13,15 +15,21 @@ BOOST_AUTO_TEST_CASE(round_trip) {
   v.active_site = "pdx";
   v.deposing = "iad";
   v.observed_at_ms = 1714564800250;
+  v.signature = "0123456789abcdef:00";
   auto back = parse_view_answer(view_to_json(v));
   BOOST_REQUIRE(back.has_value());
   BOOST_TEST(back->epoch == 42u);
   BOOST_TEST(back->active_site == "pdx");
   BOOST_TEST(back->deposing == "iad");
   BOOST_TEST(back->observed_at_ms == 1714564800250);
-  auto pushed = parse_pushed_view(view_to_json(v));
+  BOOST_TEST(back->signature == v.signature);
+  auto body = nlohmann::json::parse(view_to_json(v));
+  body["nonce"] = "00112233445566778899aabbccddeeff";
+  auto pushed = parse_pushed_view(body.dump());
   BOOST_REQUIRE(pushed.view.has_value());
   BOOST_TEST(pushed.view->epoch == 42u);
+  BOOST_TEST(pushed.view->signature == v.signature);
+  BOOST_TEST(pushed.nonce == "00112233445566778899aabbccddeeff");
 }
 
 BOOST_AUTO_TEST_CASE(operator_answers) {
@@ -47,6 +55,9 @@ BOOST_AUTO_TEST_CASE(pushed_view_errors_name_the_field) {
       {R"({"epoch":1,"activeSite":2,"deposing":"","observedAt":"2024-05-01T12:00:00Z"})", "\"activeSite\""},
       {R"({"epoch":1,"activeSite":"a","deposing":"","observedAt":"yesterday"})", "\"observedAt\""},
       {R"({"epoch":1,"activeSite":"a","deposing":"a","observedAt":"2024-05-01T12:00:00Z"})", "\"deposing\""},
+      {R"({"epoch":1,"activeSite":"a","deposing":"","observedAt":"2024-05-01T12:00:00Z","nonce":"00112233445566778899aabbccddeeff"})", "\"signature\""},
+      {R"({"epoch":1,"activeSite":"a","deposing":"","observedAt":"2024-05-01T12:00:00Z","signature":"k:00"})", "\"nonce\""},
+      {R"({"epoch":1,"activeSite":"a","deposing":"","observedAt":"2024-05-01T12:00:00Z","signature":7,"nonce":"00112233445566778899aabbccddeeff"})", "\"signature\""},
   };
   for (auto& [body, needle] : rows) {
     auto p = parse_pushed_view(body);
@@ -55,7 +66,7 @@ BOOST_AUTO_TEST_CASE(pushed_view_errors_name_the_field) {
       BOOST_TEST(p.error.find(needle) != std::string::npos, p.error);
     }
   }
-  auto ok = parse_pushed_view(R"({"epoch":7,"activeSite":"","deposing":"a","observedAt":"2024-05-01T12:00:00Z"})");
+  auto ok = parse_pushed_view(R"({"epoch":7,"activeSite":"","deposing":"a","observedAt":"2024-05-01T12:00:00Z","signature":"k:00","nonce":"00112233445566778899aabbccddeeff"})");
   BOOST_REQUIRE(ok.view.has_value());
   BOOST_TEST(ok.view->deposing == "a");
   BOOST_TEST(ok.view->active_site.empty());

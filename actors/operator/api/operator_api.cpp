@@ -13,6 +13,7 @@
 #include "messages/atoms.hpp"
 #include "messages/interfaces.hpp"
 #include "actors/common/wall_clock.hpp"
+#include "io/codec/json_limits.hpp"
 
 namespace br {
 
@@ -53,19 +54,62 @@ std::string check_report(const nlohmann::json& j) {
     return "epochSeen must be a non-negative integer";
   for (const char* f : {"fenced", "selfFenced", "mysqlReachable"})
     if (!j.contains(f) || !j[f].is_boolean()) return std::string(f) + " must be a boolean";
+  if (!j.contains("sentAtMs") || !j["sentAtMs"].is_number_unsigned())
+    return "sentAtMs must be a non-negative integer";
   if (j.contains("archiver")) return check_archiver_report(j["archiver"]);  // optional (PITR)
   return {};
 }
 
 }  // namespace
 
+http::response handle_report(group_table& groups, const http::request& req) {
+  using http::response;
+  // Shape first, on the raw bytes: nothing deeper or larger reaches the parser (a deeply nested
+  // body used to overflow the stack in a recursive copy).
+  if (auto shape = json_shape_problem(req.body, report_limits); !shape.empty())
+    return response::error(req.body.size() > report_limits.max_bytes ? 413 : 400, shape);
+  auto j = nlohmann::json::parse(req.body, nullptr, false);
+  if (j.is_discarded()) return response::error(400, "malformed JSON");
+  auto problem = check_report(j);
+  if (!problem.empty()) return response::error(400, problem);
+  auto ns = j["namespace"].get<std::string>();
+  auto name = j["group"].get<std::string>();
+  auto site = j["site"].get<std::string>();
+  group_table::entry e;
+  if (!groups.find(ns, name, e)) return response::error(404, "group " + key_of(ns, name) + " not found");
+  bool known = false;
+  for (const auto& s : e.sites) known = known || s == site;
+  if (!known) return response::error(400, "site: \"" + site + "\" is not a site of group " + key_of(ns, name));
+  auto sig = req.header(auth::signature_header);
+  if (!e.keys || !sig ||
+      !auth::body_verifies(e.keys->keys_of_site(site), auth::purpose::report,
+                           auth::group_key(ns, name), req.body, *sig))
+    return response::error(401, "report not signed by site " + site + "'s key");
+  nlohmann::json rec = {{"epochSeen", j["epochSeen"]},
+                        {"fenced", j["fenced"]},
+                        {"selfFenced", j["selfFenced"]},
+                        {"mysqlReachable", j["mysqlReachable"]}};
+  if (j.contains("archiver")) rec["archiver"] = j["archiver"];
+  if (!groups.record_report(key_of(ns, name), site, j["sentAtMs"].get<int64_t>(), std::move(rec)))
+    return response::error(409, "sentAtMs: not newer than the last report of site " + site);
+  return response::json(200, {{"ok", true}});
+}
+
 child_spec group_table::track(const std::string& namespace_name, const std::string& group,
-                              child_spec c) {
+                              child_spec c, std::shared_ptr<const auth::key_ring> keys,
+                              std::vector<std::string> sites) {
   auto inner = c.start;
   auto key = key_of(namespace_name, group);
   {
     std::lock_guard<std::mutex> lk(mx_);
-    groups_[key] = entry{namespace_name, group, {}};
+    groups_[key] = entry{namespace_name, group, {}, std::move(keys), std::move(sites)};
+    // Reports only for the sites the group has now (a site removed from the spec leaves).
+    auto& have = reports_[key];
+    for (auto it = have.begin(); it != have.end();) {
+      bool known = false;
+      for (const auto& s : groups_[key].sites) known = known || s == it->first;
+      it = known ? std::next(it) : have.erase(it);
+    }
   }
   c.start = [this, inner, key](caf::local_actor* sup, const std::string& p) -> caf::actor {
     auto h = inner(sup, p);
@@ -97,10 +141,14 @@ bool group_table::find(const std::string& namespace_name, const std::string& gro
   return true;
 }
 
-void group_table::record_report(const std::string& key, const std::string& site,
-                                nlohmann::json report) {
+bool group_table::record_report(const std::string& key, const std::string& site,
+                                int64_t sent_at_ms, nlohmann::json report) {
   std::lock_guard<std::mutex> lk(mx_);
+  auto& last = report_sent_[key][site];
+  if (sent_at_ms <= last) return false;
+  last = sent_at_ms;
   reports_[key][site] = std::move(report);
+  return true;
 }
 
 std::map<std::string, nlohmann::json> group_table::reports(const std::string& key) const {
@@ -118,8 +166,15 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
   r.get("/active-site", "active_site", [=](const http::request& req, http::responder reply) {
     auto ns = req.query_or("namespace");
     auto name = req.query_or("group");
+    auto nonce = req.query_or("nonce");
     if (ns.empty() || name.empty()) {
       reply(response::error(400, "namespace and group query parameters are required"));
+      return;
+    }
+    // A nonce is optional: a sidecar sends one and counts only the signed answer to it (lease,
+    // boot guard); anyone else (scripts, dashboards) may read the view without one.
+    if (!nonce.empty() && !auth::nonce_well_formed(nonce)) {
+      reply(response::error(400, "query parameter nonce: 16 to 64 lower-case hex digits"));
       return;
     }
     if (groups->groups().empty()) {
@@ -132,14 +187,31 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
       reply(response::error(404, "group " + key_of(ns, name) + " not found"));
       return;
     }
+    if (!e.keys || !e.keys->signer) {
+      reply(response::error(503, "no signing key for group " + key_of(ns, name)));
+      return;
+    }
+    auto keys = e.keys;
     ask_coordinator<view_atom>(
         *sysp, e.supervisor, timeout,
-        [reply, ns, name](topology_view& v) {
-          reply(response::json(200, {{"namespace", ns},
-                                     {"group", name},
-                                     {"activeSite", v.active_site},
-                                     {"epoch", v.epoch},
-                                     {"deposing", v.deposing}}));
+        [reply, ns, name, nonce, keys](topology_view& v) {
+          // The view is signed for relaying; the whole answer (with the caller's nonce) is
+          // signed so that only this answer, now, renews a sidecar's lease (docs/safety.md).
+          auto group = auth::group_key(ns, name);
+          auto sv = auth::sign_view(*keys->signer, group, v);
+          nlohmann::json body = {{"namespace", ns},         {"group", name},
+                                 {"activeSite", sv.active_site}, {"epoch", sv.epoch},
+                                 {"deposing", sv.deposing},   {"signature", sv.signature}};
+          if (nonce.empty()) {
+            reply(response::json(200, body));
+            return;
+          }
+          body["nonce"] = nonce;
+          auto r = response::json(200, body);
+          r.headers.emplace_back(auth::signature_header,
+                                 auth::sign_body(*keys->signer, auth::purpose::operator_answer,
+                                                 group, r.body));
+          reply(r);
         },
         [reply](std::string err) { reply(response::error(503, "coordinator: " + err)); });
   });
@@ -236,30 +308,7 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
 
   r.post("/sidecar/report", "sidecar_report", [groups](const http::request& req,
                                                        http::responder reply) {
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
-    if (j.is_discarded()) {
-      reply(response::error(400, "malformed JSON"));
-      return;
-    }
-    auto problem = check_report(j);
-    if (!problem.empty()) {
-      reply(response::error(400, problem));
-      return;
-    }
-    auto ns = j["namespace"].get<std::string>();
-    auto name = j["group"].get<std::string>();
-    group_table::entry e;
-    if (!groups->find(ns, name, e)) {
-      reply(response::error(404, "group " + key_of(ns, name) + " not found"));
-      return;
-    }
-    nlohmann::json rec = {{"epochSeen", j["epochSeen"]},
-                          {"fenced", j["fenced"]},
-                          {"selfFenced", j["selfFenced"]},
-                          {"mysqlReachable", j["mysqlReachable"]}};
-    if (j.contains("archiver")) rec["archiver"] = j["archiver"];
-    groups->record_report(key_of(ns, name), j["site"].get<std::string>(), std::move(rec));
-    reply(response::json(200, {{"ok", true}}));
+    reply(handle_report(*groups, req));
   });
 }
 

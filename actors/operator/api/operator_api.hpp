@@ -14,9 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/common/authority.hpp"
 #include "actors/common/supervisor.hpp"
 #include "actors/common/wall_clock.hpp"
 #include "messages/operator.hpp"
+#include "io/codec/json_limits.hpp"
 #include "io/http/router.hpp"
 #include "io/http/websocket_hub.hpp"
 
@@ -30,10 +32,17 @@ class group_table {
     std::string namespace_name;
     std::string group;
     caf::actor supervisor;  ///< the group's supervisor; replaced whenever it (re)starts
+    /// The group's keys: /active-site answers are signed with them and reports verified.
+    /// Null: /active-site answers 503 and every report is refused.
+    std::shared_ptr<const auth::key_ring> keys;
+    std::vector<std::string> sites;  ///< spec.sites: the only sites a report may name
   };
 
-  /// Wraps `c` (a group supervisor child) so every (re)start records its handle here.
-  child_spec track(const std::string& namespace_name, const std::string& group, child_spec c);
+  /// Wraps `c` (a group supervisor child) so every (re)start records its handle here, with the
+  /// group's keys and sites.
+  child_spec track(const std::string& namespace_name, const std::string& group, child_spec c,
+                   std::shared_ptr<const auth::key_ring> keys = nullptr,
+                   std::vector<std::string> sites = {});
 
   /// Drops every held handle (call while the actor system still runs: a handle must not
   /// outlive its system).
@@ -42,13 +51,17 @@ class group_table {
   std::vector<entry> groups() const;
   bool find(const std::string& namespace_name, const std::string& group, entry& out) const;
 
-  void record_report(const std::string& key, const std::string& site, nlohmann::json report);
+  /// Records a verified report unless an equal or newer one (`sent_at_ms`) is already there:
+  /// false = a replay or reordering, not recorded.
+  bool record_report(const std::string& key, const std::string& site, int64_t sent_at_ms,
+                     nlohmann::json report);
   std::map<std::string, nlohmann::json> reports(const std::string& key) const;
 
  private:
   mutable std::mutex mx_;
   std::map<std::string, entry> groups_;
   std::map<std::string, std::map<std::string, nlohmann::json>> reports_;
+  std::map<std::string, std::map<std::string, int64_t>> report_sent_;
 };
 
 /// What GET /pitr-cutoff needs: the minimum completionTime (unix ms) of Succeeded, non-deleting
@@ -81,5 +94,13 @@ struct operator_api_options {
 };
 
 void install_operator_routes(http::router& r, caf::actor_system& sys, operator_api_options o);
+
+/// The bounds of POST /sidecar/report bodies.
+inline constexpr json_limits report_limits{16u << 10, 8};
+
+/// POST /sidecar/report (synchronous; exposed for the fuzz target and tests): shape limits,
+/// then the fields, the group, a site of that group, its signature, and a sentAtMs newer than
+/// the last recorded one. Any failure is a 4xx naming the field and records nothing.
+http::response handle_report(group_table& groups, const http::request& req);
 
 }  // namespace br

@@ -13,9 +13,9 @@ namespace br {
 durable_state apply_change(durable_state d, const durable_change& c) {
   std::visit(
       overload{
-          [&](const change_adopt& x) { d.view = {d.view.epoch + 1, x.site, "", x.at_ms}; },
+          [&](const change_adopt& x) { d.view = {d.view.epoch + 1, x.site, "", x.at_ms, {}}; },
           [&](const change_start_plan& x) {
-            if (x.bump) d.view = {x.plan.epoch, "", x.plan.old_primary, x.at_ms};
+            if (x.bump) d.view = {x.plan.epoch, "", x.plan.old_primary, x.at_ms, {}};
             d.plan_active = true;
             d.plan = x.plan;
             if (x.plan.kind == plan_kind::recover)
@@ -37,7 +37,7 @@ durable_state apply_change(durable_state d, const durable_change& c) {
               d.recovery.erase(plan.candidate);
               return;
             }
-            d.view = {std::max(plan.epoch, d.view.epoch) + 1, plan.candidate, "", x.at_ms};
+            d.view = {std::max(plan.epoch, d.view.epoch) + 1, plan.candidate, "", x.at_ms, {}};
             d.last_failover_ms = x.at_ms;
             d.last_failover_target = plan.candidate;
             d.promotion_gtid =

@@ -6,6 +6,7 @@
 
 #include "actors/common/registry.hpp"
 #include "actors/operator/group/coordinator_effects.hpp"
+#include "actors/operator/group/epoch_recovery.hpp"
 #include "actors/operator/decide/coordinator_decide.hpp"
 #include "io/log/log.hpp"
 
@@ -72,7 +73,7 @@ coordinator_actor::behavior_type coordinator(coordinator_self self, coordinator_
     step_group(self, input::executor_down{self->system().render(dm.reason)});
   });
   self->request(st.cfg.deps.platform.store, st.cfg.store_timeout, load_atom::value, st.cfg.rules.group)
-      .then([=](durable_state& d) { step_group(self, input::loaded{std::move(d)}); },
+      .then([=](durable_state& d) { load_after_epoch_recovery(self, std::move(d)); },
             [=](caf::error& err) {
               nlohmann::json f = {{"group", self->state.cfg.rules.group}};
               f["error"] = self->system().render(err);

@@ -69,7 +69,10 @@ void persist(self_ptr self, const durable_state& next) {
 /// the candidate's sidecar after the promotion would make it fence the new primary.
 void push_view_to_sidecars(self_ptr self, const topology_view& view) {
   auto& st = self->state;
-  if (!st.cfg.deps.http_worker || view.active_site.empty()) return;
+  auto keys = st.cfg.deps.keys;
+  if (!st.cfg.deps.http_worker || view.active_site.empty() || !keys || !keys->signer) return;
+  auto group = st.cfg.deps.authority_group;
+  auto signed_view = auth::sign_view(*keys->signer, group, view);
   auto timeout =
       std::chrono::duration_cast<std::chrono::milliseconds>(st.cfg.deps.sidecar_request_timeout);
   for (const auto& [site, addr] : st.cfg.deps.sidecars) {
@@ -77,13 +80,13 @@ void push_view_to_sidecars(self_ptr self, const topology_view& view) {
     auto& w = (*st.push_workers)[site];
     if (!w) w = st.cfg.deps.http_worker();
     auto s = site;
+    auto nonce = auth::new_nonce();
     self->request(w, st.cfg.deps.sidecar_request_timeout + std::chrono::seconds(1),
-                  http_call_atom::value,
-                  view_push_call(addr, st.cfg.deps.sidecar_token, view, timeout))
+                  http_call_atom::value, view_push_call(addr, signed_view, nonce, timeout))
         .then(
             [=](const http_reply& r) {
               self->state.push_inflight.erase(s);
-              auto a = parse_view_ack(s, view, r);
+              auto a = parse_view_ack(s, view, nonce, keys->keys_of_site(s), group, r);
               auto f = fields(self, s);
               f["viewEpoch"] = view.epoch;
               f["acked"] = a.acked;

@@ -1,6 +1,8 @@
 // What a failover executor needs from its group: I/O, platform, coordinator and the spec values.
 #pragma once
 
+#include "actors/common/authority.hpp"
+
 #include <caf/actor.hpp>
 #include <caf/local_actor.hpp>
 #include <caf/timespan.hpp>
@@ -49,7 +51,10 @@ struct executor_deps {
   /// Sidecars (docs/safety.md promotion gate rules 2-3): site -> "host:port" of its sidecar API
   /// (spec.sites[].sidecarAddress); a site without one never acknowledges.
   std::map<std::string, std::string> sidecars;
-  std::string sidecar_token;  ///< bearer token for PUT /view (never logged)
+  /// The operator's keys for this group (docs/safety.md "Threat model"): views leave signed,
+  /// acknowledgements count only when their site's key signed them. Null: no pushes.
+  std::shared_ptr<const auth::key_ring> keys;
+  std::string authority_group;  ///< "<namespace>/<group>": what signed statements name
   /// A detached HTTP worker for view pushes (one per sidecar per executor; the executor stops
   /// them when it ends). Empty: no pushes (only rule 1 and Fast can open the gate).
   std::function<http_worker_actor()> http_worker;

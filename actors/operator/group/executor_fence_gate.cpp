@@ -160,14 +160,18 @@ void push_deposing(exec_ptr self, const std::string& site) {
   auto& st = self->state;
   if (st.push_inflight.count(site) || !st.deps.http_worker) return;
   if (site == st.plan.old_primary ? st.old_acked : st.peer_acks.count(site) > 0) return;
+  if (!st.deps.keys || !st.deps.keys->signer) return;  // nothing signed can leave: no pushes
   auto addr = st.deps.sidecars.find(site);
   if (addr == st.deps.sidecars.end() || addr->second.empty()) return;
   auto& w = (*st.push_workers)[site];
   if (!w) w = st.deps.http_worker();
-  auto view = deposing_view(st.plan, st.deps.wall_clock);
+  auto keys = st.deps.keys;
+  auto group = st.deps.authority_group;
+  auto view = auth::sign_view(*keys->signer, group, deposing_view(st.plan, st.deps.wall_clock));
   auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
       st.deps.sidecar_request_timeout);
-  auto call = view_push_call(addr->second, st.deps.sidecar_token, view, timeout);
+  auto nonce = auth::new_nonce();
+  auto call = view_push_call(addr->second, view, nonce, timeout);
   auto seq = st.seq;
   st.push_inflight.insert(site);
   auto retry = [=] {
@@ -183,7 +187,7 @@ void push_deposing(exec_ptr self, const std::string& site) {
   self->request(w, st.deps.sidecar_request_timeout + request_slack, http_call_atom::value, call)
       .then(
           [=](const http_reply& r) {
-            auto a = parse_view_ack(site, view, r);
+            auto a = parse_view_ack(site, view, nonce, keys->keys_of_site(site), group, r);
             if (!gating_now(self, seq)) {
               self->state.push_inflight.erase(site);
               return;

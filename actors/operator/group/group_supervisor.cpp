@@ -74,7 +74,8 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
   d.registry_path = c.path;
   for (const auto& s : spec.sites)
     if (!s.sidecar_address.empty()) d.sidecars[s.name] = s.sidecar_address;
-  d.sidecar_token = creds.sidecar_token.empty() ? rt.sidecar_token : creds.sidecar_token;
+  d.keys = creds.keys ? creds.keys : rt.keys;
+  d.authority_group = auth::group_key(rt.namespace_name, group);
   d.http_worker = rt.http_worker;
   // Rule 3 must wait for the lease the sidecars actually run: they clamp it up, so do we.
   std::chrono::nanoseconds interval = spec.sidecar.peer_check_interval;

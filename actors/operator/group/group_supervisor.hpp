@@ -25,9 +25,9 @@ struct group_credentials {
   std::string operator_password;
   std::string replication_user;  ///< "" = use the operator account (reference default)
   std::string replication_password;
-  /// Kubernetes mode: the group's sidecar token (Secret mysql-<g>-sidecar-token); "" = the
-  /// process-wide group_runtime::sidecar_token.
-  std::string sidecar_token;
+  /// Kubernetes mode: the group's keys (Secret mysql-<g>-keys); null = the process-wide
+  /// group_runtime::keys.
+  std::shared_ptr<const auth::key_ring> keys;
 };
 
 /// Process-wide collaborators a group runs against.
@@ -44,9 +44,9 @@ struct group_runtime {
   std::string namespace_name;
   caf::timespan command_timeout{std::chrono::seconds(5)};
   caf::timespan status_coalesce{std::chrono::milliseconds(500)};
-  /// Bearer token for PUT /view on the sidecars (--sidecar-token-file); "" = the sidecars refuse
-  /// pushes, so only gate rule 1 (and Fast) can open.
-  std::string sidecar_token;
+  /// The operator's keys (--keys-dir); null = no signed views leave this process, so the
+  /// sidecars adopt nothing from it and only gate rule 1 (and Fast) can open.
+  std::shared_ptr<const auth::key_ring> keys;
   /// Spawns a detached HTTP worker for view pushes; empty = no pushes.
   std::function<http_worker_actor()> http_worker;
   /// More children started after the pollers (Kubernetes mode: the reconciler); they find the

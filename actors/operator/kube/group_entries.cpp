@@ -130,7 +130,11 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
   }
   auto spec = runtime_spec(d.spec, e.ns, e.name, o.site_address, o.sidecar_address);
   auto child = group_supervisor_child(e.name, spec, d.creds, rt, o.group_policy);
-  if (o.groups) child = o.groups->track(e.ns, e.name, child);
+  if (o.groups) {
+    std::vector<std::string> sites;
+    for (const auto& s : spec.sites) sites.push_back(s.name);
+    child = o.groups->track(e.ns, e.name, child, d.creds.keys, sites);
+  }
   auto path = group_path(self, e);
   e.supervisor = child.start(self, path);
   if (!e.supervisor) {

@@ -91,40 +91,50 @@ std::string generate_secret_if_new(kube::client& c, const group_desired& d) {
   return name;
 }
 
-/// The group's sidecar token: read from mysql-<g>-sidecar-token, created with a random token when
-/// absent (a create that finds one already there reads that one). "" when the API fails: the
-/// group then runs without pushes being accepted (gate rule 1 only), and a later event retries.
-std::string ensure_sidecar_token(kube::client& c, const group_desired& d) {
-  auto name = render::sidecar_token_secret(d.name);
+/// The group's keys: read from mysql-<g>-keys, created (or completed for new sites) with fresh
+/// keys. Null when the API fails: the group then runs without signed views leaving the operator
+/// (gate rule 1 only), and a later event retries.
+std::shared_ptr<const auth::key_ring> ensure_keys(kube::client& c, const group_desired& d) {
+  auto name = render::keys_secret(d.name);
+  auto f = [&] { return json{{"group", d.name}, {"namespace", d.ns}, {"secret", name}}; };
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto have = c.get(kube::resources::secrets, d.ns, name, std::chrono::seconds(5));
-    if (have) {
-      auto token = sidecar_token_of(*have);
-      if (token.empty())
-        log::warn("sidecar token Secret has no usable `token` key",
-                  {{"group", d.name}, {"namespace", d.ns}, {"secret", name}});
-      return token;
+    if (!have && !have.error().not_found()) {
+      auto g = f();
+      g["error"] = have.error().describe();
+      log::warn("keys Secret not readable", g);
+      return nullptr;
     }
-    if (!have.error().not_found()) {
-      log::warn("sidecar token Secret not readable",
-                {{"group", d.name}, {"namespace", d.ns}, {"error", have.error().describe()}});
-      return "";
+    bool added = false;
+    auto data = completed_keys(d.group, have ? secret_data(*have) : std::map<std::string, std::string>{},
+                               added);
+    if (added) {
+      auto object = generated_keys_secret(d.group, data);
+      kube::result<json> wrote = have ? [&] {
+        object["metadata"]["resourceVersion"] = (*have)["metadata"].value("resourceVersion", "");
+        return c.update(kube::resources::secrets, object, std::chrono::seconds(5));
+      }()
+                                      : c.create(kube::resources::secrets, d.ns, object,
+                                                 std::chrono::seconds(5));
+      if (!wrote) {
+        if (wrote.error().already_exists() || wrote.error().conflict()) continue;  // raced: reread
+        auto g = f();
+        g["error"] = wrote.error().describe();
+        log::warn("keys Secret not written", g);
+        return nullptr;
+      }
+      log::info("keys Secret generated", f());
     }
-    auto token = random_password(48);
-    auto made = c.create(kube::resources::secrets, d.ns,
-                         generated_sidecar_token_secret(d.group, token), std::chrono::seconds(5));
-    if (made) {
-      log::info("sidecar token Secret generated",
-                {{"group", d.name}, {"namespace", d.ns}, {"secret", name}});
-      return token;
+    auto ring = operator_keys_of(d.group, data);
+    if (!ring.ring) {
+      auto g = f();
+      g["error"] = ring.error;
+      log::warn("keys Secret unusable", g);
+      return nullptr;
     }
-    if (!made.error().already_exists()) {
-      log::warn("sidecar token Secret not generated",
-                {{"group", d.name}, {"namespace", d.ns}, {"error", made.error().describe()}});
-      return "";
-    }
+    return std::make_shared<const auth::key_ring>(std::move(*ring.ring));
   }
-  return "";
+  return nullptr;
 }
 
 }  // namespace
@@ -161,7 +171,7 @@ resolver_actor::behavior_type resolver(resolver_actor::pointer,
           return client->get(kube::resources::secrets, d.ns, secret, std::chrono::seconds(5));
         },
         d.creds);
-    if (!d.problem) d.creds.sidecar_token = ensure_sidecar_token(*client, d);
+    if (!d.problem) d.creds.keys = ensure_keys(*client, d);
     return d;
   }};
 }

@@ -1,5 +1,6 @@
 // Standalone mode: the group file, the credential flags and the root children (local_mode.hpp).
 #include "actors/operator/local/local_mode.hpp"
+#include "actors/common/key_dir.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -75,16 +76,6 @@ int load_standalone(std::map<std::string, std::string>& flags, standalone_setup&
   } else if (const char* pw = std::getenv("BLOODRAVEN_MYSQL_PASSWORD")) {
     out.creds.operator_password = pw;
   }
-  if (!flags["sidecar-token-file"].empty()) {
-    if (!read_secret_flag(flags, "sidecar-token-file", out.sidecar_token)) return 2;
-    if (out.sidecar_token.empty()) {
-      std::fprintf(stderr, "bloodraven: --sidecar-token-file %s is empty\n",
-                   flags["sidecar-token-file"].c_str());
-      return 2;
-    }
-  }
-  out.creds.replication_user = out.group.spec.replication.user;
-  out.creds.replication_password = out.group.spec.replication.password;
   out.state_dir = flags["state-dir"];
   std::error_code ec;
   std::filesystem::create_directories(out.state_dir, ec);
@@ -93,6 +84,30 @@ int load_standalone(std::map<std::string, std::string>& flags, standalone_setup&
                  ec.message().c_str());
     return 2;
   }
+  {
+    std::vector<std::string> sites;
+    for (const auto& s : out.group.spec.sites) sites.push_back(s.name);
+    auto dir = flags["keys-dir"];
+    if (dir.empty()) {
+      // No keys given: the group's keys live beside the state (created once, kept after). The
+      // sidecars need operator.pub and their own site key from there (KEYS_DIR).
+      dir = out.state_dir + "/keys";
+      if (auto err = auth::write_key_dir(dir, sites); !err.empty()) {
+        std::fprintf(stderr, "bloodraven: cannot create the keys in %s: %s\n", dir.c_str(),
+                     err.c_str());
+        return 2;
+      }
+      std::fprintf(stderr, "bloodraven: --keys-dir not set: using %s\n", dir.c_str());
+    }
+    auto k = auth::load_operator_keys(dir, sites);
+    if (!k.ring) {
+      std::fprintf(stderr, "bloodraven: --keys-dir: %s\n", k.error.c_str());
+      return 2;
+    }
+    out.keys = std::make_shared<const auth::key_ring>(std::move(*k.ring));
+  }
+  out.creds.replication_user = out.group.spec.replication.user;
+  out.creds.replication_password = out.group.spec.replication.password;
   return 0;
 }
 
@@ -131,7 +146,7 @@ children_factory standalone_children(std::shared_ptr<const standalone_setup> set
     rt.platform = o->platform.handles;
     rt.platform.status = o->hub;
     rt.namespace_name = setup->namespace_name;
-    rt.sidecar_token = setup->sidecar_token;
+    rt.keys = setup->keys;
     rt.http_worker = [&sys] { return spawn_http_worker(sys); };
     const auto& name = setup->group.metadata.name;
     std::vector<child_spec> out;
@@ -143,8 +158,11 @@ children_factory standalone_children(std::shared_ptr<const standalone_setup> set
       caf::anon_send_exit(o->io, caf::exit_reason::user_shutdown);
       *o = outside{};
     }));
+    std::vector<std::string> sites;
+    for (const auto& s : setup->group.spec.sites) sites.push_back(s.name);
     out.push_back(groups->track(setup->namespace_name, name,
-                                group_supervisor_child(name, setup->group.spec, setup->creds, rt)));
+                                group_supervisor_child(name, setup->group.spec, setup->creds, rt),
+                                setup->keys, sites));
     return out;
   };
 }

@@ -22,12 +22,12 @@ struct standalone_setup {
   std::string namespace_name;
   config::failover_group group;
   group_credentials creds;
-  std::string sidecar_token;
+  std::shared_ptr<const auth::key_ring> keys;  ///< from --keys-dir
   std::string state_dir;
 };
 
 /// Reads --standalone, --mysql-user, --mysql-password-file (else BLOODRAVEN_MYSQL_PASSWORD),
-/// --sidecar-token-file and --state-dir (created). Returns 0, or 2 after saying on stderr what is
+/// --keys-dir and --state-dir (created). Returns 0, or 2 after saying on stderr what is
 /// wrong (every invalid field of the group file with its path).
 int load_standalone(std::map<std::string, std::string>& flags, standalone_setup& out);
 

@@ -73,17 +73,20 @@ void ask_operator(ticking_actor::pointer self, std::shared_ptr<boot_ctx> c) {
     return;
   }
   http_call call;
-  call.url = operator_active_site_url(c->opts);
+  auto nonce = auth::new_nonce();
+  call.url = operator_active_site_url(c->opts, nonce);
   call.timeout_ms = std::chrono::duration_cast<ms>(c->opts.request_timeout).count();
   self->request(w, c->opts.request_timeout + ms(1000), http_call_atom::value, call)
       .then(
           [=](const http_reply& r) {
-            std::optional<topology_view> v;
-            if (r.status == 200) v = parse_view_answer(r.body);
+            // Rule 3 unfences only on a fresh answer the operator signed for this request: a
+            // replayed or forged view naming this site must not make it writable.
+            auto a = read_operator_answer(authority_of(c->opts), nonce, r);
+            auto& v = a.view;
             if (!v) {
               auto f = c->fields();
               f["status"] = r.status;
-              f["error"] = r.error;
+              f["error"] = r.error.empty() ? a.error : r.error;
               log::warn("boot guard: no usable answer from the operator's /active-site", f);
               finish(self, c, "no operator view: staying fenced");
               return;

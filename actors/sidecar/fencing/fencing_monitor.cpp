@@ -75,99 +75,84 @@ void step_done(self_ptr self) {
   for (auto& o : offers) self->request(cache, ms(5000), offer_atom::value, o).then(on_view, on_err);
 }
 
-void pull_operator(self_ptr self, bool with_health) {
+/// The operator's signed view for this round. Only a verified answer to this request's nonce
+/// counts as operator contact (rule 2): not a bare 200 (a standby or deposed operator process, or
+/// an impostor, cannot renew a lease), and not a replayed answer.
+void pull_operator(self_ptr self) {
   auto& st = self->state;
-  if (st.opts.operator_address.empty()) return;
+  if (st.opts.operator_address.empty() || st.opts.pod_namespace.empty() || st.opts.group.empty())
+    return;
   auto w = st.h->operator_http();
   if (!w || st.operator_inflight) return;
-  bool with_view = !st.opts.pod_namespace.empty() && !st.opts.group.empty();
-  int calls = (with_health ? 1 : 0) + (with_view ? 1 : 0);
-  if (calls == 0) return;
   st.operator_inflight = true;
-  auto outstanding = std::make_shared<int>(calls);
-  auto done = [=] {
-    if (--*outstanding == 0) self->state.operator_inflight = false;
-    step_done(self);
-  };
-  auto contact = [=](const http_reply& r) {
-    self->state.last_operator_contact =
-        std::max(self->state.last_operator_contact, from_ns(r.sent_at_ns));
-    self->state.operator_reachable = true;
-  };
-  if (with_health) {
-    ++st.pending;
-    self->request(w, http_deadline(st.opts), http_call_atom::value,
-                  get_call("http://" + st.opts.operator_address + "/healthz",
-                           st.opts.request_timeout))
-        .then(
-            [=](const http_reply& r) {
-              if (r.status == 200) contact(r);
-              done();
-            },
-            [=](caf::error&) { done(); });
-  }
-  if (!with_view) return;
   ++st.pending;
+  auto nonce = auth::new_nonce();
   self->request(w, http_deadline(st.opts), http_call_atom::value,
-                get_call(operator_active_site_url(st.opts), st.opts.request_timeout))
+                get_call(operator_active_site_url(st.opts, nonce), st.opts.request_timeout))
       .then(
           [=](const http_reply& r) {
-            if (r.status == 200) {
-              if (auto v = parse_view_answer(r.body)) {
-                self->state.offers.push_back({*v, view_source::operator_poll});
-                self->state.operator_view_this_round = true;
-                contact(r);
-              }
+            auto& s = self->state;
+            s.operator_inflight = false;
+            auto a = read_operator_answer(authority_of(s.opts), nonce, r);
+            if (a.view) {
+              s.offers.push_back({*a.view, view_source::operator_poll});
+              s.operator_view_this_round = true;
+              s.last_operator_contact = std::max(s.last_operator_contact, from_ns(r.sent_at_ns));
+              s.operator_reachable = true;
+            } else if (r.status != 0) {
+              auto f = log_fields(s);
+              f["error"] = a.error;
+              log::debug("operator answer not accepted", f);
             }
-            done();
+            step_done(self);
           },
-          [=](caf::error&) { done(); });
+          [=](caf::error&) {
+            self->state.operator_inflight = false;
+            step_done(self);
+          });
 }
 
-void pull_peer(self_ptr self, size_t i, bool with_ping) {
+void pull_peer(self_ptr self, size_t i) {
   auto& st = self->state;
   auto w = st.h->peer_http(i);
   if (!w || st.peer_inflight[i]) return;
   st.peer_inflight[i] = true;
-  auto base = "http://" + st.opts.peers[i];
-  auto outstanding = std::make_shared<int>(with_ping ? 2 : 1);
-  auto done = [=] {
-    if (--*outstanding == 0) self->state.peer_inflight[i] = false;
-    step_done(self);
-  };
-  if (with_ping) {
-    ++st.pending;
-    self->request(w, http_deadline(st.opts), http_call_atom::value,
-                  get_call(base + "/peer/ping", st.opts.request_timeout))
-        .then(
-            [=](const http_reply& r) {
-              if (r.status == 200)
-                self->state.peer_ping[i] = std::max(self->state.peer_ping[i], from_ns(r.sent_at_ns));
-              done();
-            },
-            [=](caf::error&) { done(); });
-  }
+  auto nonce = auth::new_nonce();
   ++st.pending;
   self->request(w, http_deadline(st.opts), http_call_atom::value,
-                get_call(base + "/peer/active-site", st.opts.request_timeout))
+                get_call("http://" + st.opts.peers[i] + "/peer/active-site?nonce=" + nonce,
+                         st.opts.request_timeout))
       .then(
           [=](const http_reply& r) {
-            auto& p = self->state.peers[i];
+            auto& s = self->state;
+            s.peer_inflight[i] = false;
+            auto& p = s.peers[i];
             if (r.status == 200) {
-              if (auto v = parse_view_answer(r.body)) {
+              auto a = read_peer_answer(authority_of(s.opts), nonce, r);
+              // A view the operator signed is safe to adopt from anyone; only a fresh answer
+              // signed by the peer's own key says the peer holds it now and may anchor the lease.
+              if (a.view) s.offers.push_back({*a.view, view_source::peer});
+              if (a.view && a.fresh) {
                 p.kind = peer_view_kind::view;
-                p.epoch = v->epoch;
+                p.epoch = a.view->epoch;
                 p.last_view_sent = std::max(p.last_view_sent, from_ns(r.sent_at_ns));
-                self->state.offers.push_back({*v, view_source::peer});
+              } else {
+                auto f = log_fields(s);
+                f["peer"] = s.opts.peers[i];
+                f["error"] = a.error;
+                log::debug("peer answer does not anchor the lease", f);
               }
             } else if (r.status == 204) {
               p.kind = peer_view_kind::no_view;  // restarted without a view: anchors nobody
             } else if (r.status == 404) {
               p.kind = peer_view_kind::old_peer;  // old sidecar: operator-only path, silently
             }
-            done();
+            step_done(self);
           },
-          [=](caf::error&) { done(); });
+          [=](caf::error&) {
+            self->state.peer_inflight[i] = false;
+            step_done(self);
+          });
 }
 
 void probe_mysql(self_ptr self) {
@@ -202,8 +187,8 @@ void start_round(self_ptr self, bool refresh) {
   st.offers.clear();
   if (!refresh) st.operator_reachable = false;
   st.pending = 1;  // guard: released below, after every request was sent
-  pull_operator(self, !refresh);
-  for (size_t i = 0; i < st.opts.peers.size(); ++i) pull_peer(self, i, !refresh);
+  pull_operator(self);
+  for (size_t i = 0; i < st.opts.peers.size(); ++i) pull_peer(self, i);
   probe_mysql(self);
   step_done(self);
 }
@@ -329,6 +314,7 @@ void post_report(self_ptr self, nlohmann::json body) {
   c.method = "POST";
   c.url = "http://" + st.opts.operator_address + "/sidecar/report";
   c.body = body.dump();
+  c.signature = sign(authority_of(st.opts), auth::purpose::report, c.body);
   c.timeout_ms = to_ms(st.opts.request_timeout);
   // The operator endpoint may not exist (404) or be down: the report is best effort.
   self->request(w, http_deadline(st.opts), http_call_atom::value, c)
@@ -347,7 +333,11 @@ void report(self_ptr self) {
                          {"epochSeen", st.view.present ? st.view.view.epoch : 0},
                          {"fenced", st.fenced || (st.mysql_reachable && st.super_read_only)},
                          {"selfFenced", st.fenced},
-                         {"mysqlReachable", st.mysql_reachable}};
+                         {"mysqlReachable", st.mysql_reachable},
+                         // Orders reports: the operator drops any not newer than the last one.
+                         {"sentAtMs", std::chrono::duration_cast<ms>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count()}};
   st.operator_inflight = true;
   auto archiver = st.h->archiver();
   if (!archiver) {
@@ -451,20 +441,20 @@ void refresh_for_push(self_ptr self, push_progress p, caf::typed_response_promis
     }
     push_continue(self, std::move(r), rp);
   };
+  auto nonce = auth::new_nonce();
   self->request(w, http_deadline(st.opts), http_call_atom::value,
-                get_call(operator_active_site_url(st.opts), st.opts.request_timeout))
+                get_call(operator_active_site_url(st.opts, nonce), st.opts.request_timeout))
       .then(
           [=](const http_reply& r) mutable {
-            std::optional<topology_view> v;
-            if (r.status == 200) v = parse_view_answer(r.body);
-            if (!v) {
+            auto a = read_operator_answer(authority_of(self->state.opts), nonce, r);
+            if (!a.view) {
               no_view();
               return;
             }
             self->state.last_operator_contact =
                 std::max(self->state.last_operator_contact, from_ns(r.sent_at_ns));
             self->request(cache, ms(5000), offer_atom::value,
-                          view_offer{*v, view_source::operator_poll})
+                          view_offer{*a.view, view_source::operator_poll})
                 .then(decide_on, [=](caf::error&) mutable { no_view(); });
           },
           [=](caf::error&) mutable { no_view(); });
@@ -532,9 +522,13 @@ void handle_push(self_ptr self, const topology_view& pushed,
 
 }  // namespace
 
-std::string operator_active_site_url(const monitor_options& o) {
+std::string operator_active_site_url(const monitor_options& o, const std::string& nonce) {
   return "http://" + o.operator_address + "/active-site?namespace=" + url_escape(o.pod_namespace) +
-         "&group=" + url_escape(o.group);
+         "&group=" + url_escape(o.group) + "&nonce=" + nonce;
+}
+
+authority authority_of(const monitor_options& o) {
+  return {o.keys, auth::group_key(o.pod_namespace, o.group), o.site};
 }
 
 fencing_monitor_actor::behavior_type fencing_monitor(self_ptr self, monitor_options opts,
@@ -544,7 +538,6 @@ fencing_monitor_actor::behavior_type fencing_monitor(self_ptr self, monitor_opti
   st.h = std::move(handles);
   st.window_start = self->clock().now();  // startup grace: a full lease before rule 2 can fire
   for (auto& p : st.opts.peers) st.peers.push_back({p, peer_view_kind::unknown, 0, {}});
-  st.peer_ping.assign(st.opts.peers.size(), time_point{});
   st.peer_inflight.assign(st.opts.peers.size(), false);
   self->delayed_send(self, st.opts.interval, tick_atom::value);
   return {

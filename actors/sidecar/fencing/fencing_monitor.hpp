@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "actors/sidecar/fencing/fencing_rules.hpp"
+#include "actors/sidecar/fencing/signed_answers.hpp"
 #include "actors/sidecar/common/sidecar_handles.hpp"
 #include "messages/interfaces.hpp"
 
@@ -23,7 +24,13 @@ struct monitor_options {
   caf::timespan request_timeout = std::chrono::seconds(2);
   caf::timespan fence_timeout = std::chrono::seconds(20);
   bool dead_mans_switch = true;  ///< heartbeat every tick while writable (docs/safety.md rule 7)
+  /// Operator keys (views, operator answers), this site's key (reports, acks, peer answers) and
+  /// the peers' keys. Null: nothing verifies, so no view is adopted and no lease is renewed.
+  std::shared_ptr<const auth::key_ring> keys;
 };
+
+/// The monitor's identity in signed statements.
+authority authority_of(const monitor_options& o);
 
 struct monitor_state {
   static inline const char* name = "fencing_monitor";
@@ -33,7 +40,6 @@ struct monitor_state {
   time_point window_start{};
   time_point last_operator_contact{};
   std::vector<peer_observation> peers;
-  std::vector<time_point> peer_ping{};  ///< SEND time of the last 200 /peer/ping, per peer
   bool fenced = false;
   bool boot_done = false;
   bool mysql_reachable = false;
@@ -61,7 +67,7 @@ fencing_monitor_actor::behavior_type
 fencing_monitor(fencing_monitor_actor::stateful_pointer<monitor_state> self, monitor_options opts,
                 std::shared_ptr<sidecar_handles> handles);
 
-/// URL helpers (exposed for tests).
-std::string operator_active_site_url(const monitor_options& o);
+/// URL helpers (exposed for tests): the operator's /active-site for this group with `nonce`.
+std::string operator_active_site_url(const monitor_options& o, const std::string& nonce);
 
 }  // namespace br::sidecar

@@ -8,6 +8,7 @@
 #include "io/log/log.hpp"
 #include "io/mysql/commands.hpp"
 #include "io/mysql/dead_mans_switch.hpp"
+#include "io/mysql/down_check.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
 #include "io/mysql/probe_wire.hpp"
@@ -78,7 +79,12 @@ mysql_outcome do_probe(worker_state& st) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!st.conn) {
       auto c = mysql::connection::open(connect_opts(st.opts, st.opts.probe_timeout));
-      if (!c) return failure(c.error());
+      if (!c) {
+        auto out = failure(c.error());
+        // Gate rule 2 acknowledges a deposing view without a fence only on this kind.
+        if (mysql::provably_down(c.error(), st.opts.host, st.opts.port)) out.error_kind = "down";
+        return out;
+      }
       st.conn.emplace(std::move(c).value());
     }
     auto p = mysql::probe(*st.conn, mysql::mysql8());

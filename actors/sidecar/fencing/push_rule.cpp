@@ -32,9 +32,11 @@ push_result on_probed(push_progress p, const push_event::probed& x) {
   }
   const auto& o = *x.outcome;
   if (!o.ok) {
-    // mysqld down: S5 makes it boot fenced, so that is an acknowledgement. Anything else
-    // (timeout, auth) leaves the state unknown: no ack.
-    if (o.error_kind == "refused" || o.error_kind == "lost_connection") {
+    // mysqld provably down (the worker saw a refused connection on the local address, or no
+    // socket): S5 makes it boot fenced, so that is an acknowledgement. Anything else (a lost
+    // connection, which an overloaded but running server also produces, a timeout, auth) leaves
+    // the state unknown: no ack.
+    if (o.error_kind == "down") {
       p.ack.ok = true;
       p.ack.mysql_reachable = false;
       p.ack.fenced = false;

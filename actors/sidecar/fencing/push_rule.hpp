@@ -7,8 +7,10 @@
 //                                        unfences);
 //               otherwise             -> probe local MySQL.
 //   probed    the local probe:
-//               failed, refused or lost connection -> answer ok, mysqld not reachable (S5: it
-//                                        boots fenced); any other failure -> no ack (unknown);
+//               mysqld provably down ("down": refused on the local address, or no socket)
+//                                     -> answer ok, mysqld not reachable (S5: it boots fenced);
+//                                        any other failure, a lost connection included -> no
+//                                        ack (unknown);
 //               already super_read_only -> answer ok, fenced;
 //               deposes this site     -> fence now;
 //               names another site    -> refresh once (docs/safety.md rule 1: a best-effort push

@@ -5,6 +5,8 @@
 
 #include "actors/common/view_json.hpp"
 #include "actors/sidecar/archive/binlog_archiver.hpp"
+#include "actors/sidecar/runtime/shared_probe.hpp"
+#include "io/codec/json_limits.hpp"
 #include "io/http/actor_ask.hpp"
 
 namespace br::sidecar {
@@ -12,7 +14,7 @@ namespace br::sidecar {
 namespace {
 
 using ms = std::chrono::milliseconds;
-constexpr ms mysql_limit{2000};  // /health and /status answer within 2 s
+constexpr json_limits push_limits{4096, 2};  // a pushed view is one flat object
 
 std::string thread_text(const std::string& s) {
   if (s == "ON") return "Yes";
@@ -20,46 +22,15 @@ std::string thread_text(const std::string& s) {
   return "No";
 }
 
-/// Runs a probe through the worker and answers with `make(outcome)`; 503 on a CAF error.
+/// Answers with `make(outcome)` from the shared probe; 503 when there is none.
 template <class F>
-void with_probe(caf::actor_system& sys, const std::shared_ptr<sidecar_handles>& h,
-                http::responder reply, F make) {
-  auto m = h->mysql();
-  if (!m) {
-    reply(http::response::text(503, "mysql unreachable"));
-    return;
-  }
-  sys.spawn([=](caf::event_based_actor* self) {
-    self->request(m, mysql_limit, probe_atom::value)
-        .then([=](const mysql_outcome& o) { reply(make(o)); },
-              [=](caf::error&) { reply(http::response::text(503, "mysql unreachable")); });
+void with_probe(const std::shared_ptr<shared_probe>& probe, http::responder reply, F make) {
+  probe->get([reply, make](std::optional<mysql_outcome> o) {
+    reply(o ? make(*o) : http::response::text(503, "mysql unreachable"));
   });
 }
 
 }  // namespace
-
-std::string current_token(const api_options& o, const config::file_reader& read) {
-  if (o.token_file.empty()) return o.token;
-  auto t = read(o.token_file);
-  if (!t) return o.token;
-  auto token = config::trim_newline(*t);
-  return token.empty() ? o.token : token;
-}
-
-bool bearer_ok(const http::request& req, const std::string& token) {
-  if (token.empty()) return false;
-  auto h = req.header("Authorization");
-  if (!h) return false;
-  std::string_view v = *h;
-  constexpr std::string_view prefix = "Bearer ";
-  if (v.size() < prefix.size() || v.substr(0, prefix.size()) != prefix) return false;
-  auto given = v.substr(prefix.size());
-  // Constant time in the token's length: no early exit on the first differing byte.
-  unsigned diff = given.size() == token.size() ? 0u : 1u;
-  for (size_t i = 0; i < token.size(); ++i)
-    diff |= static_cast<unsigned>(token[i]) ^ static_cast<unsigned>(i < given.size() ? given[i] : 0);
-  return diff == 0;
-}
 
 nlohmann::json status_json(const mysql_outcome& o, const sidecar_status& st) {
   auto& p = o.probe;
@@ -82,20 +53,47 @@ nlohmann::json status_json(const mysql_outcome& o, const sidecar_status& st) {
   return j;
 }
 
-http::response push_response(const push_ack& a) {
-  if (a.ok) {
-    nlohmann::json j = {{"ack", true}, {"epoch", a.epoch}, {"fenced", a.fenced},
-                        {"mysqlReachable", a.mysql_reachable}};
-    return http::response::json(200, j);
+http::response push_response(const authority& auth, const std::string& nonce, const push_ack& a) {
+  http::response res;
+  res.status = a.ok ? 200 : (a.stale ? 409 : 503);
+  res.content_type = "application/json";
+  res.body = ack_body(auth, nonce, a);
+  if (auto sig = sign(auth, auth::purpose::ack, res.body); !sig.empty())
+    res.headers.emplace_back(auth::signature_header, sig);
+  return res;
+}
+
+push_check check_push(const authority& a, const http::request& req) {
+  push_check out;
+  if (auto shape = json_shape_problem(req.body, push_limits); !shape.empty()) {
+    out.refusal = http::response::error(req.body.size() > push_limits.max_bytes ? 413 : 400, shape);
+    return out;
   }
-  nlohmann::json j = {{"ack", false}, {"epoch", a.epoch}, {"error", a.error}};
-  return http::response::json(a.stale ? 409 : 503, j);
+  auto parsed = parse_pushed_view(req.body);
+  if (!parsed.view) {
+    out.refusal = http::response::error(400, parsed.error);
+    return out;
+  }
+  if (!auth::nonce_well_formed(parsed.nonce)) {
+    out.refusal = http::response::error(400, "field \"nonce\": 16 to 64 lower-case hex digits");
+    return out;
+  }
+  if (!a.keys || !auth::view_verifies(a.keys->operator_keys, a.group, *parsed.view)) {
+    out.refusal = http::response::error(
+        403, "field \"signature\": not an accepted operator key's signature of this view for group " +
+                 a.group);
+    return out;
+  }
+  out.view = *parsed.view;
+  out.nonce = parsed.nonce;
+  return out;
 }
 
 void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options opts,
                             std::shared_ptr<sidecar_handles> h) {
-  r.get("/health", "health", [&sys, h](const http::request&, http::responder reply) {
-    with_probe(sys, h, reply, [](const mysql_outcome& o) {
+  auto probe = std::make_shared<shared_probe>(sys, h, shared_probe::options{});
+  r.get("/health", "health", [probe](const http::request&, http::responder reply) {
+    with_probe(probe, reply, [](const mysql_outcome& o) {
       return o.ok ? http::response::text(200, "ok") : http::response::text(503, "mysql unreachable");
     });
   });
@@ -107,18 +105,20 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
               },
               status_atom::value);
   });
-  r.get("/status", "status", [&sys, h](const http::request&, http::responder reply) {
-    auto m = h->mysql();
+  r.get("/status", "status", [&sys, h, probe](const http::request&, http::responder reply) {
     auto mon = h->monitor();
     auto cache = h->cache();
-    if (!m || !mon || !cache) {
+    if (!mon || !cache) {
       reply(http::response::error(503, "sidecar actors not running"));
       return;
     }
-    sys.spawn([=](caf::event_based_actor* self) {
-      self->request(m, mysql_limit, probe_atom::value)
-          .then(
-              [=](const mysql_outcome& o) {
+    probe->get([&sys, reply, mon, cache](std::optional<mysql_outcome> got) {
+      if (!got) {
+        reply(http::response::error(503, "mysql unreachable"));
+        return;
+      }
+      auto o = *got;
+      sys.spawn([=](caf::event_based_actor* self) {
                 if (!o.ok) {
                   reply(http::response::error(503, o.error));
                   return;
@@ -139,35 +139,44 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
                                   });
                         },
                         [=](caf::error& e) { reply(http::response::error(503, caf::to_string(e))); });
-              },
-              [=](caf::error& e) { reply(http::response::error(503, caf::to_string(e))); });
+      });
     });
   });
   r.get("/peer/ping", "peer_ping", [](const http::request&, http::responder reply) {
     reply(http::response::text(200, "pong"));
   });
+  auto auth = opts.auth;
   r.get("/peer/active-site", "peer_active_site",
-        [&sys, h](const http::request&, http::responder reply) {
+        [&sys, h, auth](const http::request& req, http::responder reply) {
+          auto nonce = std::string(req.query_or("nonce"));
+          if (!auth::nonce_well_formed(nonce)) {
+            reply(http::response::error(400, "query parameter nonce: 16 to 64 lower-case hex digits required"));
+            return;
+          }
           http::ask(sys, h->cache(), ms(2000), reply, "view_cache",
-                    [](const sidecar_view& v) {
+                    [auth, nonce](const sidecar_view& v) {
                       if (!v.present) return http::response::text(204, "");
                       http::response res;
                       res.status = 200;
                       res.content_type = "application/json";
-                      res.body = view_to_json(v.view);
+                      // The operator's signed view, relayed as is; the answer (this site, the
+                      // caller's nonce) signed with this site's key: proof it is fresh.
+                      res.body = peer_answer_body(auth, nonce, v.view);
+                      if (auto sig = sign(auth, auth::purpose::peer_answer, res.body); !sig.empty())
+                        res.headers.emplace_back(auth::signature_header, sig);
                       res.headers.emplace_back("Cache-Control", "no-store");
                       return res;
                     },
                     view_atom::value);
         });
-  r.get("/primary", "primary", [&sys, h](const http::request&, http::responder reply) {
-    with_probe(sys, h, reply, [](const mysql_outcome& o) {
+  r.get("/primary", "primary", [probe](const http::request&, http::responder reply) {
+    with_probe(probe, reply, [](const mysql_outcome& o) {
       return o.ok && o.probe.writable() ? http::response::text(200, "primary")
                                         : http::response::text(503, "not primary");
     });
   });
-  r.get("/replica", "replica", [&sys, h](const http::request&, http::responder reply) {
-    with_probe(sys, h, reply, [](const mysql_outcome& o) {
+  r.get("/replica", "replica", [probe](const http::request&, http::responder reply) {
+    with_probe(probe, reply, [](const mysql_outcome& o) {
       return o.ok && o.probe.read_only && o.probe.replicating()
                  ? http::response::text(200, "replica")
                  : http::response::text(503, "not a replicating replica");
@@ -187,15 +196,9 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
                     status_atom::value);
         });
   r.add("PUT", "/view", "view", [&sys, h, opts](const http::request& req, http::responder reply) {
-    if (!bearer_ok(req, current_token(opts, config::read_small_file))) {
-      auto res = http::response::error(401, "missing or wrong bearer token");
-      res.headers.emplace_back("WWW-Authenticate", "Bearer");
-      reply(res);
-      return;
-    }
-    auto parsed = parse_pushed_view(req.body);
-    if (!parsed.view) {
-      reply(http::response::error(400, parsed.error));
+    auto c = check_push(opts.auth, req);
+    if (c.refusal) {
+      reply(*c.refusal);
       return;
     }
     auto mon = h->monitor();
@@ -204,9 +207,11 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
       return;
     }
     // The fence may take up to FENCE_TIMEOUT; the server's handler timeout must allow it.
+    auto auth = opts.auth;
+    auto nonce = c.nonce;
     http::ask(sys, mon, opts.push_timeout, reply, "fencing_monitor",
-              [](const push_ack& a) { return push_response(a); }, push_view_atom::value,
-              *parsed.view);
+              [auth, nonce](const push_ack& a) { return push_response(auth, nonce, a); },
+              push_view_atom::value, c.view);
   });
 }
 

@@ -1,4 +1,5 @@
-// sidecar_api: the sidecar's HTTP routes (/ready, /primary, /replica, PUT /view).
+// sidecar_api: the sidecar's HTTP routes (/health, /ready, /status, /peer/*, /primary, /replica,
+// /archiver/status, PUT /view).
 #pragma once
 
 #include <caf/actor_system.hpp>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "actors/sidecar/common/sidecar_handles.hpp"
+#include "actors/sidecar/fencing/signed_answers.hpp"
 #include "config/sidecar_config.hpp"
 #include "io/http/router.hpp"
 #include "messages/sidecar.hpp"
@@ -15,25 +17,29 @@ namespace br::sidecar {
 
 struct api_options {
   std::string site;
-  std::string token;  ///< "" = every PUT /view is refused
-  /// Re-read on every push so a rotated token Secret takes effect without a restart; when it
-  /// cannot be read (or is empty) `token` stays in force. "" = `token` only.
-  std::string token_file;
+  /// Keys and identity: pushed views must carry the operator's signature, acks and
+  /// /peer/active-site answers are signed with this site's own key (docs/safety.md).
+  authority auth;
   std::chrono::milliseconds push_timeout{30000};  ///< > FENCE_TIMEOUT + probe: a push may fence
   bool archiver_enabled = false;  ///< GET /archiver/status asks the archiver, else {enabled:false}
 };
 
-/// Constant-time check of "Authorization: Bearer <token>"; false when token is empty.
-bool bearer_ok(const http::request& req, const std::string& token);
-
-/// The token a push must present now: the token file's current content, else `o.token`.
-std::string current_token(const api_options& o, const config::file_reader& read);
-
 /// The /status body (plus self_fenced and epoch).
 nlohmann::json status_json(const mysql_outcome& probe, const sidecar_status& st);
 
-/// The PUT /view answer for an acknowledgement (or a refusal).
-http::response push_response(const push_ack& a);
+/// The PUT /view answer for an acknowledgement (or a refusal): the body names this site and the
+/// push's nonce and is signed with this site's key (X-Bloodraven-Signature).
+http::response push_response(const authority& auth, const std::string& nonce, const push_ack& a);
+
+/// PUT /view up to the monitor: "" and the view + nonce when the body is a well-formed push of a
+/// view the operator signed for this group; else the response to send (400 with the field, or
+/// 403 for a signature that does not verify). Exposed for the fuzz target and tests.
+struct push_check {
+  std::optional<http::response> refusal;
+  topology_view view;
+  std::string nonce;
+};
+push_check check_push(const authority& auth, const http::request& req);
 
 /// Installs GET /health /ready /status /peer/ping /peer/active-site /primary /replica
 /// /archiver/status and PUT /view.

@@ -12,6 +12,7 @@
 #include "actors/sidecar/fencing/mysql_worker.hpp"
 #include "actors/sidecar/runtime/sidecar_api.hpp"
 #include "actors/sidecar/fencing/view_cache.hpp"
+#include "actors/common/key_dir.hpp"
 
 namespace br::sidecar {
 
@@ -21,8 +22,10 @@ using ms = std::chrono::milliseconds;
 
 ms to_ms(std::chrono::nanoseconds d) { return std::chrono::duration_cast<ms>(d); }
 
-monitor_options monitor_opts(const config::sidecar_config& c) {
+monitor_options monitor_opts(const config::sidecar_config& c,
+                             std::shared_ptr<const auth::key_ring> keys) {
   monitor_options o;
+  o.keys = std::move(keys);
   o.site = c.site;
   o.pod_namespace = c.pod_namespace;
   o.group = c.group;
@@ -49,7 +52,20 @@ child_spec spec(std::string name, std::string kind,
 
 }  // namespace
 
+std::shared_ptr<const auth::key_ring> load_keys(const config::sidecar_config& cfg,
+                                                std::string& error) {
+  error.clear();
+  if (cfg.keys_dir.empty()) return nullptr;
+  auto l = auth::load_sidecar_keys(cfg.keys_dir, cfg.site);
+  if (!l.ring) {
+    error = "KEYS_DIR (--keys-dir): " + l.error;
+    return nullptr;
+  }
+  return std::make_shared<const auth::key_ring>(std::move(*l.ring));
+}
+
 std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
+                                         std::shared_ptr<const auth::key_ring> keys,
                                          std::shared_ptr<sidecar_handles> h) {
   std::vector<child_spec> out;
   auto dir = cfg.state_dir;
@@ -84,7 +100,7 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
       h->set_peer_http(i, a);
       return as_child(a);
     }));
-  auto mopts = monitor_opts(cfg);
+  auto mopts = monitor_opts(cfg, keys);
   out.push_back(spec("fencing_monitor", "fencing_monitor", [h, mopts](caf::local_actor* sup) {
     auto a = sup->spawn(fencing_monitor, mopts, h);
     h->set_monitor(a);
@@ -111,11 +127,11 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
 }
 
 void install_routes(http::router& r, caf::actor_system& sys, const config::sidecar_config& cfg,
+                    std::shared_ptr<const auth::key_ring> keys,
                     std::shared_ptr<sidecar_handles> h) {
   api_options o;
   o.site = cfg.site;
-  o.token = cfg.token;
-  o.token_file = cfg.token_file;
+  o.auth = authority_of(monitor_opts(cfg, std::move(keys)));
   o.push_timeout = to_ms(cfg.fence_timeout + cfg.request_timeout) + ms(5000);
   o.archiver_enabled = cfg.pitr.enabled;
   install_sidecar_routes(r, sys, o, std::move(h));

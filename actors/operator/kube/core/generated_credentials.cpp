@@ -43,18 +43,67 @@ json generated_operator_secret(const config::failover_group& g,
                              {"MYSQL_ROOT_PASSWORD", base64_encode(random_text(32))}});
 }
 
-json generated_sidecar_token_secret(const config::failover_group& g, const std::string& token) {
-  return group_owned_secret(g, render::sidecar_token_secret(g.metadata.name),
-                            {{std::string{render::sidecar_token_key}, base64_encode(token)}});
+std::map<std::string, std::string> secret_data(const json& secret) {
+  std::map<std::string, std::string> out;
+  if (!secret.is_object()) return out;
+  auto data = secret.value("data", json::object());
+  if (!data.is_object()) return out;
+  for (auto it = data.begin(); it != data.end(); ++it)
+    if (it->is_string())
+      if (auto d = base64_decode(it->get<std::string>())) out[it.key()] = *d;
+  return out;
 }
 
-std::string sidecar_token_of(const json& secret) {
-  if (!secret.is_object()) return "";
-  auto data = secret.value("data", json::object());
-  auto it = data.find(std::string{render::sidecar_token_key});
-  if (it == data.end() || !it->is_string()) return "";
-  auto decoded = base64_decode(it->get<std::string>());
-  return decoded ? *decoded : "";
+std::map<std::string, std::string> completed_keys(const config::failover_group& g,
+                                                  std::map<std::string, std::string> have,
+                                                  bool& added) {
+  added = false;
+  auto pair = [&](const std::string& base) {
+    if (have.count(base + ".key") && have.count(base + ".pub")) return;
+    auto k = crypto::generate_key();
+    if (!k) return;
+    have[base + ".key"] = crypto::private_pem(*k);
+    have[base + ".pub"] = crypto::public_pem(k->pub);
+    added = true;
+  };
+  pair("operator");
+  for (const auto& s : g.spec.sites) pair("site-" + s.name);
+  return have;
+}
+
+json generated_keys_secret(const config::failover_group& g,
+                           const std::map<std::string, std::string>& data) {
+  json encoded = json::object();
+  for (const auto& [k, v] : data) encoded[k] = base64_encode(v);
+  return group_owned_secret(g, render::keys_secret(g.metadata.name), std::move(encoded));
+}
+
+auth::key_ring_load operator_keys_of(const config::failover_group& g,
+                                     const std::map<std::string, std::string>& data) {
+  auth::key_ring_load out;
+  auto text = [&](const std::string& k) {
+    auto it = data.find(k);
+    return it == data.end() ? std::string() : it->second;
+  };
+  auth::key_ring ring;
+  auto own = crypto::signing_key_from_pem(text("operator.key"));
+  if (!own.key) {
+    out.error = "operator.key: " + own.error;
+    return out;
+  }
+  ring.signer = own.key;
+  auto pubs = crypto::verify_keys_from_pem(text("operator.pub"));
+  ring.operator_keys = pubs.keys.empty() ? std::vector<crypto::verify_key>{own.key->pub} : pubs.keys;
+  for (const auto& s : g.spec.sites) {
+    auto l = crypto::verify_keys_from_pem(text("site-" + s.name + ".pub"));
+    if (!l.error.empty()) {
+      out.error = "site-" + s.name + ".pub: " + l.error;
+      return out;
+    }
+    ring.site_keys[s.name] = l.keys;
+  }
+  out.ring = std::move(ring);
+  return out;
 }
 
 std::string random_password(size_t n) {

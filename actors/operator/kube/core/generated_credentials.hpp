@@ -1,6 +1,10 @@
 // Generated credentials: the operator Secret of a new group, created with random passwords when absent.
 #pragma once
 
+#include <map>
+
+#include "actors/common/key_dir.hpp"
+
 #include <functional>
 #include <string>
 
@@ -25,14 +29,24 @@ bool may_generate_operator_secret(const config::failover_group& g, bool group_pv
 nlohmann::json generated_operator_secret(const config::failover_group& g,
                                          const std::function<std::string(size_t)>& random_text);
 
-/// Pure: Secret mysql-<g>-sidecar-token with key `token` (base64 of `token`), owned by the group,
-/// labelled as the group's. The sidecars mount it (SIDECAR_TOKEN_FILE, reconciler version 2) and
-/// the operator presents it on PUT /view, so the Safe gate's rules 2 and 3 can open.
-nlohmann::json generated_sidecar_token_secret(const config::failover_group& g,
-                                              const std::string& token);
+/// The decoded data of a Secret (key -> bytes); keys that are not base64 are left out.
+std::map<std::string, std::string> secret_data(const nlohmann::json& secret);
 
-/// The decoded `token` of a sidecar token Secret; "" when absent, empty or not base64.
-std::string sidecar_token_of(const nlohmann::json& secret);
+/// `have` (a keys Secret's decoded data) completed with fresh PEM keys for the operator and for
+/// every site of `g` that has none; `added` says whether anything was generated.
+std::map<std::string, std::string> completed_keys(const config::failover_group& g,
+                                                  std::map<std::string, std::string> have,
+                                                  bool& added);
+
+/// Pure: Secret mysql-<g>-keys holding `data` (base64), owned by the group, labelled as the
+/// group's. Each site's pod mounts a subset (render_deployment); the operator reads the
+/// operator key and the sites' public keys.
+nlohmann::json generated_keys_secret(const config::failover_group& g,
+                                     const std::map<std::string, std::string>& data);
+
+/// The operator's key ring from a keys Secret's decoded data ("" error) for the sites of `g`.
+auth::key_ring_load operator_keys_of(const config::failover_group& g,
+                                     const std::map<std::string, std::string>& data);
 
 /// n characters from [A-Za-z0-9], from std::random_device.
 std::string random_password(size_t n);
