@@ -8,10 +8,12 @@
 //   B  request target (requests) or the nonce the reader expects (answers)
 //   C  X-Bloodraven-Signature value (absent when the input has fewer than three NULs)
 //   D  body: everything after the third NUL. "\xfe" <n> <c> in the body expands to
-//      (n + 1) * 1024 copies of byte c, so short inputs can build deep or large bodies (the
-//      expanded body is capped at what the transport admits for that entry point).
-// When the harness signs (bits 4-6), it signs the expanded body for the entry point's purpose
-// and group "db/orders" with a fixed key, so the fuzzer gets past the signature checks.
+//      (n + 1) * 1024 copies of byte c, and "\xfd" <n> to (n + 1) * 1024 '[' then as many ']',
+//      so short inputs can build large or deeply nested bodies (the expanded body is capped at
+//      what the transport admits for that entry point).
+// When the harness signs (bits 4-6 = 1..4), it signs the expanded body for the entry point's
+// purpose and group "db/orders" with that fixed key, so the fuzzer gets past the signature
+// checks. For the operator's routes, bits 4-6 = 7 also empties the group table (startup).
 //
 // The keys are fixed (crypto::key_from_seed): BR_FUZZ_SEEDS=<dir> writes validly signed seeds
 // into <dir> and BR_FUZZ_DICT=<file> appends the key ids to a dictionary, then the process
@@ -19,10 +21,9 @@
 //
 // Nothing here catches an exception: one escaping a handler or parser is a finding.
 // -DBR_FUZZ_SELFTEST plants a heap overflow behind an accepted, signed report with particular
-// values (check_report_outcome), to check that the fuzzer reaches code behind the signature checks.
+// values (check_report_outcome), to check that the fuzzer reaches code behind the signatures.
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
-
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -30,12 +31,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "actors/common/authority.hpp"
 #include "actors/common/view_json.hpp"
@@ -92,9 +92,9 @@ struct world {
   std::shared_ptr<const auth::key_ring> operator_ring;
   std::shared_ptr<const auth::key_ring> east_ring;
   std::shared_ptr<const auth::key_ring> west_ring;
-  br::sidecar::authority east_auth;   // the sidecar under test
-  br::sidecar::authority west_auth;   // its peer (builds seeds)
-  br::sidecar::authority no_keys;     // a sidecar without keys: accepts nothing
+  br::sidecar::authority east_auth;  // the sidecar under test
+  br::sidecar::authority west_auth;  // its peer (builds seeds)
+  br::sidecar::authority no_keys;    // a sidecar without keys: accepts nothing
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
   http::router sidecar_routes[2];  // [archiver_enabled]
@@ -151,11 +151,18 @@ struct input {
   std::string d;
 };
 
-/// "\xfe" n c -> (n + 1) * 1024 copies of c; nullopt when the result exceeds `cap`.
+/// "\xfe" n c -> (n + 1) * 1024 copies of c; "\xfd" n -> (n + 1) * 1024 '[' then as many ']';
+/// nullopt when the result exceeds `cap`.
 std::optional<std::string> expand(std::string_view in, std::size_t cap) {
   std::string out;
   for (std::size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == '\xfe' && i + 2 < in.size()) {
+    if (in[i] == '\xfd' && i + 1 < in.size()) {
+      std::size_t n = (static_cast<unsigned char>(in[i + 1]) + 1u) * 1024u;
+      if (out.size() + 2 * n > cap) return std::nullopt;
+      out.append(n, '[');
+      out.append(n, ']');
+      i += 1;
+    } else if (in[i] == '\xfe' && i + 2 < in.size()) {
       std::size_t n = (static_cast<unsigned char>(in[i + 1]) + 1u) * 1024u;
       if (out.size() + n > cap) return std::nullopt;
       out.append(n, in[i + 2]);
@@ -188,9 +195,9 @@ std::optional<input> split(const uint8_t* data, std::size_t size) {
     return in;
   }
   in.c = std::string(rest.substr(0, z));
-  std::size_t cap = in.m == sidecar_router || in.m == push ? sidecar_request_cap
+  std::size_t cap = in.m == sidecar_router || in.m == push      ? sidecar_request_cap
                     : in.m == operator_router || in.m == report ? operator_request_cap
-                                                                 : answer_cap;
+                                                                : answer_cap;
   auto body = expand(rest.substr(z + 1), cap);
   if (!body) return std::nullopt;
   in.d = std::move(*body);
@@ -199,11 +206,16 @@ std::optional<input> split(const uint8_t* data, std::size_t size) {
 
 const crypto::signing_key* signer_of(int s) {
   switch (s) {
-    case 1: return &W->op;
-    case 2: return &W->east;
-    case 3: return &W->west;
-    case 4: return &W->stranger;
-    default: return nullptr;
+    case 1:
+      return &W->op;
+    case 2:
+      return &W->east;
+    case 3:
+      return &W->west;
+    case 4:
+      return &W->stranger;
+    default:
+      return nullptr;
   }
 }
 
@@ -334,9 +346,8 @@ void check_report_outcome(br::group_table& g, const http::request& req, const ht
   auto key = j.at("namespace").get<std::string>() + "/" + j.at("group").get<std::string>();
   check(key == group, "report accepted for a group without keys");
   auto sig = req.header(auth::signature_header);
-  check(sig.has_value() &&
-            auth::body_verifies(W->operator_ring->keys_of_site(site), auth::purpose::report,
-                                group, req.body, *sig),
+  check(sig.has_value() && auth::body_verifies(W->operator_ring->keys_of_site(site),
+                                               auth::purpose::report, group, req.body, *sig),
         "report accepted without its site's signature");
   auto reports = g.reports(key);
   check(recorded(g) == 1 && reports.count(site) == 1, "accepted report not recorded once");
@@ -374,8 +385,7 @@ std::optional<http::response> dispatch(const http::router& r, const http::reques
   check(!m.name.empty(), "route match without a metrics name");
   if (m.kind == http::router::outcome::not_found) {
     check(m.found == nullptr, "not_found with a route");
-    check_response(
-        http::response::json(404, json{{"error", "not found"}, {"path", t->path}}));
+    check_response(http::response::json(404, json{{"error", "not found"}, {"path", t->path}}));
     return std::nullopt;
   }
   if (m.kind == http::router::outcome::method_not_allowed) {
@@ -414,7 +424,7 @@ std::optional<http::response> dispatch(const http::router& r, const http::reques
 }
 
 void run_operator_router(const input& in) {
-  auto g = fresh_groups();
+  auto g = in.signer == 7 ? std::make_shared<br::group_table>() : fresh_groups();
   br::operator_api_options o;
   o.groups = g;
   o.pitr = [](const std::string&, const std::string&, const std::string& profile) {
@@ -538,8 +548,8 @@ void run_peer_answer(const input& in) {
   if (a.fresh) {
     check(a.view.has_value() && r.status == 200, "fresh peer answer without a view");
     check(a.site != "east" && !a.site.empty(), "fresh peer answer from this site");
-    check(auth::body_verifies(W->east_ring->keys_of_site(a.site), auth::purpose::peer_answer,
-                              group, r.body, r.signature),
+    check(auth::body_verifies(W->east_ring->keys_of_site(a.site), auth::purpose::peer_answer, group,
+                              r.body, r.signature),
           "fresh peer answer without the site's signature");
     auto j = json::parse(r.body);
     check(j.at("nonce") == in.b && j.at("site") == a.site, "fresh peer answer for another request");
@@ -615,7 +625,8 @@ void run_view_parsers(const input& in) {
     check(p.view->active_site.empty() || p.view->active_site != p.view->deposing,
           "pushed view deposes its active site");
     auto back = br::parse_view_answer(br::view_to_json(*p.view));
-    check(back.has_value() && same_signed_fields(*back, *p.view), "view_to_json does not read back");
+    check(back.has_value() && same_signed_fields(*back, *p.view),
+          "view_to_json does not read back");
     auto strict = br::parse_pushed_view(br::view_to_json(*p.view));
     // view_to_json carries no nonce and omits an empty signature: only those may fail; and
     // observedAt, for times format_rfc3339 cannot write in four-digit years (an offset can
@@ -648,13 +659,18 @@ std::string seed(uint8_t first, std::initializer_list<std::string_view> fields) 
 
 std::string report_body(const std::string& site, uint64_t sent_at, bool archiver,
                         const std::string& of_group = group_name) {
-  json j = {{"site", site},       {"namespace", ns},       {"group", of_group},
-            {"epochSeen", 7},     {"fenced", false},       {"selfFenced", false},
+  json j = {{"site", site},           {"namespace", ns},    {"group", of_group},
+            {"epochSeen", 7},         {"fenced", false},    {"selfFenced", false},
             {"mysqlReachable", true}, {"sentAtMs", sent_at}};
   if (archiver)
-    j["archiver"] = {{"enabled", true},        {"primary", true},      {"filesArchived", 12},
-                     {"bytesArchived", 4096},  {"backlogFiles", 1},    {"uploadFailures", 0},
-                     {"lastUploadTime", "2024-05-01T12:00:00Z"}, {"lastError", ""}};
+    j["archiver"] = {{"enabled", true},
+                     {"primary", true},
+                     {"filesArchived", 12},
+                     {"bytesArchived", 4096},
+                     {"backlogFiles", 1},
+                     {"uploadFailures", 0},
+                     {"lastUploadTime", "2024-05-01T12:00:00Z"},
+                     {"lastError", ""}};
   return j.dump();
 }
 
@@ -666,7 +682,9 @@ std::string pushed_body(const br::topology_view& v, const std::string& nonce) {
 
 void write_seeds(const std::string& dir) {
   std::vector<std::pair<std::string, std::string>> seeds;
-  auto add = [&](std::string name, std::string bytes) { seeds.emplace_back(std::move(name), std::move(bytes)); };
+  auto add = [&](std::string name, std::string bytes) {
+    seeds.emplace_back(std::move(name), std::move(bytes));
+  };
   const std::string nonce = nonce_seed;
   auto sv = pushed_view();
 
@@ -675,12 +693,22 @@ void write_seeds(const std::string& dir) {
   auto rep_sig = auth::sign_body(W->east, auth::purpose::report, group, rep);
   auto rep_a = report_body("west", 1700000000001, true);
   auto rep_a_sig = auth::sign_body(W->west, auth::purpose::report, group, rep_a);
-  add("op_active_site", seed(operator_router, {"GET", "/active-site?namespace=db&group=orders&nonce=" + nonce, ""}));
-  add("op_active_site_plus", seed(operator_router, {"GET", "/active-site?namespace=d%62&group=orders&nonce=0123456789ABCDEF&x+y=%2B#f", ""}));
+  add("op_active_site",
+      seed(operator_router, {"GET", "/active-site?namespace=db&group=orders&nonce=" + nonce, ""}));
+  add("op_active_site_nokeys",
+      seed(operator_router, {"GET", "/active-site?namespace=db&group=nokeys", ""}));
+  add("op_active_site_no_groups",
+      seed(operator_router | 0x70, {"GET", "/active-site?namespace=db&group=orders", ""}));
+  add("op_active_site_plus",
+      seed(operator_router,
+           {"GET", "/active-site?namespace=d%62&group=orders&nonce=0123456789ABCDEF&x+y=%2B#f",
+            ""}));
   add("op_status", seed(operator_router, {"GET", "/status", ""}));
   add("op_events", seed(operator_router, {"GET", "/events?since=0", ""}));
-  add("op_pitr", seed(operator_router, {"GET", "/pitr-cutoff?namespace=db&group=orders&profile=daily", ""}));
-  add("op_pitr_fail", seed(operator_router, {"GET", "/pitr-cutoff?namespace=db&group=orders&profile=fail", ""}));
+  add("op_pitr",
+      seed(operator_router, {"GET", "/pitr-cutoff?namespace=db&group=orders&profile=daily", ""}));
+  add("op_pitr_fail",
+      seed(operator_router, {"GET", "/pitr-cutoff?namespace=db&group=orders&profile=fail", ""}));
   add("op_dashboard_head", seed(operator_router, {"HEAD", "/", ""}));
   add("op_dashboard_js", seed(operator_router, {"GET", "/dashboard.js", ""}));
   add("op_405", seed(operator_router, {"DELETE", "/status", ""}));
@@ -694,7 +722,8 @@ void write_seeds(const std::string& dir) {
   add("report_autosign_east", seed(report | 0x20, {"", "", "", rep}));
   add("report_autosign_west_archiver", seed(report | 0x30, {"", "", "", rep_a}));
   add("report_unsigned", seed(report, {"", "", "", rep}));
-  add("report_other_group", seed(report | 0x20, {"", "", "", report_body("east", 5, false, "nokeys")}));
+  add("report_other_group",
+      seed(report | 0x20, {"", "", "", report_body("east", 5, false, "nokeys")}));
 
   // The sidecar's routes.
   auto push_body = pushed_body(sv, nonce);
@@ -716,33 +745,43 @@ void write_seeds(const std::string& dir) {
   first.deposing = "";
   first = auth::sign_view(W->op, group, first);
   add("push_first", seed(push, {"", "", "", pushed_body(first, nonce)}));
-  add("push_unsigned", seed(push, {"", "", "", pushed_body(br::topology_view{3, "west", "", 0, ""}, nonce)}));
+  add("push_unsigned",
+      seed(push, {"", "", "", pushed_body(br::topology_view{3, "west", "", 0, ""}, nonce)}));
 
   // What the sidecar reads: the operator's answer to GET /active-site.
-  json op_answer = {{"namespace", ns}, {"group", group_name}, {"activeSite", sv.active_site},
+  json op_answer = {{"namespace", ns},   {"group", group_name},     {"activeSite", sv.active_site},
                     {"epoch", sv.epoch}, {"deposing", sv.deposing}, {"signature", sv.signature},
                     {"nonce", nonce}};
   auto op_body = http::response::json(200, op_answer).body;
-  add("operator_answer", seed(operator_answer, {"200", nonce, auth::sign_body(W->op, auth::purpose::operator_answer, group, op_body), op_body}));
+  add("operator_answer",
+      seed(operator_answer,
+           {"200", nonce, auth::sign_body(W->op, auth::purpose::operator_answer, group, op_body),
+            op_body}));
   add("operator_answer_autosign", seed(operator_answer | 0x10, {"", nonce, "", op_body}));
-  add("operator_answer_503", seed(operator_answer, {"503", nonce, "", R"({"error":"coordinator: timeout"})"}));
+  add("operator_answer_503",
+      seed(operator_answer, {"503", nonce, "", R"({"error":"coordinator: timeout"})"}));
   // A peer's answer to GET /peer/active-site.
   auto peer_body = br::sidecar::peer_answer_body(W->west_auth, nonce, sv);
-  add("peer_answer", seed(peer_answer, {"200", nonce, br::sidecar::sign(W->west_auth, auth::purpose::peer_answer, peer_body), peer_body}));
+  add("peer_answer",
+      seed(peer_answer,
+           {"200", nonce, br::sidecar::sign(W->west_auth, auth::purpose::peer_answer, peer_body),
+            peer_body}));
   add("peer_answer_autosign", seed(peer_answer | 0x30, {"", nonce, "", peer_body}));
   add("peer_answer_unsigned", seed(peer_answer, {"200", nonce, "", peer_body}));
   // What the operator reads: a sidecar's answer to PUT /view, and its held view.
   br::push_ack ok{true, false, 7, true, false, ""};
   br::push_ack stale{false, true, 9, false, true, "sidecar holds epoch 9"};
   br::push_ack failed{false, false, 7, false, true, "fence not confirmed"};
-  for (auto [name, ack] : {std::pair{"ack_ok", ok}, std::pair{"ack_stale", stale}, std::pair{"ack_failed", failed}}) {
+  for (auto [name, ack] :
+       {std::pair{"ack_ok", ok}, std::pair{"ack_stale", stale}, std::pair{"ack_failed", failed}}) {
     auto res = br::sidecar::push_response(W->east_auth, nonce, ack);
     std::string sig;
     for (const auto& [k, v] : res.headers)
       if (k == auth::signature_header) sig = v;
     add(name, seed(view_ack, {std::to_string(res.status), nonce, sig, res.body}));
   }
-  add("ack_autosign", seed(view_ack | 0x20, {"200", nonce, "", br::sidecar::ack_body(W->east_auth, nonce, ok)}));
+  add("ack_autosign",
+      seed(view_ack | 0x20, {"200", nonce, "", br::sidecar::ack_body(W->east_auth, nonce, ok)}));
   add("held_view", seed(held_view, {"200", nonce, "", peer_body}));
   add("held_view_none", seed(held_view, {"204", "", "", ""}));
   // Shape limits and the view parsers.
@@ -750,7 +789,19 @@ void write_seeds(const std::string& dir) {
   add("shape_push", seed(shape, {"256", "\x02", "", R"({"a":"[{\"}","b":[[1]],"c":{}})"}));
   add("parse_push", seed(view_parsers, {"", "", "", push_body}));
   add("parse_answer", seed(view_parsers, {"", "", "", br::view_to_json(sv)}));
-  add("parse_leap", seed(view_parsers, {"", "", "", R"({"epoch":2,"activeSite":"a","deposing":"","observedAt":"2016-12-31T23:59:60.5+01:00","signature":"x","nonce":"y"})"}));
+  add("parse_same_sites",
+      seed(view_parsers, {"", "", "",
+                          R"({"epoch":3,"activeSite":"east","deposing":"east",)"
+                          R"("observedAt":"2024-05-01T12:00:00Z","signature":"","nonce":""})"}));
+  add("parse_site_number",
+      seed(view_parsers,
+           {"", "", "",
+            R"({"epoch":3,"activeSite":1,"deposing":"","observedAt":"2024-05-01T12:00:00Z"})"}));
+  add("parse_leap",
+      seed(view_parsers,
+           {"", "", "",
+            R"({"epoch":2,"activeSite":"a","deposing":"",)"
+            R"("observedAt":"2016-12-31T23:59:60.5+01:00","signature":"x","nonce":"y"})"}));
 
   for (const auto& [name, bytes] : seeds) {
     std::ofstream f(dir + "/" + name, std::ios::binary);
@@ -788,17 +839,38 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto in = split(data, size);
   if (!in) return 0;
   switch (in->m) {
-    case operator_router: run_operator_router(*in); break;
-    case sidecar_router: run_sidecar_router(*in); break;
-    case report: run_report(*in); break;
-    case push: run_push(*in); break;
-    case operator_answer: run_operator_answer(*in); break;
-    case peer_answer: run_peer_answer(*in); break;
-    case view_ack: run_view_ack(*in); break;
-    case held_view: run_held_view(*in); break;
-    case shape: run_shape(*in); break;
-    case view_parsers: run_view_parsers(*in); break;
-    case mode_count: break;
+    case operator_router:
+      run_operator_router(*in);
+      break;
+    case sidecar_router:
+      run_sidecar_router(*in);
+      break;
+    case report:
+      run_report(*in);
+      break;
+    case push:
+      run_push(*in);
+      break;
+    case operator_answer:
+      run_operator_answer(*in);
+      break;
+    case peer_answer:
+      run_peer_answer(*in);
+      break;
+    case view_ack:
+      run_view_ack(*in);
+      break;
+    case held_view:
+      run_held_view(*in);
+      break;
+    case shape:
+      run_shape(*in);
+      break;
+    case view_parsers:
+      run_view_parsers(*in);
+      break;
+    case mode_count:
+      break;
   }
   return 0;
 }

@@ -2,6 +2,8 @@
 // and /ws/status (stalled client dropped without slowing the publisher, cap -> 429, Origin).
 #include <boost/test/unit_test.hpp>
 
+#include "actors/common/authority.hpp"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
@@ -93,12 +95,24 @@ struct fake_group {
   }
 };
 
-/// Registers `sup` in the table the way group_table::track does for a started supervisor.
+/// The test group's keys: the operator's, and sites s1 and s2 (fixed seeds).
+br::crypto::signing_key test_key(char c) { return *br::crypto::key_from_seed(std::string(32, c)); }
+std::shared_ptr<const br::auth::key_ring> test_ring() {
+  auto r = std::make_shared<br::auth::key_ring>();
+  r->signer = test_key('O');
+  r->operator_keys = {test_key('O').pub};
+  r->site_keys["s1"] = {test_key('1').pub};
+  r->site_keys["s2"] = {test_key('2').pub};
+  return r;
+}
+
+/// Registers `sup` in the table the way group_table::track does for a started supervisor, with
+/// the group's keys and its sites s1 and s2.
 void add_group(br::group_table& t, const std::string& ns, const std::string& name,
                caf::actor sup) {
   br::child_spec c{"group:" + name, "supervisor",
                    [sup](caf::local_actor*, const std::string&) { return sup; }};
-  auto tracked = t.track(ns, name, c);
+  auto tracked = t.track(ns, name, c, test_ring(), {"s1", "s2"});
   tracked.start(nullptr, "root");
 }
 
@@ -127,6 +141,17 @@ struct api_server {
   br::http::client_result get(const std::string& path) {
     br::http::client_request req;
     req.url = base + path;
+    req.timeout = safety;
+    return br::http::perform(req);
+  }
+  br::http::client_result post(const std::string& path, const std::string& body,
+                               const std::string& signature = "") {
+    br::http::client_request req;
+    req.method = "POST";
+    req.url = base + path;
+    req.body = body;
+    req.headers.emplace_back("Content-Type", "application/json");
+    if (!signature.empty()) req.headers.emplace_back(br::auth::signature_header, signature);
     req.timeout = safety;
     return br::http::perform(req);
   }
@@ -218,11 +243,74 @@ BOOST_AUTO_TEST_CASE(active_site_codes_and_shape) {
   BOOST_TEST(j["activeSite"] == "s2");
   BOOST_TEST(j["epoch"] == 4);
   BOOST_TEST(j["deposing"] == "s1");
+  // The view carries the operator's signature (sidecars relay it); without a nonce the answer
+  // itself is informational (no signature header), with one it is signed over that nonce.
+  br::topology_view got{4, "s2", "s1", 0, j.value("signature", "")};
+  BOOST_TEST(br::auth::view_verifies({test_key('O').pub}, "shop/orders", got));
+  BOOST_TEST(!ok.header("x-bloodraven-signature").has_value());
+  BOOST_TEST(s.get("/active-site?namespace=shop&group=orders&nonce=xyz").status == 400);
+  auto nonce = br::auth::new_nonce();
+  auto fresh = s.get("/active-site?namespace=shop&group=orders&nonce=" + nonce);
+  BOOST_TEST_REQUIRE(fresh.status == 200, fresh.body);
+  BOOST_TEST(body_of(fresh)["nonce"] == nonce);
+  BOOST_TEST(br::auth::body_verifies({test_key('O').pub}, br::auth::purpose::operator_answer,
+                                     "shop/orders", fresh.body,
+                                     fresh.header("x-bloodraven-signature").value_or("")));
   // The coordinator is gone (restarting): 503, not a stale answer.
   caf::anon_send_exit(g.coordinator, caf::exit_reason::kill);
   BOOST_TEST(eventually([&] {
     return s.get("/active-site?namespace=shop&group=orders").status == 503;
   }));
+}
+
+BOOST_AUTO_TEST_CASE(sidecar_reports_are_bounded_signed_and_for_known_sites_only) {
+  api_server s;
+  fake_group g(*s.env.sys);
+  add_group(*s.groups, "shop", "orders", g.supervisor);
+  int64_t sent = 1714564800000;
+  auto report = [&](const std::string& site) {
+    return json{{"site", site},          {"namespace", "shop"}, {"group", "orders"},
+                {"epochSeen", 4},         {"fenced", false},      {"selfFenced", false},
+                {"mysqlReachable", true}, {"sentAtMs", ++sent}}
+        .dump();
+  };
+  auto sign = [](char key, const std::string& body) {
+    return br::auth::sign_body(test_key(key), br::auth::purpose::report, "shop/orders", body);
+  };
+  auto alive = [&] { return s.get("/status").status == 200; };
+
+  // A deeply nested body (it overflowed the stack of the unbounded parser/copy) and an oversized
+  // one: 4xx before any parser sees them, and the operator keeps serving.
+  std::string nested = R"({"site":"s1","namespace":"shop","group":"orders","archiver":)" +
+                       std::string(200000, '[') + std::string(200000, ']') + "}";
+  auto deep = s.post("/sidecar/report", nested);
+  BOOST_TEST(deep.status / 100 == 4, deep.status << " " << deep.body);
+  BOOST_TEST(alive());
+  auto nine = s.post("/sidecar/report", R"({"a":[[[[[[[[[1]]]]]]]]]})");
+  BOOST_TEST(nine.status == 400);
+  BOOST_TEST(body_of(nine).value("error", "").find("nesting deeper than 8") != std::string::npos,
+             nine.body);
+  auto big = s.post("/sidecar/report", "{\"pad\":\"" + std::string(20000, 'x') + "\"}");
+  BOOST_TEST(big.status == 413, big.status << " " << big.body);
+  BOOST_TEST(alive());
+
+  // A site the group does not have: refused, nothing recorded (no unbounded growth by names).
+  auto invented = report("s9");
+  auto r9 = s.post("/sidecar/report", invented, sign('1', invented));
+  BOOST_TEST(r9.status == 400);
+  BOOST_TEST(body_of(r9).value("error", "").find("site") != std::string::npos, r9.body);
+  // Unsigned, signed by another site's key, or by a key nobody accepted: 401.
+  auto b1 = report("s1");
+  BOOST_TEST(s.post("/sidecar/report", b1).status == 401);
+  BOOST_TEST(s.post("/sidecar/report", b1, sign('2', b1)).status == 401);
+  BOOST_TEST(s.post("/sidecar/report", b1, sign('X', b1)).status == 401);
+  BOOST_TEST(s.groups->reports("shop/orders").empty());
+  // Signed by its own site: recorded once; the same report again (a replay) is refused.
+  auto ok = s.post("/sidecar/report", b1, sign('1', b1));
+  BOOST_TEST(ok.status == 200, ok.body);
+  BOOST_TEST(s.groups->reports("shop/orders").count("s1") == 1u);
+  BOOST_TEST(s.post("/sidecar/report", b1, sign('1', b1)).status == 409);
+  BOOST_TEST(alive());
 }
 
 BOOST_AUTO_TEST_CASE(status_shapes_and_codes) {
