@@ -417,6 +417,7 @@ BOOST_AUTO_TEST_CASE(forged_views_fence_nothing_and_a_standby_operator_renews_no
   // One real sidecar (site a, writable primary on instance 7). Its peer address is held by a pod
   // that is not a sidecar of this group, and answers with forged or foreign views.
   sandbox().reset(inst_a);
+  make_writable(inst_a);  // the sandbox boots fenced (S5); this is the group's primary
   BOOST_REQUIRE(writable(inst_a));
   auto dir = std::filesystem::temp_directory_path() / ("br-sidecar-forge-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <thread>
 
+#include "actors/common/authority.hpp"
 #include "io/http/client.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/mysql_sandbox.hpp"
@@ -183,10 +184,35 @@ BOOST_FIXTURE_TEST_CASE(runs_a_two_site_group, sandbox_fixture) {
   BOOST_TEST(c.post(base + "/sidecar/report", "{not json").status == 400);
   BOOST_TEST(c.post(base + "/sidecar/report", R"({"site":"s9","namespace":"shop"})").status == 400);
 
+  // Reports are signed by their site's key: the operator generated the group's keys beside its
+  // state (no --keys-dir); a sidecar of site s10 would mount site-s10.key from there.
+  auto key = [&] {
+    std::ifstream in(dir.path / "state" / "keys" / "site-s10.key");
+    return br::crypto::signing_key_from_pem(std::string(std::istreambuf_iterator<char>(in), {})).key;
+  }();
+  BOOST_TEST_REQUIRE(key.has_value());
+  int64_t sent = 1;
+  auto report = [&](const std::string& fields) {
+    auto body = json::parse("{" + fields + "}");
+    body["sentAtMs"] = sent++;
+    br::http::client_request r;
+    r.method = "POST";
+    r.url = base + "/sidecar/report";
+    r.body = body.dump();
+    r.headers.emplace_back("Content-Type", "application/json");
+    r.headers.emplace_back(br::auth::signature_header,
+                           br::auth::sign_body(*key, br::auth::purpose::report, "shop/orders", r.body));
+    r.timeout = 10s;
+    return br::http::perform(r);
+  };
+  auto unsigned_report = c.post(base + "/sidecar/report",
+                                R"({"site":"s10","namespace":"shop","group":"orders","epochSeen":7,)"
+                                R"("fenced":true,"selfFenced":false,"mysqlReachable":true,"sentAtMs":1})");
+  BOOST_TEST(unsigned_report.status == 401, unsigned_report.body);
+
   // A well-formed report shows up under its site in /status.
-  auto ok = c.post(base + "/sidecar/report",
-                   R"({"site":"s10","namespace":"shop","group":"orders","epochSeen":7,)"
-                   R"("fenced":true,"selfFenced":false,"mysqlReachable":true})");
+  auto ok = report(R"("site":"s10","namespace":"shop","group":"orders","epochSeen":7,)"
+                   R"("fenced":true,"selfFenced":false,"mysqlReachable":true)");
   BOOST_TEST(ok.status == 200, ok.body);
   auto st = json::parse(c.get(base + "/status").body, nullptr, false);
   bool seen = false;
@@ -197,18 +223,16 @@ BOOST_FIXTURE_TEST_CASE(runs_a_two_site_group, sandbox_fixture) {
 
   // PITR progress rides in the report: a malformed archiver object is refused by field path;
   // a valid one shows under the site and in the group's pitr entry.
-  auto bad_archiver = c.post(base + "/sidecar/report",
-                    R"({"site":"s10","namespace":"shop","group":"orders","epochSeen":7,)"
-                    R"("fenced":true,"selfFenced":false,"mysqlReachable":true,)"
-                    R"("archiver":{"enabled":true,"primary":"yes"}})");
+  auto bad_archiver = report(R"("site":"s10","namespace":"shop","group":"orders","epochSeen":7,)"
+                             R"("fenced":true,"selfFenced":false,"mysqlReachable":true,)"
+                             R"("archiver":{"enabled":true,"primary":"yes"})");
   BOOST_TEST(bad_archiver.status == 400);
   BOOST_TEST(bad_archiver.body.find("archiver.primary") != std::string::npos, bad_archiver.body);
-  auto pitr = c.post(base + "/sidecar/report",
-                     R"({"site":"s10","namespace":"shop","group":"orders","epochSeen":7,)"
+  auto pitr = report(R"("site":"s10","namespace":"shop","group":"orders","epochSeen":7,)"
                      R"("fenced":false,"selfFenced":false,"mysqlReachable":true,)"
                      R"("archiver":{"enabled":true,"primary":true,"filesArchived":2,)"
                      R"("bytesArchived":512,"backlogFiles":0,"uploadFailures":0,)"
-                     R"("lastUploadTime":"2026-11-24T12:00:00Z","lastError":""}})");
+                     R"("lastUploadTime":"2026-11-24T12:00:00Z","lastError":""})");
   BOOST_TEST(pitr.status == 200, pitr.body);
   st = json::parse(c.get(base + "/status").body, nullptr, false);
   auto p_entry = st["shop/orders"].value("pitr", json());
