@@ -204,5 +204,18 @@ fi
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 cd "$out"
+# Inputs that crashed earlier trees (tests/fuzz/<target>_crashes/) must pass before fuzzing.
+regressions=()
+for f in "$root/tests/fuzz/${target}_crashes"/*; do
+  [ -f "$f" ] && [ "${f##*/}" != README.md ] && regressions+=("$f")
+done
+if [ "${#regressions[@]}" -gt 0 ]; then
+  echo "replaying ${#regressions[@]} inputs from tests/fuzz/${target}_crashes"
+  if ! "$binary" "${regressions[@]}" > "$out/${target}_regressions.log" 2>&1; then
+    cat "$out/${target}_regressions.log" >&2
+    echo "an input from tests/fuzz/${target}_crashes crashes $binary" >&2
+    exit 1
+  fi
+fi
 # shellcheck disable=SC2086
 "$binary" -max_total_time="$seconds" -dict="$dict" -print_final_stats=1 ${FUZZ_ARGS:-} "$corpus"

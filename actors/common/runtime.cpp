@@ -80,10 +80,11 @@ std::unique_ptr<http::server> start_server(http::server_options so, const std::s
   return srv;
 }
 
-/// GET /livez on its own listener: a bounded ask to the registry proves the scheduler runs.
+/// GET /livez on its own listener: a bounded ask to the registry proves the scheduler runs
+/// (2 s: under the listener's 2.5 s handler timeout and the probes' 3 s).
 http::router livez_routes(caf::actor_system& sys, registry_actor registry) {
   return http::liveness_routes([&sys, registry](http::responder reply) {
-    http::ask(sys, registry, std::chrono::milliseconds(1000), reply, "registry",
+    http::ask(sys, registry, std::chrono::milliseconds(2000), reply, "registry",
               [](const std::string&) { return http::response::text(200, "ok"); },
               tree_atom::value);
   });

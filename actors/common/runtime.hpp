@@ -27,7 +27,7 @@ struct runtime_options {
 using children_factory = std::function<std::vector<child_spec>(caf::actor_system&)>;
 /// Adds binary-specific routes; /healthz, /readyz, /metrics and /debug/actors are always there.
 /// The liveness listener (health_listen) is separate and serves only GET /livez: 200 "ok" once
-/// the registry actor answers within 1 s (the actor system schedules work), else 503.
+/// the registry actor answers within 2 s (the actor system schedules work), else 503.
 using route_installer = std::function<void(http::router&, caf::actor_system&)>;
 
 /// Runs until SIGTERM/SIGINT, then: stops accepting HTTP requests, stops the actor tree in order

@@ -18,7 +18,7 @@ server_options liveness_options(std::string address, std::uint16_t port) {
   o.body_timeout = milliseconds{2000};
   o.write_timeout = milliseconds{2000};
   o.idle_timeout = milliseconds{5000};
-  o.handler_timeout = milliseconds{2000};
+  o.handler_timeout = milliseconds{2500};
   o.stop_grace = milliseconds{500};
   return o;
 }

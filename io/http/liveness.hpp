@@ -15,7 +15,8 @@ inline constexpr const char* livez_path = "/livez";
 
 /// Options for a liveness listener named "health" on `address`:`port`: one thread, at most 16
 /// connections and 4 per client (the kubelet probes from its node's address), 1 KiB bodies,
-/// 4 KiB headers, deadlines of 2 s (idle 5 s) and a 2 s handler timeout.
+/// 4 KiB headers, deadlines of 2 s (idle 5 s) and a 2.5 s handler timeout (under the sidecar
+/// probe's 3 s).
 server_options liveness_options(std::string address, std::uint16_t port);
 
 /// GET /livez (and HEAD): `check(reply)` answers; without a check, 200 "ok". The check must

@@ -10,7 +10,7 @@
 //   D  body: everything after the third NUL. "\xfe" <n> <c> in the body expands to
 //      (n + 1) * 1024 copies of byte c, and "\xfd" <n> to (n + 1) * 1024 '[' then as many ']',
 //      so short inputs can build large or deeply nested bodies (the expanded body is capped at
-//      what the transport admits for that entry point).
+//      what the transport, or for the bare view parsers the shape checks, admit).
 // When the harness signs (bits 4-6 = 1..4), it signs the expanded body for the entry point's
 // purpose and group "db/orders" with that fixed key, so the fuzzer gets past the signature
 // checks. For the operator's routes, bits 4-6 = 7 also empties the group table (startup).
@@ -75,6 +75,7 @@ constexpr const char* nonce_seed = "0123456789abcdef0123456789abcdef";
 constexpr std::size_t operator_request_cap = 1u << 20;
 constexpr std::size_t sidecar_request_cap = 64u << 10;
 constexpr std::size_t answer_cap = 1u << 20;
+constexpr std::size_t parsed_view_cap = 16u << 10;
 
 crypto::signing_key fixed_key(char fill) {
   auto k = crypto::key_from_seed(std::string(32, fill));
@@ -195,8 +196,11 @@ std::optional<input> split(const uint8_t* data, std::size_t size) {
     return in;
   }
   in.c = std::string(rest.substr(0, z));
+  // The parsers alone see what their callers let through: pushes are at most 4 KiB, answers
+  // 16 KiB (the shape checks in front of them); the rest sees what the transport admits.
   std::size_t cap = in.m == sidecar_router || in.m == push      ? sidecar_request_cap
                     : in.m == operator_router || in.m == report ? operator_request_cap
+                    : in.m == view_parsers                      ? parsed_view_cap
                                                                 : answer_cap;
   auto body = expand(rest.substr(z + 1), cap);
   if (!body) return std::nullopt;
@@ -783,6 +787,16 @@ void write_seeds(const std::string& dir) {
   add("ack_autosign",
       seed(view_ack | 0x20, {"200", nonce, "", br::sidecar::ack_body(W->east_auth, nonce, ok)}));
   add("held_view", seed(held_view, {"200", nonce, "", peer_body}));
+  // Fields a newer sidecar might add, inside and beside the view: readers must ignore them.
+  auto extended = json::parse(peer_body);
+  extended["view"]["history"] = json::parse(R"([[7,"west"],[6,"east"]])");
+  extended["load"] = {{"p99", 1.5}};
+  auto ext_body = extended.dump();
+  add("peer_answer_extended",
+      seed(peer_answer,
+           {"200", nonce, br::sidecar::sign(W->west_auth, auth::purpose::peer_answer, ext_body),
+            ext_body}));
+  add("held_view_extended", seed(held_view, {"200", nonce, "", ext_body}));
   add("held_view_none", seed(held_view, {"204", "", "", ""}));
   // Shape limits and the view parsers.
   add("shape_report", seed(shape, {"1024", "\x08", "", rep_a}));
