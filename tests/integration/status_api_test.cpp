@@ -305,6 +305,13 @@ BOOST_AUTO_TEST_CASE(sidecar_reports_are_bounded_signed_and_for_known_sites_only
   BOOST_TEST(s.post("/sidecar/report", b1, sign('2', b1)).status == 401);
   BOOST_TEST(s.post("/sidecar/report", b1, sign('X', b1)).status == 401);
   BOOST_TEST(s.groups->reports("shop/orders").empty());
+  // A sentAtMs beyond int64 is a bad field (400), not a replay.
+  auto huge = json::parse(report("s1"));
+  huge["sentAtMs"] = uint64_t{1} << 63;
+  auto hb = huge.dump();
+  auto rh = s.post("/sidecar/report", hb, sign('1', hb));
+  BOOST_TEST(rh.status == 400, rh.body);
+  BOOST_TEST(body_of(rh).value("error", "").find("sentAtMs") != std::string::npos, rh.body);
   // Signed by its own site: recorded once; the same report again (a replay) is refused.
   auto ok = s.post("/sidecar/report", b1, sign('1', b1));
   BOOST_TEST(ok.status == 200, ok.body);

@@ -5,6 +5,7 @@
 #include <caf/event_based_actor.hpp>
 
 #include <atomic>
+#include <cstdint>
 
 #include "actors/operator/api/dashboard.hpp"
 #include "actors/operator/api/pitr_status.hpp"
@@ -54,8 +55,9 @@ std::string check_report(const nlohmann::json& j) {
     return "epochSeen must be a non-negative integer";
   for (const char* f : {"fenced", "selfFenced", "mysqlReachable"})
     if (!j.contains(f) || !j[f].is_boolean()) return std::string(f) + " must be a boolean";
-  if (!j.contains("sentAtMs") || !j["sentAtMs"].is_number_unsigned())
-    return "sentAtMs must be a non-negative integer";
+  if (!j.contains("sentAtMs") || !j["sentAtMs"].is_number_unsigned() ||
+      j["sentAtMs"].get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    return "sentAtMs must be a non-negative integer below 2^63";
   if (j.contains("archiver")) return check_archiver_report(j["archiver"]);  // optional (PITR)
   return {};
 }
