@@ -13,6 +13,10 @@ struct json_limits {
   std::size_t max_depth = 8;  ///< nesting of objects and arrays
 };
 
+/// What the operator and the sidecars accept as an answer from each other (acks, operator and
+/// peer answers): small, and a peer answer nests its view once.
+inline constexpr json_limits answer_limits{16u << 10, 4};
+
 /// "" when `body` is within `limits`, else what is wrong ("body is 20000 bytes; at most 16384",
 /// "nesting deeper than 8 at byte 17"). Brackets inside strings (with escapes) do not count.
 std::string json_shape_problem(std::string_view body, const json_limits& limits);

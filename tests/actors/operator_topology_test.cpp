@@ -336,32 +336,41 @@ http_worker_actor spawn_held_view_sidecars(caf::actor_system& sys, std::shared_p
   });
 }
 
+/// Sites a and b with sidecars answering as `spawn_held_view_sidecars` does, and the operator's
+/// keys `op` (sites keyed by their own seeds). The test fills `by_address` before start().
+struct held_topo : topo {
+  crypto::signing_key op = *crypto::key_from_seed(std::string(32, 'O'));
+  std::shared_ptr<held_views> h = std::make_shared<held_views>();
+
+  held_topo() {
+    add_site("a", site_role::primary_candidate);
+    add_site("b", site_role::primary_candidate);
+    spec.sites[0].sidecar_address = "a-sidecar:8080";
+    spec.sites[1].sidecar_address = "b-sidecar:8080";
+    auto ring = std::make_shared<auth::key_ring>();
+    ring->signer = op;
+    ring->operator_keys = {op.pub};
+    for (const char* site : {"a", "b"}) {
+      h->site_keys[site] = *crypto::key_from_seed(std::string(32, site[0]));
+      ring->site_keys[site] = {h->site_keys[site].pub};
+    }
+    keys = ring;
+    auto* sysp = &sys;
+    auto held = h;
+    http_worker = [held, sysp] { return spawn_held_view_sidecars(*sysp, held); };
+  }
+};
+
 }  // namespace
 
-BOOST_FIXTURE_TEST_CASE(an_empty_store_resumes_from_the_highest_view_the_sidecars_hold, topo) {
+BOOST_FIXTURE_TEST_CASE(an_empty_store_resumes_from_the_highest_view_the_sidecars_hold, held_topo) {
   // The operator lost its state (empty state dir). Site a's sidecar holds the view it issued at
   // epoch 7 naming a; site b's answer carries a forged view (epoch 50, naming b) signed by a key
   // the operator never had. The operator must resume at epoch 7 with a active (not adopt a at
   // epoch 1, which every sidecar would refuse as stale), and ignore the forgery.
-  add_site("a", site_role::primary_candidate);
-  add_site("b", site_role::primary_candidate);
-  spec.sites[0].sidecar_address = "a-sidecar:8080";
-  spec.sites[1].sidecar_address = "b-sidecar:8080";
-  auto op = *crypto::key_from_seed(std::string(32, 'O'));
   auto forger = *crypto::key_from_seed(std::string(32, 'F'));
-  auto h = std::make_shared<held_views>();
-  auto ring = std::make_shared<auth::key_ring>();
-  ring->signer = op;
-  ring->operator_keys = {op.pub};
-  for (const char* s : {"a", "b"}) {
-    h->site_keys[s] = *crypto::key_from_seed(std::string(32, s[0]));
-    ring->site_keys[s] = {h->site_keys[s].pub};
-  }
   h->by_address["a-sidecar:8080"] = {topology_view{7, "a", "", 1, {}}, op};
   h->by_address["b-sidecar:8080"] = {topology_view{50, "b", "", 1, {}}, forger};
-  keys = ring;
-  auto* sysp = &sys;
-  http_worker = [h, sysp] { return spawn_held_view_sidecars(*sysp, h); };
   io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
   io_rec->probe["b"] = read_only_probe(gtid(U1, 1, 10), true);
   start();
@@ -385,24 +394,8 @@ BOOST_FIXTURE_TEST_CASE(an_empty_store_resumes_from_the_highest_view_the_sidecar
   check_no_unexpected();
 }
 
-BOOST_FIXTURE_TEST_CASE(a_stored_state_above_the_held_views_is_kept, topo) {
-  add_site("a", site_role::primary_candidate);
-  add_site("b", site_role::primary_candidate);
-  spec.sites[0].sidecar_address = "a-sidecar:8080";
-  spec.sites[1].sidecar_address = "b-sidecar:8080";
-  auto op = *crypto::key_from_seed(std::string(32, 'O'));
-  auto h = std::make_shared<held_views>();
-  auto ring = std::make_shared<auth::key_ring>();
-  ring->signer = op;
-  ring->operator_keys = {op.pub};
-  for (const char* s : {"a", "b"}) {
-    h->site_keys[s] = *crypto::key_from_seed(std::string(32, s[0]));
-    ring->site_keys[s] = {h->site_keys[s].pub};
-  }
+BOOST_FIXTURE_TEST_CASE(a_stored_state_above_the_held_views_is_kept, held_topo) {
   h->by_address["a-sidecar:8080"] = {topology_view{3, "a", "", 1, {}}, op};
-  keys = ring;
-  auto* sysp = &sys;
-  http_worker = [h, sysp] { return spawn_held_view_sidecars(*sysp, h); };
   preset(history("a", 9));
   io_rec->probe["a"] = writable_probe(gtid(U1, 1, 10));
   io_rec->probe["b"] = read_only_probe(gtid(U1, 1, 10), true);

@@ -8,11 +8,6 @@
 
 namespace br {
 
-namespace {
-/// A sidecar's answers are small and flat: larger or deeper bodies are refused before parsing.
-constexpr json_limits answer_limits{16u << 10, 4};
-}  // namespace
-
 http_call view_push_call(const std::string& address, const topology_view& signed_view,
                          const std::string& nonce, std::chrono::milliseconds timeout) {
   http_call c;

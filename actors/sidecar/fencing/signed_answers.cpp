@@ -10,10 +10,6 @@ namespace {
 
 using json = nlohmann::json;
 
-/// Answers are small and flat (a peer answer nests its view once): anything larger or deeper is
-/// refused before a parser, a copy or a dump could recurse into it.
-constexpr json_limits answer_limits{16u << 10, 4};
-
 std::string str(const json& j, const char* k) {
   auto it = j.find(k);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
