@@ -197,7 +197,7 @@ struct sidecar {
 };
 
 sidecar start_sidecar(const std::string& site, int instance, uint16_t port, uint16_t op_port,
-                      uint16_t peer_port, const std::string& dir) {
+                      uint16_t peer_port, const std::string& dir, bool dead_mans_switch = true) {
   sidecar s;
   s.site = site;
   s.port = port;
@@ -212,6 +212,7 @@ sidecar start_sidecar(const std::string& site, int instance, uint16_t port, uint
   so.fence_timeout = "10s";
   so.state_dir = dir + "/state-" + site;
   so.keys_dir = dir + "/keys";
+  so.dead_mans_switch = dead_mans_switch;
   auto env = br::test::sidecar_env(so);
   s.proc = std::make_unique<child_process>(binary_path("bloodraven-sidecar"),
                                            std::vector<std::string>{}, env);
@@ -435,7 +436,10 @@ BOOST_AUTO_TEST_CASE(forged_views_fence_nothing_and_a_standby_operator_renews_no
   op.start();
   fake_peer peer(free_port());
   peer.start();
-  auto a = start_sidecar("a", inst_a, free_port(), op.port, peer.port, dir.string());
+  // The in-database dead man's switch is off here: it fires on the same lease, and on a loaded
+  // host it can win the race and fence first (the sidecar then has nothing left to fence and
+  // logs no lease reason). This case proves the sidecar's own lease rule.
+  auto a = start_sidecar("a", inst_a, free_port(), op.port, peer.port, dir.string(), false);
   BOOST_REQUIRE_MESSAGE(a.wait_output("\"msg\":\"boot guard finished\"", 30s), a.proc->output());
   BOOST_REQUIRE(eventually([&] { return cached_epoch(a) == 5u; }, 10s, {&a}));
   BOOST_REQUIRE(writable(inst_a));

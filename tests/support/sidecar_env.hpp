@@ -20,6 +20,7 @@ struct sidecar_env_options {
   std::string fence_timeout = "5s";
   std::string state_dir;
   std::string keys_dir;  ///< KEYS_DIR (operator.pub, site-<site>.key, site-*.pub)
+  bool dead_mans_switch = true;  ///< DEAD_MANS_SWITCH (docs/safety.md rule 7)
 };
 
 inline std::map<std::string, std::string> sidecar_env(const sidecar_env_options& o) {
@@ -41,6 +42,7 @@ inline std::map<std::string, std::string> sidecar_env(const sidecar_env_options&
       {"MYSQL_PASSWORD", "bloodravenpw"},
       {"SIDECAR_STATE_DIR", o.state_dir},
       {"KEYS_DIR", o.keys_dir},
+      {"DEAD_MANS_SWITCH", o.dead_mans_switch ? "true" : "false"},
   };
 }
 
