@@ -44,9 +44,18 @@ using lifetime_hook_actor = caf::typed_actor<caf::reacts_to<ping_atom>>;
 
 // -- operator -----------------------------------------------------------------------------------
 
-/// MySQL I/O: a pool of detached workers running io/mysql calls with hard deadlines.
-/// Every request carries its own timeout; callers use a CAF request timeout a bit above it.
-using site_io_actor = caf::typed_actor<caf::replies_to<mysql_command>::with<mysql_outcome>>;
+/// MySQL I/O: one lane per target (host:port), each with its own detached worker running io/mysql
+/// calls with hard deadlines, so one hung server never delays another's commands.
+/// - (command) -> outcome: every command carries its own timeout (callers use a CAF request
+///   timeout a bit above it) and its deadline; one still waiting at its deadline is answered
+///   "abandoned" and never runs.
+/// - (leader_floor, g): leadership ended; refuse every command decided under a leadership
+///   generation below g ("stale_generation"), queued ones too. The floor only rises.
+using site_io_actor = caf::typed_actor<caf::replies_to<mysql_command>::with<mysql_outcome>,
+                                       caf::reacts_to<leader_floor_atom, uint64_t>>;
+/// One site_io lane's detached worker: runs one command at a time on the lane's sessions.
+using site_io_worker_actor =
+    caf::typed_actor<caf::replies_to<mysql_command>::with<mysql_outcome>>;
 
 /// Coordinator (one per group): owns the view, the epoch and the durable state; evaluates.
 /// - (observe, report): a site_poller's debounced observation.

@@ -1,6 +1,7 @@
 // Messages to the MySQL I/O workers: one command type in, one outcome type out (easy to mock).
 #pragma once
 
+#include <caf/actor_clock.hpp>
 #include <caf/meta/type_name.hpp>
 #include <caf/timespan.hpp>
 
@@ -55,12 +56,21 @@ struct mysql_command {
   /// promote_switch: refuse (error_kind "switch_not_armed", server untouched) unless the switch
   /// is armed after ensure_switch; policy Safe promotes only onto an armed server.
   bool require_armed = false;
+  /// When the caller stops waiting for the answer, on the actor clock (the sender's
+  /// `self->clock().now()` plus its request timeout). A command still waiting behind its target
+  /// at that time is dropped unexecuted (error_kind "abandoned"); one started before it runs to
+  /// its end. time_point{} = arrival at site_io + timeout + 1 s.
+  caf::actor_clock::time_point deadline{};
+  /// The leadership generation the command was decided under (docs/safety.md S8). site_io refuses
+  /// a command below its floor (error_kind "stale_generation"); the floor rises when leadership
+  /// ends. 0 = decided without leader election (standalone mode).
+  uint64_t leader_generation = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, mysql_command& x) {
   return f(caf::meta::type_name("mysql_command"), x.op, x.target, x.timeout, x.gtid, x.source,
-           x.source_ssl, x.lease, x.require_armed);
+           x.source_ssl, x.lease, x.require_armed, x.deadline, x.leader_generation);
 }
 
 /// Wire form of io/mysql's probe_result (plain strings so it is cheap to copy and to mock).
@@ -98,7 +108,10 @@ typename Inspector::result_type inspect(Inspector& f, site_probe& x) {
 }
 
 /// Result of one mysql_command. `error_kind` mirrors io/mysql's classification
-/// ("refused" | "timeout" | "lost_connection" | "auth" | "server_error" | "other").
+/// ("refused" | "timeout" | "lost_connection" | "auth" | "server_error" | "other"), or says why
+/// site_io did not run the command at all: "abandoned" (its deadline passed while it waited),
+/// "overload" (too many commands already wait for its target), "stale_generation" (decided
+/// under a leadership that has ended). None of these three touched the server.
 struct mysql_outcome {
   bool ok = false;
   std::string error_kind;

@@ -171,7 +171,8 @@ inline site_io_actor spawn_fleet_io(caf::actor_system& sys, std::shared_ptr<flee
             rp.deliver(simulate(*f, cmd));
           }
           return rp;
-        }};
+        },
+        [](leader_floor_atom, uint64_t) {}};
       });
 }
 

@@ -36,7 +36,7 @@ BOOST_AUTO_TEST_CASE(refused_connections_map_to_refused_outcomes) {
   caf::actor_system_config cfg;
   cfg.set("logger.verbosity", caf::atom("quiet"));
   caf::actor_system sys{cfg};
-  auto io = spawn_site_io(sys, site_io_config{2});
+  auto io = spawn_site_io(sys);
   caf::scoped_actor self{sys};
   auto port = closed_port();
   const int n = 12;

@@ -27,6 +27,10 @@ nlohmann::json fields(self_ptr self, const std::string& site = "") {
   return f;
 }
 
+caf::timespan request_timeout(self_ptr self) {
+  return self->state.cfg.command_timeout + std::chrono::seconds(1);
+}
+
 mysql_command command_for(self_ptr self, mysql_op op, const std::string& site) {
   mysql_command c;
   c.op = op;
@@ -34,11 +38,10 @@ mysql_command command_for(self_ptr self, mysql_op op, const std::string& site) {
     c.target = t->second;
   c.target.site = site;
   c.timeout = self->state.cfg.command_timeout;
+  c.leader_generation = self->state.cfg.deps.leader_generation;
+  // Not started at all once its request (sent right after this) has timed out.
+  c.deadline = self->clock().now() + request_timeout(self);
   return c;
-}
-
-caf::timespan request_timeout(self_ptr self) {
-  return self->state.cfg.command_timeout + std::chrono::seconds(1);
 }
 
 /// One MySQL command whose outcome (or nullopt when the request failed) becomes an input.

@@ -46,6 +46,8 @@ struct executor_deps {
   caf::timespan request_timeout{std::chrono::seconds(6)};
   /// Deadline of one short MySQL command (fence, promote, probe, ...).
   caf::timespan command_timeout{std::chrono::seconds(5)};
+  /// The leadership generation the group runs under: every command carries it (S8).
+  uint64_t leader_generation = 0;
   /// spec.cloneTimeout (CLONE INSTANCE deadline).
   caf::timespan clone_timeout{std::chrono::seconds(3600)};
   /// Sidecars (docs/safety.md promotion gate rules 2-3): site -> "host:port" of its sidecar API

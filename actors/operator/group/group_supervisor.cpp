@@ -69,6 +69,7 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
     d.roles[s.name] = s.role;
   }
   d.command_timeout = rt.command_timeout;
+  d.leader_generation = rt.leader_generation;
   d.request_timeout = rt.command_timeout + std::chrono::seconds(1);
   d.clone_timeout = std::chrono::seconds(spec.clone_timeout);
   d.registry_path = c.path;
@@ -110,6 +111,7 @@ std::vector<child_spec> group_children(const std::string& group, const config::g
     pc.target = targets[s.name];
     pc.interval = spec.poll_interval;
     pc.command_timeout = rt.command_timeout;
+    pc.leader_generation = rt.leader_generation;
     pc.failure_threshold = static_cast<uint32_t>(std::max(1, spec.failure_threshold));
     pc.recovery_threshold = static_cast<uint32_t>(std::max(1, spec.recovery_threshold));
     auto io = rt.site_io;

@@ -43,6 +43,10 @@ struct group_runtime {
   wall_source wall_clock;
   std::string namespace_name;
   caf::timespan command_timeout{std::chrono::seconds(5)};
+  /// The leadership generation the group runs under (Kubernetes mode: counted by the leadership
+  /// actor; 0 in standalone mode). Every MySQL command of the group carries it, and site_io
+  /// refuses it once that leadership has ended (docs/safety.md S8).
+  uint64_t leader_generation = 0;
   caf::timespan status_coalesce{std::chrono::milliseconds(500)};
   /// The operator's keys (--keys-dir); null = no signed views leave this process, so the
   /// sidecars adopt nothing from it and only gate rule 1 (and Fast) can open.

@@ -68,7 +68,10 @@ void start_probe(self_ptr self) {
   cmd.op = st.cfg.probe;
   cmd.target = st.cfg.target;
   cmd.timeout = st.cfg.command_timeout;
+  cmd.leader_generation = st.cfg.leader_generation;
   auto sent = self->clock().now();
+  auto request_timeout = poll_request_timeout(st.cfg.command_timeout);
+  cmd.deadline = sent + request_timeout;  // not run at all once this request has timed out
   st.probe_sent = sent;
   auto done = [=](const mysql_outcome& out) {
     auto& s = self->state;
@@ -78,7 +81,7 @@ void start_probe(self_ptr self) {
     report(self, out);
     if (s.missed_tick) start_probe(self);  // the slow probe delayed this one; do not skip it
   };
-  self->request(st.io, poll_request_timeout(st.cfg.command_timeout), std::move(cmd))
+  self->request(st.io, request_timeout, std::move(cmd))
       .then([=](mysql_outcome& out) { done(out); },
             [=](caf::error& err) {
               mysql_outcome out;

@@ -36,6 +36,8 @@ struct site_poller_config {
   wall_source wall_clock;
   /// What each poll runs (the topology's observation).
   mysql_op probe = mysql_op::probe;
+  /// The leadership generation the group runs under (mysql_command::leader_generation).
+  uint64_t leader_generation = 0;
 };
 
 struct site_poller_state {

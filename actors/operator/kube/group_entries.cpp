@@ -93,6 +93,7 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
   group_runtime rt;
   rt.wall_clock = o.wall_clock;
   rt.site_io = o.site_io;
+  rt.leader_generation = o.leader_generation;
   rt.platform = e.platform;
   rt.namespace_name = e.ns;
   rt.status_coalesce = o.status_coalesce;

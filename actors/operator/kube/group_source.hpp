@@ -72,6 +72,9 @@ struct group_source_options {
   std::shared_ptr<op::lease_guard> guard;  ///< handed to every writer (S8); null = no guard
   std::shared_ptr<group_table> groups;     ///< /active-site, /status; may be null
   site_io_actor site_io;
+  /// The leadership generation the groups run under (every MySQL command carries it; site_io
+  /// refuses it once that leadership ended, S8). Set by the leadership actor; 0 = none.
+  uint64_t leader_generation = 0;
   std::string instance;  ///< pod name (Event reportingInstance)
   /// Wall clock of every group's actors (Event and condition times; empty = system clock).
   wall_source wall_clock;

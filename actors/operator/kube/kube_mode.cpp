@@ -20,6 +20,8 @@ struct leadership_state {
   leader_elector_actor elector;
   group_source_actor source;
   site_io_actor io;
+  /// Counts this process's leaderships; the groups run under the current one (S8).
+  uint64_t generation = 0;
   bool leading = false;
   bool stopping = false;
   static inline const char* name = "leadership";
@@ -31,6 +33,7 @@ void start_source(lead_ptr self) {
   auto& st = self->state;
   auto so = st.o.source;
   so.site_io = st.io;
+  so.leader_generation = ++st.generation;
   so.guard = st.guard;
   auto path = st.root + "/group_source";
   st.source = spawn_group_source(self, so, path);
@@ -59,10 +62,18 @@ void stop_source(lead_ptr self, std::function<void()> then) {
             });
 }
 
+/// Leadership ended (lost, or given up): site_io refuses every MySQL command decided under it from
+/// now on, queued ones included, before anything else happens (S8).
+void end_leadership(lead_ptr self) {
+  auto& st = self->state;
+  self->send(st.io, leader_floor_atom::value, st.generation + 1);
+}
+
 void clean_stop(lead_ptr self, caf::error reason) {
   auto& st = self->state;
   if (st.stopping) return;
   st.stopping = true;
+  end_leadership(self);
   stop_source(self, [=] {
     auto& s = self->state;
     s.source = nullptr;
@@ -135,6 +146,7 @@ leadership_actor::behavior_type leadership(lead_ptr self, kube_mode_options o, s
       [=](lost_atom, const std::string& identity) {
         auto& s = self->state;
         s.elector = nullptr;  // it quits after reporting
+        end_leadership(self);
         log::error("leader lease lost; stopping every group, then exiting", {{"identity", identity}});
         report_step(self, path, "lease lost; stopping groups");
         s.stopping = true;
