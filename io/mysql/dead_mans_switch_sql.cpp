@@ -5,6 +5,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "io/mysql/lock_holders_sql.hpp"
+
 namespace br::mysql {
 
 namespace {
@@ -17,7 +19,19 @@ std::string upper(std::string_view s) {
 }
 
 // Bump when the event body changes, so ensure_switch re-creates events made by older code.
-constexpr std::string_view comment_prefix = "bloodraven dead-mans-switch v1 lease_us=";
+// v2: the SET is bounded by a short lock wait and the lock holders are killed between attempts.
+constexpr std::string_view comment_prefix = "bloodraven dead-mans-switch v2 lease_us=";
+
+// The lock holders the event may kill: the kill policy of fencing.hpp (is_application_session)
+// in SQL. Spared: accounts without a name, system threads, the event scheduler, replication
+// (binlog dump) and daemon threads, and the event's definer (CURRENT_USER() in the body), which
+// is the account that installed the switch (the operator's or the sidecar's).
+std::string event_victims_sql() {
+  return "SELECT DISTINCT t.PROCESSLIST_ID" + std::string(lock_holders_from_where) +
+         " AND t.PROCESSLIST_USER NOT IN ('', 'system user', 'event_scheduler',"
+         " SUBSTRING_INDEX(CURRENT_USER(), '@', 1))"
+         " AND t.PROCESSLIST_COMMAND NOT IN ('Binlog Dump', 'Binlog Dump GTID', 'Daemon')";
+}
 
 }  // namespace
 
@@ -147,17 +161,48 @@ std::string seed_heartbeat_sql() {
 
 std::string create_event_sql(std::chrono::milliseconds lease) {
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(lease).count();
+  const std::string attempts = std::to_string(event_fence_attempts);
   // DEFINER defaults to the creating account (the operator's or the sidecar's): the body runs with
-  // its privileges, so it needs SYSTEM_VARIABLES_ADMIN (or SUPER) for the SET and SELECT/EVENT on
-  // the schema; read_switch_state checks that the definer still exists and can fence.
+  // its privileges, so it needs SYSTEM_VARIABLES_ADMIN (or SUPER) for the SET, SELECT/EVENT on
+  // the schema, and for the kills CONNECTION_ADMIN plus SELECT on performance_schema (without
+  // them the kills fail quietly and the SET is still retried); read_switch_state checks that the
+  // definer still exists and can fence.
+  //
+  // Every statement of the body waits at most event_lock_wait_s for a lock (the server default
+  // is a year). When the SET gives up on a lock wait (1205, or 1213 as a deadlock victim), the
+  // lock holders are killed and the SET retried, event_fence_attempts times in all; the next
+  // run, one second later, starts again. A KILL that fails (the session ended, privileges) is
+  // skipped; a listing that fails ends that kill round only. The cursor lives in the kill
+  // round's block, so leaving the block early also closes it.
   return "CREATE EVENT " + switch_event_sql_name() +
          " ON SCHEDULE EVERY 1 SECOND ON COMPLETION PRESERVE ENABLE COMMENT '" +
          switch_comment(lease) +
          "' DO BEGIN"
+         " DECLARE attempt INT DEFAULT 0;"
+         " DECLARE blocked INT DEFAULT 0;"
+         " DECLARE listed_all INT DEFAULT 0;"
+         " DECLARE victim BIGINT UNSIGNED;"
+         " SET SESSION lock_wait_timeout = " + std::to_string(event_lock_wait_s) + ";"
          " IF @@GLOBAL.super_read_only = 0 AND NOT EXISTS (SELECT 1 FROM " +
          heartbeat_table_sql_name() + " WHERE id = 1 AND at >= UTC_TIMESTAMP(6) - INTERVAL " +
          std::to_string(us) +
-         " MICROSECOND) THEN SET GLOBAL super_read_only = ON; END IF; END";
+         " MICROSECOND) THEN"
+         " fence: LOOP"
+         " SET attempt = attempt + 1, blocked = 0;"
+         " BEGIN DECLARE CONTINUE HANDLER FOR 1205, 1213 SET blocked = 1;"
+         " SET GLOBAL super_read_only = ON; END;"
+         " IF blocked = 0 OR attempt >= " + attempts + " THEN LEAVE fence; END IF;"
+         " kills: BEGIN"
+         " DECLARE victims CURSOR FOR " + event_victims_sql() + ";"
+         " DECLARE CONTINUE HANDLER FOR NOT FOUND SET listed_all = 1;"
+         " DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN END;"
+         " SET listed_all = 0; OPEN victims;"
+         " next_victim: LOOP FETCH victims INTO victim;"
+         " IF listed_all = 1 THEN LEAVE next_victim; END IF;"
+         " BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END; KILL CONNECTION victim; END;"
+         " END LOOP; CLOSE victims; END kills;"
+         " END LOOP fence;"
+         " END IF; END";
 }
 
 std::string drop_event_sql() {

@@ -86,9 +86,17 @@ std::string create_heartbeat_table_sql();
 std::string refresh_heartbeat_sql(std::chrono::microseconds age = std::chrono::microseconds{0});
 /// Row 1 only when it is missing (arming a server must not fence it at once).
 std::string seed_heartbeat_sql();
+/// Lock wait (whole seconds, the server's minimum) of every statement of the event body.
+inline constexpr int event_lock_wait_s = 1;
+/// SET attempts per event run; between two, the application sessions holding the lock are killed.
+inline constexpr int event_fence_attempts = 3;
+
 /// CREATE EVENT: every second, if the server is writable (super_read_only = 0) and row 1 is older
 /// than `lease` by the server clock (or missing), SET GLOBAL super_read_only = ON. The check of
-/// super_read_only first keeps a fenced server from re-running the SET (and from logging).
+/// super_read_only first keeps a fenced server from re-running the SET (and from logging). The
+/// SET runs under lock_wait_timeout = event_lock_wait_s; when it gives up on a lock, the lock
+/// holders that are application sessions (the kill policy of fencing.hpp, sparing the event's
+/// definer) are killed and the SET retried, event_fence_attempts in all per run.
 std::string create_event_sql(std::chrono::milliseconds lease);
 std::string drop_event_sql();
 

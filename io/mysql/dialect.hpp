@@ -75,6 +75,13 @@ class dialect {
   virtual std::string list_sessions_sql() const = 0;
   virtual const session_columns& list_sessions_columns() const = 0;
   virtual std::string kill_sql(uint64_t connection_id) const = 0;
+  /// Sessions holding a lock SET GLOBAL super_read_only=ON waits for; same columns as
+  /// list_sessions_sql(). Empty when the server cannot tell (lock instrumentation off).
+  virtual std::string list_lock_holders_sql() const = 0;
+  /// Session statement bounding every lock wait of this session (whole seconds, at least 1).
+  virtual std::string set_lock_wait_timeout_sql(std::chrono::seconds timeout) const = 0;
+  /// Session statement putting lock_wait_timeout back to the server's global value.
+  virtual std::string reset_lock_wait_timeout_sql() const = 0;
   /// Session statement that keeps this session's statements out of the binary log.
   virtual std::string disable_session_binlog_sql() const = 0;
 

@@ -1,15 +1,10 @@
-// fence / promote / kill_application_sessions over an open connection.
+// promote, the session filter and the session kills over an open connection (the fence itself
+// is in fence_bounded.cpp).
 #include "io/mysql/fencing.hpp"
 
 #include <charconv>
 
 namespace br::mysql {
-
-result<void> fence(connection& conn, const dialect& d) {
-  auto r = conn.exec(d.fence_sql());
-  if (!r) return r.error();
-  return {};
-}
 
 result<void> promote(connection& conn, const dialect& d) {
   for (const auto& sql : d.promote_sql()) {
@@ -28,9 +23,12 @@ bool is_application_session(const session_info& s, uint64_t own_id, const kill_p
   return policy.protected_users.count(*s.user) == 0;
 }
 
-result<kill_report> kill_application_sessions(connection& conn, const dialect& d,
-                                              const kill_policy& policy) {
-  auto listed = conn.query(d.list_sessions_sql());
+namespace {
+
+/// Runs `list_sql` (columns as list_sessions_columns) and KILLs the application sessions in it.
+result<kill_report> kill_listed(connection& conn, const dialect& d, const std::string& list_sql,
+                                const kill_policy& policy) {
+  auto listed = conn.query(list_sql);
   if (!listed) return listed.error();
   const session_columns& c = d.list_sessions_columns();
   const int id_col = listed->column_index(c.id);
@@ -63,6 +61,18 @@ result<kill_report> kill_application_sessions(connection& conn, const dialect& d
     }
   }
   return report;
+}
+
+}  // namespace
+
+result<kill_report> kill_application_sessions(connection& conn, const dialect& d,
+                                              const kill_policy& policy) {
+  return kill_listed(conn, d, d.list_sessions_sql(), policy);
+}
+
+result<kill_report> kill_lock_holders(connection& conn, const dialect& d,
+                                      const kill_policy& policy) {
+  return kill_listed(conn, d, d.list_lock_holders_sql(), policy);
 }
 
 }  // namespace br::mysql

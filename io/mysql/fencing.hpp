@@ -1,6 +1,7 @@
-// Fencing commands: fence (super_read_only), kill application sessions, promote (writable).
+// Fencing commands: fence (super_read_only, bounded), kill application sessions, promote.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -11,9 +12,6 @@
 #include "io/mysql/dialect.hpp"
 
 namespace br::mysql {
-
-/// SET GLOBAL super_read_only = ON (also sets read_only). Idempotent.
-result<void> fence(connection& conn, const dialect& d);
 
 /// super_read_only = OFF, then read_only = OFF, as two statements (the first alone leaves the
 /// server read_only). Stops at the first failure.
@@ -49,5 +47,48 @@ struct kill_report {
 /// recorded and the rest are still killed; a connection-level failure (lost, timeout) aborts.
 result<kill_report> kill_application_sessions(connection& conn, const dialect& d,
                                               const kill_policy& policy);
+
+/// Like kill_application_sessions, over the sessions holding a lock the fence waits for
+/// (dialect::list_lock_holders_sql). `kept` counts the holders the policy spares.
+result<kill_report> kill_lock_holders(connection& conn, const dialect& d,
+                                      const kill_policy& policy);
+
+/// How a fence is bounded.
+struct fence_options {
+  /// The whole fence, all attempts and kills included. The first attempt always runs; a later
+  /// one starts only when it fits (fence_plan.hpp).
+  std::chrono::milliseconds budget{std::chrono::seconds{5}};
+  /// Who the fence may kill when its SET waits for a lock (same rule as the session kill).
+  kill_policy policy;
+};
+
+/// What a bounded fence did.
+struct fence_report {
+  unsigned attempts = 0;    ///< SET statements sent
+  unsigned lock_waits = 0;  ///< of those, ended by lock_wait_timeout (or an MDL deadlock)
+  /// Lock holders killed between attempts (application sessions only).
+  std::vector<uint64_t> killed_ids;
+  unsigned kept = 0;  ///< lock holders the policy spared (ourselves, system, protected users)
+  /// Kill rounds where the server named no lock holder at all, so every application session was
+  /// killed instead (metadata-lock instrumentation off).
+  unsigned fallback_rounds = 0;
+  std::vector<mysql_error> kill_failures;  ///< KILLs (or lock-holder listings) the server refused
+  std::chrono::milliseconds elapsed{0};
+};
+
+/// SET GLOBAL super_read_only = ON (also sets read_only), idempotent, bounded by opts.budget.
+/// Each attempt runs under a short session lock_wait_timeout (attempt_lock_wait); when it ends
+/// in a lock wait, the application sessions holding the lock are killed (when the server names
+/// no holder at all: every application session) and the SET is retried, until it succeeds or no
+/// attempt fits in the budget. The lock wait is set back to the server default afterwards.
+/// Errors: a failure other than a lock wait as it came (a connection-level one, also from a kill
+/// round, leaves the outcome to the caller: the SET may have applied); a budget spent waiting is
+/// server_error 1205 (nothing applied) whose message says so (attempts, kills, time). A kill
+/// round the server refuses (privileges) is recorded in kill_failures and the SET retried.
+result<fence_report> fence_bounded(connection& conn, const dialect& d, const fence_options& opts);
+
+/// fence_bounded with the connection's own terms: the budget is its read timeout (the deadline
+/// its owner gave each command) and the policy spares its own account.
+result<void> fence(connection& conn, const dialect& d);
 
 }  // namespace br::mysql

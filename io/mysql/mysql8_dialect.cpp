@@ -1,6 +1,10 @@
 // SQL text of the MySQL 8.0.22+/8.4/9.x dialect: the one-SELECT probe and the admin statements.
 #include "io/mysql/mysql8_dialect.hpp"
 
+#include <algorithm>
+
+#include "io/mysql/lock_holders_sql.hpp"
+
 namespace br::mysql {
 
 std::string_view to_string(thread_state s) {
@@ -131,6 +135,22 @@ const session_columns& mysql8_dialect::list_sessions_columns() const {
 
 std::string mysql8_dialect::kill_sql(uint64_t connection_id) const {
   return "KILL CONNECTION " + std::to_string(connection_id);
+}
+
+// DISTINCT: a session in LOCK TABLES holds both locks and would be listed twice.
+std::string mysql8_dialect::list_lock_holders_sql() const {
+  return "SELECT DISTINCT t.PROCESSLIST_ID AS id, t.PROCESSLIST_USER AS user,"
+         " t.PROCESSLIST_HOST AS host, t.PROCESSLIST_COMMAND AS command" +
+         std::string(lock_holders_from_where);
+}
+
+std::string mysql8_dialect::set_lock_wait_timeout_sql(std::chrono::seconds timeout) const {
+  return "SET SESSION lock_wait_timeout = " +
+         std::to_string(std::max<long long>(1, timeout.count()));
+}
+
+std::string mysql8_dialect::reset_lock_wait_timeout_sql() const {
+  return "SET SESSION lock_wait_timeout = DEFAULT";
 }
 
 std::string mysql8_dialect::disable_session_binlog_sql() const {

@@ -19,6 +19,9 @@ class mysql8_dialect final : public dialect {
   std::string list_sessions_sql() const override;
   const session_columns& list_sessions_columns() const override;
   std::string kill_sql(uint64_t connection_id) const override;
+  std::string list_lock_holders_sql() const override;
+  std::string set_lock_wait_timeout_sql(std::chrono::seconds timeout) const override;
+  std::string reset_lock_wait_timeout_sql() const override;
   std::string disable_session_binlog_sql() const override;
 
   std::string gtid_executed_sql() const override;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/mysql/dead_mans_switch_sql.hpp"
+#include "io/mysql/lock_holders_sql.hpp"
 
 using namespace br::mysql;
 using std::chrono::milliseconds;
@@ -85,10 +86,14 @@ BOOST_AUTO_TEST_CASE(comment_round_trips_the_lease) {
   BOOST_TEST(!parse_switch_comment("someone else's event"));
   // An older body version is not ours any more: ensure_switch re-creates it.
   BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v0 lease_us=3000000"));
-  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v1 lease_us="));
-  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v1 lease_us=3000000x"));
-  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v1 lease_us=1500"));  // not ms
-  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v1 lease_us=-1000"));
+  // v1 waited on locks for the server's lock_wait_timeout (a year): replaced by v2.
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v1 lease_us=3000000"));
+  BOOST_TEST((parse_switch_comment("bloodraven dead-mans-switch v2 lease_us=3000000") ==
+              std::optional<milliseconds>(milliseconds{3000})));
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v2 lease_us="));
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v2 lease_us=3000000x"));
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v2 lease_us=1500"));  // not ms
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v2 lease_us=-1000"));
 }
 
 BOOST_AUTO_TEST_CASE(event_sql_bakes_in_the_lease_and_server_clock) {
@@ -103,6 +108,56 @@ BOOST_AUTO_TEST_CASE(event_sql_bakes_in_the_lease_and_server_clock) {
   BOOST_TEST(sql.find("UTC_TIMESTAMP(6) - INTERVAL") != std::string::npos);
   BOOST_TEST(refresh_heartbeat_sql().find("UTC_TIMESTAMP(6)") != std::string::npos);
   BOOST_TEST(sql.find("NOW(") == std::string::npos);
+}
+
+namespace {
+size_t count_of(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+// The body must not wait a year behind LOCK TABLES ... WRITE or a running write: a short lock
+// wait set before its first statement, the SET retried a bounded number of times with the lock
+// holders killed in between, and the kill policy of fencing.hpp spelled in SQL.
+BOOST_AUTO_TEST_CASE(event_sql_bounds_the_fence_and_kills_lock_holders) {
+  const auto sql = create_event_sql(milliseconds{2500});
+  const auto lock_wait = sql.find("SET SESSION lock_wait_timeout = " +
+                                  std::to_string(event_lock_wait_s) + ";");
+  BOOST_TEST_REQUIRE(lock_wait != std::string::npos);
+  // Before the heartbeat read and before the SET: every statement of the body is bounded.
+  BOOST_TEST(lock_wait < sql.find("NOT EXISTS (SELECT 1 FROM"));
+  BOOST_TEST(lock_wait < sql.find("SET GLOBAL super_read_only = ON"));
+  BOOST_TEST(event_lock_wait_s >= 1);  // the server's minimum
+  // A lock wait (and only that) is caught, and the retry count is bounded.
+  BOOST_TEST(sql.find("CONTINUE HANDLER FOR 1205, 1213 SET blocked = 1") != std::string::npos);
+  BOOST_TEST(sql.find("attempt >= " + std::to_string(event_fence_attempts) + " THEN LEAVE fence") !=
+             std::string::npos);
+  BOOST_TEST(event_fence_attempts >= 2);
+  BOOST_TEST(count_of(sql, "SET GLOBAL super_read_only = ON") == 1u);  // once, inside the loop
+  // The victims are the lock holders (the same definition the operator and sidecar use).
+  BOOST_TEST(sql.find(std::string(lock_holders_from_where)) != std::string::npos);
+  BOOST_TEST(sql.find("KILL CONNECTION victim") != std::string::npos);
+  // Kill policy: no system or scheduler thread, no replication feed or daemon, not the definer.
+  for (const char* spared :
+       {"'system user'", "'event_scheduler'", "'Binlog Dump'", "'Binlog Dump GTID'", "'Daemon'",
+        "SUBSTRING_INDEX(CURRENT_USER(), '@', 1)"})
+    BOOST_TEST(sql.find(spared) != std::string::npos, spared);
+  // Declarations in the order MySQL requires per block (variables, cursor, handlers), the kill
+  // round's failures end that round only, and each KILL's failure only that KILL.
+  const auto kills = sql.find("kills: BEGIN");
+  BOOST_TEST_REQUIRE(kills != std::string::npos);
+  const auto cursor = sql.find("DECLARE victims CURSOR FOR", kills);
+  const auto not_found = sql.find("DECLARE CONTINUE HANDLER FOR NOT FOUND", kills);
+  const auto exit_handler = sql.find("DECLARE EXIT HANDLER FOR SQLEXCEPTION", kills);
+  BOOST_TEST((cursor != std::string::npos && cursor < not_found && not_found < exit_handler));
+  BOOST_TEST(sql.find("BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END; KILL CONNECTION "
+                      "victim; END;") != std::string::npos);
+  // Balanced blocks: the text is one compound statement.
+  BOOST_TEST(count_of(sql, "BEGIN") == count_of(sql, " END") - count_of(sql, "END IF") -
+                                           count_of(sql, "END LOOP"));
+  BOOST_TEST(count_of(sql, " LOOP") == 2 * count_of(sql, "END LOOP"));
 }
 
 BOOST_AUTO_TEST_CASE(definer_splits_at_the_last_at_sign) {

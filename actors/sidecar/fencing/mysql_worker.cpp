@@ -108,12 +108,39 @@ mysql_outcome do_probe(worker_state& st) {
   return failure("other", "unreachable");
 }
 
+/// Who the sidecar may kill: every application session except its own account (and the system
+/// threads is_application_session always spares).
+mysql::kill_policy sidecar_kill_policy(const mysql_worker_options& o) {
+  mysql::kill_policy policy;
+  policy.protected_users.insert(o.user);  // our own and the operator's monitoring sessions
+  return policy;
+}
+
+/// The SET of the fence, bounded: three quarters of what is left of FENCE_TIMEOUT, the rest kept
+/// for the session kill and the confirming probe. Logs what it had to kill to get through.
+mysql::result<void> bounded_fence(worker_state& st, mysql::connection& conn,
+                                  clock::time_point deadline, const std::string& reason) {
+  mysql::fence_options fo;
+  fo.budget = remaining(deadline) * 3 / 4;
+  fo.policy = sidecar_kill_policy(st.opts);
+  auto f = mysql::fence_bounded(conn, mysql::mysql8(), fo);
+  if (!f) return f.error();
+  if (f->lock_waits > 0)
+    log::warn("SELF-FENCING: the fence waited for locks; their holders were killed",
+              {{"reason", reason},
+               {"attempts", f->attempts},
+               {"killed", f->killed_ids.size()},
+               {"spared", f->kept},
+               {"elapsedMs", f->elapsed.count()}});
+  return {};
+}
+
 mysql_outcome do_fence(worker_state& st, const std::string& reason) {
   st.conn.reset();  // the fence uses its own session
   auto deadline = clock::now() + st.opts.fence_timeout;
   auto conn = mysql::connection::open(connect_opts(st.opts, remaining(deadline)));
   if (!conn) return failure(conn.error());
-  auto f = mysql::fence(*conn, mysql::mysql8());
+  auto f = bounded_fence(st, *conn, deadline, reason);
   if (!f) {
     if (!connection_level(f.error())) return failure(f.error());
     // Ambiguous: the statement may or may not have run. A probe tells.
@@ -137,10 +164,8 @@ mysql_outcome do_fence(worker_state& st, const std::string& reason) {
     out.value = "0";
     return out;
   }
-  mysql::kill_policy policy;
-  policy.protected_users.insert(st.opts.user);  // our own and the operator's monitoring sessions
   unsigned killed = 0;
-  auto k = mysql::kill_application_sessions(*conn, mysql::mysql8(), policy);
+  auto k = mysql::kill_application_sessions(*conn, mysql::mysql8(), sidecar_kill_policy(st.opts));
   if (k) {
     killed = k->killed;
     for (auto& e : k->failures)
