@@ -141,6 +141,7 @@ void read(const json& v, const std::string& path, sidecar_spec& out, field_error
       .field("peerCheckInterval", out.peer_check_interval)
       .field("bloodravenAddress", out.bloodraven_address)
       .field("fenceTimeout", out.fence_timeout)
+      .field("requestTimeout", out.request_timeout)
       .done();
 }
 

@@ -102,6 +102,9 @@ struct sidecar_spec {
   duration peer_check_interval = 5s;
   std::string bloodraven_address;  // empty: bloodraven.<namespace>.svc.cluster.local:8082
   duration fence_timeout = 20s;    // ours: deadline for fence + session kill (docs/safety.md rule 3)
+  /// ours: deadline of each sidecar HTTP request (operator, peers) and of the operator's requests
+  /// to the sidecars; the fourth term of the rule-3 wait. Rendered as REQUEST_TIMEOUT.
+  duration request_timeout = 2s;
   bool operator==(const sidecar_spec&) const = default;
 };
 

@@ -93,6 +93,7 @@ json to_json(const group_spec& s) {
   put(sc, "peerCheckInterval", s.sidecar.peer_check_interval);
   put(sc, "bloodravenAddress", s.sidecar.bloodraven_address);
   put(sc, "fenceTimeout", s.sidecar.fence_timeout);
+  put(sc, "requestTimeout", s.sidecar.request_timeout);
   j["promotionPolicy"] = std::string{to_string(s.promotion_policy)};
   put(j, "promotionGateTimeout", s.promotion_gate_timeout);
   json& pf = j["plannedFailover"] = json::object();

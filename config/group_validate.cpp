@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <set>
 
+#include "config/duration_limits.hpp"
+#include "config/saturating.hpp"
+
 namespace br::config {
 namespace {
 
@@ -24,11 +27,6 @@ struct checker {
 
   void fail(std::string path, std::string message) {
     errs.push_back({std::move(path), std::move(message)});
-  }
-
-  void positive(const std::string& path, duration d) {
-    if (d <= duration::zero())
-      fail(path, "must be a positive duration, got " + in_quotes(format_duration(d)));
   }
 
   template <class Int>
@@ -123,39 +121,66 @@ struct checker {
     }
   }
 
+  // A duration outside its range (duration_limits.hpp); zero and negative read "positive".
+  void within(const std::string& path, duration d, const duration_bounds& b) {
+    auto problem = check_bounds(d, b);
+    if (!problem.empty()) fail(path, problem + ", got " + in_quotes(format_duration(d)));
+  }
+
+  template <class Int>
+  void at_most(const std::string& path, Int value, Int max, std::string_view unit = {}) {
+    if (value > max)
+      fail(path, "must be at most " + std::to_string(max) + std::string{unit} + ", got " +
+                     std::to_string(value));
+  }
+
   void timing() {
-    positive("spec.pollInterval", spec.poll_interval);
-    positive("spec.failoverCooldown", spec.failover_cooldown);
-    positive("spec.connectionDrainTimeout", spec.connection_drain_timeout);
-    positive("spec.relayDrainTimeout", spec.relay_drain_timeout);
-    positive("spec.promotionGateTimeout", spec.promotion_gate_timeout);
-    positive("spec.sidecar.fenceTimeout", spec.sidecar.fence_timeout);
-    positive("spec.plannedFailover.maxLagWait", spec.planned_failover.max_lag_wait);
-    positive("spec.plannedFailover.drainTimeout", spec.planned_failover.drain_timeout);
+    namespace L = limits;
+    const auto& sc = spec.sidecar;
+    within("spec.pollInterval", spec.poll_interval, L::poll_interval);
+    within("spec.failoverCooldown", spec.failover_cooldown, L::failover_cooldown);
+    within("spec.connectionDrainTimeout", spec.connection_drain_timeout,
+           L::connection_drain_timeout);
+    within("spec.relayDrainTimeout", spec.relay_drain_timeout, L::relay_drain_timeout);
+    within("spec.promotionGateTimeout", spec.promotion_gate_timeout, L::promotion_gate_timeout);
+    within("spec.sidecar.fenceTimeout", sc.fence_timeout, L::fence_timeout);
+    within("spec.sidecar.requestTimeout", sc.request_timeout, L::request_timeout);
+    within("spec.plannedFailover.maxLagWait", spec.planned_failover.max_lag_wait, L::max_lag_wait);
+    within("spec.plannedFailover.drainTimeout", spec.planned_failover.drain_timeout,
+           L::planned_drain_timeout);
     at_least<std::int32_t>("spec.failureThreshold", spec.failure_threshold, 1);
     at_least<std::int32_t>("spec.recoveryThreshold", spec.recovery_threshold, 1);
-    at_least<std::int64_t>("spec.cloneTimeout", spec.clone_timeout, 60, " seconds");
+    at_least<std::int64_t>("spec.cloneTimeout", spec.clone_timeout, L::clone_timeout_min_seconds,
+                           " seconds");
+    at_most<std::int64_t>("spec.cloneTimeout", spec.clone_timeout, L::clone_timeout_max_seconds,
+                          " seconds");
 
     // The reference sidecar clamps these silently; we reject so the user sees the real values.
-    const auto& sc = spec.sidecar;
     if (sc.peer_check_interval < 1s) {
       fail("spec.sidecar.peerCheckInterval",
            "must be at least 1s, got " + in_quotes(format_duration(sc.peer_check_interval)));
+    } else {
+      within("spec.sidecar.peerCheckInterval", sc.peer_check_interval, L::peer_check_interval);
     }
-    duration min_lease = std::max<duration>(3s, 3 * sc.peer_check_interval);
+    duration min_lease = std::max<duration>(3s, 3 * std::min(sc.peer_check_interval,
+                                                             L::peer_check_interval.max));
     if (sc.lease_timeout < min_lease)
       fail("spec.sidecar.leaseTimeout", "must be at least " + format_duration(min_lease) +
                                             " (3 x peerCheckInterval, and at least 3s), got " +
                                             in_quotes(format_duration(sc.lease_timeout)));
+    else
+      within("spec.sidecar.leaseTimeout", sc.lease_timeout, L::lease_timeout);
 
-    // Under Safe, gate rule 3 opens only after this wait; a shorter gate timeout would make the
-    // unreachable-primary failover impossible (requestTimeout is an operator flag, not counted).
-    duration wait = sc.lease_timeout + sc.peer_check_interval + sc.fence_timeout;
-    wait += wait / 10;
+    // Under Safe, gate rule 3 opens only after this wait (the same sum and margin as
+    // rule3_wait in actors/operator/decide/promotion_gate.cpp, saturating); a gate timeout that is
+    // not longer would make the unreachable-primary failover impossible.
+    duration wait = plus_ten_percent(
+        sat_sum(sc.lease_timeout, sc.peer_check_interval, sc.fence_timeout, sc.request_timeout));
     if (spec.promotion_policy == promotion_policy::safe &&
         spec.promotion_gate_timeout > duration::zero() && spec.promotion_gate_timeout <= wait)
       fail("spec.promotionGateTimeout",
-           "must be longer than leaseTimeout + peerCheckInterval + fenceTimeout plus 10% (" +
+           "must be longer than leaseTimeout + peerCheckInterval + fenceTimeout + requestTimeout "
+           "plus 10% (" +
                format_duration(wait) + "), got " +
                in_quotes(format_duration(spec.promotion_gate_timeout)) +
                "; otherwise a Safe failover away from an unreachable primary can never proceed");
@@ -172,13 +197,19 @@ struct checker {
       fail("spec.credentials.operatorSecret", "required");
     if (kube && spec.dns.hostname.empty()) fail("spec.dns.hostname", "required in Kubernetes mode");
     at_least<std::int64_t>("spec.dns.ttl", spec.dns.ttl, 1);
+    at_most<std::int64_t>("spec.dns.ttl", spec.dns.ttl, limits::dns_ttl_max_seconds, " seconds");
     if (spec.image.empty()) fail("spec.image", "must not be empty");
 
     const auto& r = spec.replication;
     at_least<std::int64_t>("spec.replication.maxLagSeconds", r.max_lag_seconds, 0);
-    if (r.read_only_max_lag_seconds)
+    at_most<std::int64_t>("spec.replication.maxLagSeconds", r.max_lag_seconds,
+                          limits::max_lag_max_seconds, " seconds");
+    if (r.read_only_max_lag_seconds) {
       at_least<std::int64_t>("spec.replication.readOnlyMaxLagSeconds", *r.read_only_max_lag_seconds,
                              0);
+      at_most<std::int64_t>("spec.replication.readOnlyMaxLagSeconds", *r.read_only_max_lag_seconds,
+                            limits::max_lag_max_seconds, " seconds");
+    }
     if (!r.secret_name.empty() && (!r.user.empty() || !r.password.empty()))
       fail("spec.replication.secretName", "mutually exclusive with user and password");
     if (!r.password.empty() && r.user.empty())
@@ -191,7 +222,8 @@ struct checker {
     port("spec.dragonfly.adminPort", d.admin_port);
     at_least<std::int64_t>("spec.dragonfly.maxMemoryMb", d.max_memory_mb, 0);
     at_least<std::int32_t>("spec.dragonfly.proactorThreads", d.proactor_threads, 0);
-    positive("spec.dragonfly.plannedFailover.maxSyncWait", d.planned_failover.max_sync_wait);
+    within("spec.dragonfly.plannedFailover.maxSyncWait", d.planned_failover.max_sync_wait,
+           limits::max_sync_wait);
     if (d.auth && d.auth->secret_name.empty()) fail("spec.dragonfly.auth.secretName", "required");
     if (!d.enabled) return;
     if (d.image.empty())

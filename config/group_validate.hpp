@@ -15,10 +15,12 @@ bool is_dns_label(std::string_view s);
 
 /// Rules that do not depend on the mode: 2..16 sites, unique DNS-label site names, at least two
 /// primary-candidate sites, split-brain policy (preferSite and sitePriorities are mutually
-/// exclusive; entries must name primary-candidate sites, no duplicates), positive durations,
-/// thresholds >= 1, cloneTimeout >= 60, peerCheckInterval >= 1s, leaseTimeout >=
-/// max(3s, 3 x peerCheckInterval), dns.ttl >= 1, replication credentials, Dragonfly settings and,
-/// under the Safe policy, promotionGateTimeout longer than the fencing wait of docs/safety.md rule 3.
+/// exclusive; entries must name primary-candidate sites, no duplicates), every duration within
+/// its range (positive, at most its maximum: config/duration_limits.hpp), thresholds >= 1,
+/// cloneTimeout 60..604800, peerCheckInterval >= 1s, leaseTimeout >= max(3s, 3 x
+/// peerCheckInterval), dns.ttl 1..86400, replication lags 0..604800, replication credentials,
+/// Dragonfly settings and, under the Safe policy, promotionGateTimeout longer than the fencing
+/// wait of docs/safety.md gate rule 3 (lease + peer check + fence + request timeout, plus 10%).
 /// Kubernetes mode adds: exactly one of secretName/credentials, dns.hostname, and for
 /// primary-candidate and dr-only sites lbIP, taintNodeSelector; for every site zone and
 /// storage.size; standalone-only fields (address, sidecarAddress) are rejected. Standalone mode

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "config/duration.hpp"
+#include "config/duration_limits.hpp"
 
 namespace br::config {
 namespace {
@@ -129,11 +130,19 @@ std::string usage(const std::string& binary, const std::string& summary,
   return os.str();
 }
 
+std::function<std::string(const std::string&)> check_duration_within(std::chrono::nanoseconds min,
+                                                                     std::chrono::nanoseconds max) {
+  return [b = duration_bounds{min, max}](const std::string& v) -> std::string {
+    auto d = parse_duration(v);
+    if (!d) return d.error;
+    if (d.value->count() <= 0) return "must be greater than zero";
+    return check_bounds(*d.value, b);
+  };
+}
+
 std::string check_duration(const std::string& v) {
-  auto d = parse_duration(v);
-  if (!d) return d.error;
-  if (d.value->count() <= 0) return "must be greater than zero";
-  return {};
+  static const auto check = check_duration_within(limits::any_flag.min, limits::any_flag.max);
+  return check(v);
 }
 
 std::string check_log_level(const std::string& v) {

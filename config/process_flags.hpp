@@ -40,7 +40,10 @@ std::string usage(const std::string& binary, const std::string& summary,
 
 // -- reusable checks ----------------------------------------------------------------------------
 
-std::string check_duration(const std::string& v);       // Go-style, > 0
+std::string check_duration(const std::string& v);       // Go-style, > 0 and <= 24h
+/// A check for a Go-style duration within [min, max] (inclusive); the message says which bound.
+std::function<std::string(const std::string&)> check_duration_within(std::chrono::nanoseconds min,
+                                                                     std::chrono::nanoseconds max);
 std::string check_log_level(const std::string& v);      // debug|info|warn|error
 std::string check_listen_address(const std::string& v);  // "[host]:port", port 0..65535
 std::string check_host_port_list(const std::string& v);  // "h:p,h:p" (may be empty)

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "config/duration.hpp"
+#include "config/duration_limits.hpp"
 
 namespace br::config {
 
@@ -17,6 +18,8 @@ std::string check_port(const std::string& v) {
   if (n == 0 || n > 65535) return "must be a port number from 1 to 65535";
   return {};
 }
+
+auto within(const duration_bounds& b) { return check_duration_within(b.min, b.max); }
 
 std::vector<std::string> split_list(const std::string& v) {
   std::vector<std::string> out;
@@ -58,14 +61,17 @@ std::vector<flag_def> sidecar_flag_defs() {
        false, check_host_port_list},
       {"lease-timeout", "LEASE_TIMEOUT", "20s",
        "fence when neither the operator nor an anchoring peer answered for this long "
-       "(clamped to at least max(3s, 3 x PEER_CHECK_INTERVAL))",
-       false, check_duration},
-      {"peer-check-interval", "PEER_CHECK_INTERVAL", "5s", "fencing tick (clamped to at least 1s)",
-       false, check_duration},
+       "(clamped to at least max(3s, 3 x PEER_CHECK_INTERVAL); at most 1h)",
+       false, within(limits::lease_timeout)},
+      {"peer-check-interval", "PEER_CHECK_INTERVAL", "5s",
+       "fencing tick (clamped to at least 1s; at most 1m)", false,
+       within(limits::peer_check_interval)},
       {"fence-timeout", "FENCE_TIMEOUT", "20s",
-       "deadline of one fence (super_read_only=ON, kill sessions, confirm)", false, check_duration},
-      {"request-timeout", "REQUEST_TIMEOUT", "2s", "deadline of each HTTP request to the operator and peers",
-       false, check_duration},
+       "deadline of one fence (super_read_only=ON, kill sessions, confirm); 1s to 10m", false,
+       within(limits::fence_timeout)},
+      {"request-timeout", "REQUEST_TIMEOUT", "2s",
+       "deadline of each HTTP request to the operator and peers; 100ms to 1m", false,
+       within(limits::request_timeout)},
       {"mysql-creds-dir", "MYSQL_CREDS_DIR", "",
        "directory with `username` and `password` files (preferred over MYSQL_USER/MYSQL_PASSWORD)",
        false, {}},
@@ -84,16 +90,18 @@ std::vector<flag_def> sidecar_flag_defs() {
        "keep the in-database dead man's switch (docs/safety.md rule 7) armed and its heartbeat fresh "
        "while this server is the writable primary",
        false, check_bool},
-      {"shutdown-timeout", "SIDECAR_SHUTDOWN_TIMEOUT", "5s", "deadline for a clean stop after SIGTERM",
-       false, check_duration},
+      {"shutdown-timeout", "SIDECAR_SHUTDOWN_TIMEOUT", "5s",
+       "deadline for a clean stop after SIGTERM (at most 10m)", false,
+       within(limits::shutdown_timeout)},
       {"pitr-enabled", "BLOODRAVEN_PITR_ENABLED", "false",
        "archive sealed binlogs for point-in-time recovery (primary only)", false, check_bool},
       {"pitr-binlog-dir", "BLOODRAVEN_PITR_BINLOG_DIR", "/var/lib/mysql",
        "directory of the binlog files", false, {}},
       {"pitr-binlog-index", "BLOODRAVEN_PITR_BINLOG_INDEX", "mysql-bin.index",
        "binlog index file (relative to the binlog directory unless absolute)", false, {}},
-      {"pitr-poll-interval", "BLOODRAVEN_PITR_POLL_INTERVAL", "60s", "interval of the archiver's scans",
-       false, check_duration},
+      {"pitr-poll-interval", "BLOODRAVEN_PITR_POLL_INTERVAL", "60s",
+       "interval of the archiver's scans (at most 24h)", false,
+       within(limits::pitr_poll_interval)},
       {"pitr-storage-type", "BLOODRAVEN_PITR_STORAGE_TYPE", "",
        "archive storage: PVC (a mounted directory; S3 is not supported by this build)", false, {}},
       {"pitr-pvc-mount-path", "BLOODRAVEN_PITR_PVC_MOUNT_PATH", "",

@@ -14,6 +14,7 @@
 #include "actors/operator/api/operator_api.hpp"
 #include "actors/operator/group/operator_metrics.hpp"
 #include "actors/common/key_dir.hpp"
+#include "config/duration_limits.hpp"
 #include "config/process_flags.hpp"
 #include "io/log/log.hpp"
 
@@ -63,11 +64,13 @@ std::vector<br::config::flag_def> operator_flags() {
        "Kubernetes mode: this pod's name, the Lease holder identity (empty: the host name)", false,
        {}},
       {"shutdown-timeout", "BLOODRAVEN_SHUTDOWN_TIMEOUT", "5s",
-       "deadline for a clean stop after SIGTERM", false, check_duration},
+       "deadline for a clean stop after SIGTERM (at most 10m)", false,
+       check_duration_within(limits::shutdown_timeout.min, limits::shutdown_timeout.max)},
       {"http-max-body", "BLOODRAVEN_HTTP_MAX_BODY", "1Mi", "largest accepted request body", false,
        check_positive_size},
       {"http-handler-timeout", "BLOODRAVEN_HTTP_HANDLER_TIMEOUT", "5s",
-       "answer 503 when an endpoint has no answer within this time", false, check_duration},
+       "answer 503 when an endpoint has no answer within this time (at most 10m)", false,
+       check_duration_within(limits::http_handler_timeout.min, limits::http_handler_timeout.max)},
       {"ws-allowed-origins", "BLOODRAVEN_WS_ALLOWED_ORIGINS", "*",
        "comma-separated Origin values allowed on GET /ws/status (* = any)", false, {}},
       {"ws-max-clients", "BLOODRAVEN_WS_MAX_CLIENTS", "100",

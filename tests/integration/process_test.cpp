@@ -133,6 +133,13 @@ BOOST_AUTO_TEST_CASE(bad_flags_and_environment_exit_2_naming_the_culprit) {
       {"bloodraven-sidecar", {"--peers", "h:0"}, {}, "--peers"},
       {"bloodraven", {"--health-listen", "nowhere"}, {}, "--health-listen"},
       {"bloodraven-sidecar", {}, {{"HEALTH_LISTEN_ADDR", "x:y"}}, "HEALTH_LISTEN_ADDR"},
+      // Durations above their maximum (config/duration_limits.hpp).
+      {"bloodraven", {"--shutdown-timeout", "10m1s"}, {}, "--shutdown-timeout"},
+      {"bloodraven", {}, {{"BLOODRAVEN_HTTP_HANDLER_TIMEOUT", "2562047h"}},
+       "BLOODRAVEN_HTTP_HANDLER_TIMEOUT"},
+      {"bloodraven-sidecar", {}, {{"LEASE_TIMEOUT", "2h"}}, "LEASE_TIMEOUT"},
+      {"bloodraven-sidecar", {}, {{"FENCE_TIMEOUT", "2562047h"}}, "FENCE_TIMEOUT"},
+      {"bloodraven-sidecar", {}, {{"REQUEST_TIMEOUT", "50ms"}}, "REQUEST_TIMEOUT"},
   };
   for (auto& c : cases) {
     child_process p(binary_path(c.binary), c.args, c.env);

@@ -4,5 +4,6 @@ br_test(unit_config_spec
           ${CMAKE_CURRENT_LIST_DIR}/config_spec_validate_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/config_spec_status_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/duration_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/duration_limits_test.cpp
   LIBS br_config
   LABELS unit)

@@ -39,6 +39,7 @@ BOOST_AUTO_TEST_CASE(defaults_fill_a_minimal_bare_spec) {
   BOOST_TEST(s.sidecar.lease_timeout.count() == duration{20s}.count());
   BOOST_TEST(s.sidecar.peer_check_interval.count() == duration{5s}.count());
   BOOST_TEST(s.sidecar.fence_timeout.count() == duration{20s}.count());
+  BOOST_TEST(s.sidecar.request_timeout.count() == duration{2s}.count());
   BOOST_TEST((s.promotion_policy == promotion_policy::safe));
   BOOST_TEST(s.promotion_gate_timeout.count() == duration{2min}.count());
   BOOST_TEST(s.replication.max_lag_seconds == 300);
@@ -107,7 +108,8 @@ spec:
   updateStrategy: Recreate
   cloneTimeout: 7200
   splitBrainPolicy: {sitePriorities: [iad]}
-  sidecar: {leaseTimeout: 30s, peerCheckInterval: 2s, bloodravenAddress: "op:8082", fenceTimeout: 10s}
+  sidecar: {leaseTimeout: 30s, peerCheckInterval: 2s, bloodravenAddress: "op:8082", fenceTimeout: 10s,
+            requestTimeout: 1500ms}
   promotionPolicy: Fast
   promotionGateTimeout: 90s
   plannedFailover: {maxLagWait: 1m, drainTimeout: 20s, onCooldown: defer}
@@ -149,7 +151,7 @@ constexpr const char* full_json = R"({
     "updateStrategy": "Recreate", "cloneTimeout": 7200,
     "splitBrainPolicy": {"sitePriorities": ["iad"]},
     "sidecar": {"leaseTimeout": "30s", "peerCheckInterval": "2s", "bloodravenAddress": "op:8082",
-                "fenceTimeout": "10s"},
+                "fenceTimeout": "10s", "requestTimeout": "1.5s"},
     "promotionPolicy": "Fast", "promotionGateTimeout": "1m30s",
     "plannedFailover": {"maxLagWait": "60s", "drainTimeout": "20s", "onCooldown": "defer"},
     "dragonfly": {"enabled": true, "image": "docker.dragonflydb.io/dragonflydb/dragonfly:v1.38.0",
@@ -171,6 +173,7 @@ BOOST_AUTO_TEST_CASE(yaml_and_json_give_equal_groups) {
   BOOST_TEST(g.spec.sites[0].mysql_conf.at("max_connections") == "500");
   BOOST_TEST((g.spec.sites[2].role == br::site_role::dr_only));
   BOOST_TEST(g.spec.failover_cooldown.count() == duration{90min}.count());
+  BOOST_TEST(g.spec.sidecar.request_timeout.count() == duration{1500ms}.count());
   BOOST_TEST((g.spec.replication.read_only_max_lag_seconds == std::optional<std::int64_t>{0}));
   BOOST_TEST((g.spec.dragonfly.planned_failover.on_sync_timeout == sync_timeout_action::fail));
   BOOST_TEST(g.spec.backup["profiles"][0]["name"] == "nightly");

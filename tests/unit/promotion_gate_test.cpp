@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 
+#include "config/duration.hpp"
 #include "tests/unit/decisions_test_util.hpp"
 
 namespace {
@@ -187,6 +188,46 @@ BOOST_AUTO_TEST_CASE(two_site_group_needs_only_the_candidates_ack) {
   in.peer_acks = {{"b", t0 + 2s}};
   in.now = t0 + 2s + wait35;
   BOOST_TEST(promotion_gate(in).verdict == G::open);
+}
+
+BOOST_AUTO_TEST_CASE(s2_huge_durations_never_open_rule3) {
+  // Durations near the top of int64 nanoseconds: a wrapping sum would be negative and open the
+  // gate at the first evaluation after the acks. Saturated, the wait is "forever": rule 3 stays
+  // closed and only the gate timeout (or direct evidence) ends the wait.
+  const caf::timespan huge = caf::timespan::max();
+  BOOST_TEST(rule3_wait(huge, huge, huge, huge).count() == huge.count());
+  BOOST_TEST(rule3_wait(huge, 5s, 5s, 5s).count() == huge.count());
+  BOOST_TEST(rule3_wait(huge / 2, huge / 2, 1s, 1s).count() == huge.count());
+  BOOST_TEST(rule3_wait(huge / 11 * 10, 0s, 0s, 0s).count() == (huge / 11 * 11).count());
+  struct row {
+    const char* name;
+    caf::timespan lease, peer, fence, request, gate;
+    G verdict;
+  };
+  const std::vector<row> rows = {
+      {"huge lease, gate 120s", huge, 5s, 5s, 5s, 120s, G::timed_out},
+      {"every term huge, gate 120s", huge, huge, huge, huge, 120s, G::timed_out},
+      {"terms whose plain sum wraps to a small positive", huge, huge, 2s, 2s, 120s, G::timed_out},
+      {"huge lease and huge gate timeout", huge, 5s, 5s, 5s, huge, G::wait},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      auto in = base();
+      in.lease_timeout = r.lease;
+      in.peer_check_interval = r.peer;
+      in.fence_timeout = r.fence;
+      in.request_timeout = r.request;
+      in.gate_timeout = r.gate;
+      in.peer_acks = {{"b", t0 + 1s}, {"c", t0 + 1s}, {"d", t0 + 1s}};
+      for (auto later : {caf::timespan{2s}, caf::timespan{121s}, caf::timespan{100000h}}) {
+        in.now = t0 + later;
+        auto d = promotion_gate(in);
+        BOOST_TEST(d.verdict != G::open, "opened " << br::config::format_duration(later) << " in");
+        if (in.now >= t0 + 120s) BOOST_TEST(d.verdict == r.verdict);
+        if (d.verdict == G::wait) BOOST_TEST((d.until > in.now), "a wait that ends in the past");
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

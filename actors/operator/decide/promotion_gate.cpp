@@ -4,14 +4,17 @@
 #include <algorithm>
 
 #include "actors/operator/decide/site_order.hpp"
+#include "config/saturating.hpp"
 
 namespace br {
 
 caf::timespan rule3_wait(caf::timespan lease_timeout, caf::timespan peer_check_interval,
                          caf::timespan fence_timeout, caf::timespan request_timeout) {
-  auto total = lease_timeout + peer_check_interval + fence_timeout + request_timeout;
+  // Saturating: huge configured values mean a very long wait, never a wrapped (negative) one
+  // that would open the gate at once.
+  auto total = config::sat_sum(lease_timeout, peer_check_interval, fence_timeout, request_timeout);
   // 10% margin for clock-rate drift, rounded up so the margin is never short.
-  return total + caf::timespan{(total.count() + 9) / 10};
+  return config::plus_ten_percent(total);
 }
 
 namespace {
@@ -53,14 +56,14 @@ gate_decision promotion_gate(const gate_input& in) {
   bool all_acked = !in.other_sites.empty() && missing.empty();
   auto wait =
       rule3_wait(in.lease_timeout, in.peer_check_interval, in.fence_timeout, in.request_timeout);
-  mono_time rule3_deadline = last_ack + wait;
+  mono_time rule3_deadline = config::sat_add(last_ack, wait);
   if (all_acked && in.now >= rule3_deadline) {
     auto d = decided(gate_verdict::open, gate_rule::peers_acked_waited,
                      "every other site acknowledged the deposing view and the lease wait passed "
                      "since the last acknowledgement");
     return d;
   }
-  auto gate_deadline = in.started + in.gate_timeout;
+  auto gate_deadline = config::sat_add(in.started, in.gate_timeout);
   if (in.now >= gate_deadline) {
     auto d = decided(
         gate_verdict::timed_out, gate_rule::none,

@@ -85,6 +85,8 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
   d.lease_timeout = lease;
   d.peer_check_interval = interval;
   d.sidecar_fence_timeout = spec.sidecar.fence_timeout;
+  // The same value the sidecars run with (rendered as REQUEST_TIMEOUT): rule 3 counts it.
+  d.sidecar_request_timeout = spec.sidecar.request_timeout;
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include "actors/common/registry.hpp"
 #include "actors/operator/decide/debounce.hpp"
 #include "actors/operator/group/operator_metrics.hpp"
+#include "config/saturating.hpp"
 #include "io/log/log.hpp"
 
 namespace br {
@@ -98,8 +99,8 @@ void on_tick(self_ptr self) {
   record_jitter(self, duration_cast<microseconds>(now - st.next_due).count());
   // The next tick is scheduled from this tick's due time, not from "now", so the cadence does not
   // drift by the handling delay; if we fell a whole interval behind, restart from now.
-  st.next_due += st.cfg.interval;
-  if (st.next_due <= now) st.next_due = now + st.cfg.interval;
+  st.next_due = config::sat_add(st.next_due, st.cfg.interval);
+  if (st.next_due <= now) st.next_due = config::sat_add(now, st.cfg.interval);
   self->delayed_send(self, st.next_due - now, tick_atom::value);
   if (st.in_flight) {
     ++st.overlaps;

@@ -13,6 +13,7 @@
 #include "actors/sidecar/runtime/sidecar_api.hpp"
 #include "actors/sidecar/fencing/view_cache.hpp"
 #include "actors/common/key_dir.hpp"
+#include "config/saturating.hpp"
 
 namespace br::sidecar {
 
@@ -132,13 +133,13 @@ void install_routes(http::router& r, caf::actor_system& sys, const config::sidec
   api_options o;
   o.site = cfg.site;
   o.auth = authority_of(monitor_opts(cfg, std::move(keys)));
-  o.push_timeout = to_ms(cfg.fence_timeout + cfg.request_timeout) + ms(5000);
+  o.push_timeout = to_ms(config::sat_add(cfg.fence_timeout, cfg.request_timeout)) + ms(5000);
   o.archiver_enabled = cfg.pitr.enabled;
   install_sidecar_routes(r, sys, o, std::move(h));
 }
 
 std::chrono::milliseconds handler_timeout_for(const config::sidecar_config& cfg) {
-  return to_ms(cfg.fence_timeout + cfg.request_timeout) + ms(6000);
+  return to_ms(config::sat_add(cfg.fence_timeout, cfg.request_timeout)) + ms(6000);
 }
 
 }  // namespace br::sidecar
