@@ -14,7 +14,11 @@ namespace br::render {
 ///   3: the sidecar also listens on a liveness-only port (HEALTH_LISTEN_ADDR=:8081, container
 ///      port "health") and its livenessProbe is GET /livez there, so a connection flood on the
 ///      API port cannot get the sidecar restarted (and a healthy primary fenced by its boot guard).
-inline constexpr int current_reconciler_version = 3;
+///   4: the sidecar gets FENCE_TIMEOUT and REQUEST_TIMEOUT from spec.sidecar (the values the
+///      operator's gate rule 3 counts, instead of the sidecar's own defaults) and
+///      SIDECAR_STATE_DIR on a writable emptyDir ("sidecar-state"), so its view (view.json)
+///      survives a container restart on a read-only root filesystem.
+inline constexpr int current_reconciler_version = 4;
 inline constexpr int oldest_reconciler_version = 1;
 
 inline bool is_supported_reconciler_version(int v) {

@@ -52,6 +52,7 @@ json mysql_container_spec(const config::group_spec& spec) {
 
 bool mounts_keys(int reconciler_version) { return reconciler_version >= 2; }
 bool has_health_port(int reconciler_version) { return reconciler_version >= 3; }
+bool has_sidecar_state(int reconciler_version) { return reconciler_version >= 4; }
 
 json sidecar_ports(int reconciler_version) {
   json p =
@@ -80,6 +81,9 @@ json sidecar_mounts(int reconciler_version) {
                         {{"name", "data"}, {"mountPath", data_dir}, {"readOnly", true}}});
   if (mounts_keys(reconciler_version))
     m.push_back({{"name", "keys"}, {"mountPath", keys_dir}, {"readOnly", true}});
+  // Writable: the root filesystem is read-only, and the sidecar persists its view here.
+  if (has_sidecar_state(reconciler_version))
+    m.push_back({{"name", sidecar_state_volume}, {"mountPath", sidecar_state_dir}});
   return m;
 }
 
@@ -144,6 +148,14 @@ json sidecar_env(const config::failover_group& g, std::size_t site_index, int re
   if (mounts_keys(reconciler_version)) env.push_back(value_env("KEYS_DIR", keys_dir));
   if (has_health_port(reconciler_version))
     env.push_back(value_env("HEALTH_LISTEN_ADDR", ":" + std::to_string(sidecar_health_port)));
+  if (has_sidecar_state(reconciler_version)) {
+    // The operator's rule-3 wait counts these two (group_supervisor: deps.sidecar_*_timeout);
+    // rendering them keeps the sidecar on the same values instead of its own defaults.
+    env.push_back(value_env("FENCE_TIMEOUT", config::format_duration(spec.sidecar.fence_timeout)));
+    env.push_back(
+        value_env("REQUEST_TIMEOUT", config::format_duration(spec.sidecar.request_timeout)));
+    env.push_back(value_env("SIDECAR_STATE_DIR", sidecar_state_dir));
+  }
   return env;
 }
 
@@ -187,6 +199,13 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
         {{"name", "keys"},
          {"secret",
           {{"secretName", keys_secret(group)}, {"defaultMode", 0440}, {"items", items}}}});
+  }
+  if (has_sidecar_state(opts.reconciler_version)) {
+    // An emptyDir lives as long as the pod: the view survives sidecar container restarts (the
+    // liveness probe, a crash), not a new pod (rollout, eviction, node loss). A new pod's boot
+    // guard fences first and asks the operator and peers (docs/safety.md, sidecar rule 3).
+    pod_spec["volumes"].push_back(
+        {{"name", sidecar_state_volume}, {"emptyDir", {{"sizeLimit", sidecar_state_size_limit}}}});
   }
   if (!site.zone.empty()) pod_spec["nodeSelector"] = {{"topology.kubernetes.io/zone", site.zone}};
 

@@ -15,6 +15,11 @@ inline constexpr const char* data_dir = "/var/lib/mysql";
 inline constexpr const char* conf_dir = "/etc/mysql/conf.d";
 inline constexpr const char* creds_dir = "/etc/mysql/creds/operator";
 inline constexpr const char* keys_dir = "/etc/bloodraven/keys";  // version >= 2
+/// The sidecar's own writable directory (SIDECAR_STATE_DIR, view.json), an emptyDir; version >= 4.
+inline constexpr const char* sidecar_state_dir = "/var/lib/bloodraven-sidecar";
+inline constexpr const char* sidecar_state_volume = "sidecar-state";
+/// emptyDir sizeLimit: view.json and its temporary copy are a few KiB.
+inline constexpr const char* sidecar_state_size_limit = "16Mi";
 
 /// The Secret holding the operator credentials (keys username, password, MYSQL_ROOT_PASSWORD):
 /// credentials.operatorSecret, else secretName.
@@ -25,7 +30,9 @@ std::string sidecar_image(const config::group_spec& spec, const render_options& 
 
 /// The sidecar's environment for site `site_index`; from reconciler version 2
 /// on it names the mounted keys directory (KEYS_DIR), from version 3 on the liveness-only
-/// listener (HEALTH_LISTEN_ADDR).
+/// listener (HEALTH_LISTEN_ADDR), from version 4 on the spec's fenceTimeout and requestTimeout
+/// (FENCE_TIMEOUT, REQUEST_TIMEOUT: the values the operator's gate rule 3 counts) and the
+/// writable state directory (SIDECAR_STATE_DIR).
 nlohmann::json sidecar_env(const config::failover_group& g, std::size_t site_index,
                            int reconciler_version = current_reconciler_version);
 

@@ -3,12 +3,39 @@
 
 #include <set>
 
+#include "config/duration.hpp"
 #include "config/render/names.hpp"
+#include "config/sidecar_config.hpp"
 #include "config/render/workload.hpp"
 #include "tests/unit/render_test_util.hpp"
 
 using namespace br::render;
 using namespace render_test;
+
+namespace {
+
+/// What bloodraven-sidecar builds from a rendered environment (fieldRefs filled in as the
+/// kubelet would, the credentials files present).
+br::config::sidecar_config_result sidecar_config_from(std::map<std::string, std::string> env) {
+  for (auto& [k, v] : env)
+    if (v.rfind("fieldRef:", 0) == 0) v = k == "POD_NAMESPACE" ? "db" : "pod-0";
+  const char* argv[] = {"bloodraven-sidecar"};
+  auto flags = br::config::parse_flags(br::config::sidecar_flag_defs(), 1, argv,
+                                       [&](const char* n) -> const char* {
+                                         auto it = env.find(n);
+                                         return it == env.end() ? nullptr : it->second.c_str();
+                                       });
+  br::config::sidecar_config_result out;
+  if (flags.what != br::config::parsed_flags::action::run) {
+    out.error = flags.error;
+    return out;
+  }
+  return br::config::build_sidecar_config(flags, [](const std::string&) {
+    return std::optional<std::string>{"x\n"};
+  });
+}
+
+}  // namespace
 
 BOOST_AUTO_TEST_SUITE(render_workload)
 
@@ -84,7 +111,10 @@ BOOST_AUTO_TEST_CASE(liveness_listener_from_reconciler_version_3) {
 
 BOOST_AUTO_TEST_CASE(container_env) {
   auto doc = base_doc();
-  doc["spec"]["sidecar"] = {{"leaseTimeout", "30s"}, {"peerCheckInterval", "2s"}};
+  doc["spec"]["sidecar"] = {{"leaseTimeout", "30s"},
+                            {"peerCheckInterval", "2s"},
+                            {"fenceTimeout", "7s"},
+                            {"requestTimeout", "1500ms"}};
   auto r = render(doc);
   const auto& d = *find(r.objects, "Deployment", "mysql-orders-pdx");
   auto env = env_map(container(d, "sidecar")["env"]);
@@ -102,6 +132,9 @@ BOOST_AUTO_TEST_CASE(container_env) {
       {"MYSQL_CREDS_DIR", "/etc/mysql/creds/operator"},
       {"HEALTH_LISTEN_ADDR", ":8081"},
       {"KEYS_DIR", "/etc/bloodraven/keys"},
+      {"FENCE_TIMEOUT", "7s"},
+      {"REQUEST_TIMEOUT", "1s500ms"},
+      {"SIDECAR_STATE_DIR", "/var/lib/bloodraven-sidecar"},
   };
   BOOST_TEST(json(env) == json(want));
   auto mysql_env = env_map(container(d, "mysql")["env"]);
@@ -159,6 +192,98 @@ BOOST_AUTO_TEST_CASE(keys_mount_from_reconciler_version_2) {
   BOOST_TEST(env_map(container(d1, "sidecar")["env"]).count("KEYS_DIR") == 0u);
   BOOST_TEST(d1["metadata"]["annotations"]["bloodraven.shipstream.io/reconciler-version"] == "1");
   BOOST_TEST(d2["metadata"]["annotations"]["bloodraven.shipstream.io/reconciler-version"] == "2");
+}
+
+BOOST_AUTO_TEST_CASE(sidecar_timeouts_and_state_dir_from_reconciler_version_4) {
+  // The sidecar runs with the spec's fenceTimeout and requestTimeout (the values the operator's
+  // gate rule 3 counts, not the sidecar's own 20s/2s defaults) and persists its view in a
+  // writable directory (its root filesystem is read-only).
+  struct row {
+    const char* name;
+    json sidecar;  // spec.sidecar
+    const char* fence;
+    const char* request;
+  };
+  const row rows[] = {
+      {"defaults", json::object(), "20s", "2s"},
+      {"short", {{"fenceTimeout", "1s"}, {"requestTimeout", "100ms"}}, "1s", "100ms"},
+      {"fractional", {{"fenceTimeout", "2.5s"}, {"requestTimeout", "750ms"}}, "2s500ms", "750ms"},
+      {"maxima",
+       {{"fenceTimeout", "10m"}, {"requestTimeout", "1m"}},
+       "10m",
+       "1m"},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      auto doc = base_doc();
+      doc["spec"]["sidecar"] = r.sidecar;
+      doc["spec"]["promotionGateTimeout"] = "1h";  // above the rule-3 wait of every row
+      auto g = group_of(doc);
+      auto out = render(doc);
+      for (std::string site : {"iad", "pdx", "sea"}) {
+        BOOST_TEST_CONTEXT(site) {
+          const auto& d = *find(out.objects, "Deployment", "mysql-orders-" + site);
+          const auto& sidecar = container(d, "sidecar");
+          auto env = env_map(sidecar["env"]);
+          BOOST_TEST(env["FENCE_TIMEOUT"] == r.fence);
+          BOOST_TEST(env["REQUEST_TIMEOUT"] == r.request);
+          // The rendered text parses back to exactly what the operator uses for rule 3.
+          auto fence = br::config::parse_duration(env["FENCE_TIMEOUT"]);
+          auto request = br::config::parse_duration(env["REQUEST_TIMEOUT"]);
+          BOOST_TEST_REQUIRE((fence && request));
+          BOOST_TEST(fence.value->count() == g.spec.sidecar.fence_timeout.count());
+          BOOST_TEST(request.value->count() == g.spec.sidecar.request_timeout.count());
+          // And the sidecar, started with this environment, runs with them.
+          auto cfg = sidecar_config_from(env);
+          BOOST_TEST_REQUIRE(cfg.config.has_value(), cfg.error);
+          BOOST_TEST(cfg.config->fence_timeout.count() == g.spec.sidecar.fence_timeout.count());
+          BOOST_TEST(cfg.config->request_timeout.count() == g.spec.sidecar.request_timeout.count());
+          BOOST_TEST(cfg.config->state_dir == env["SIDECAR_STATE_DIR"]);
+          for (const auto& w : cfg.config->warnings)
+            BOOST_TEST(w.find("SIDECAR_STATE_DIR") == std::string::npos, w);
+
+          // SIDECAR_STATE_DIR is a mount of a writable emptyDir, in the sidecar only.
+          std::string state_dir = env["SIDECAR_STATE_DIR"];
+          BOOST_TEST_REQUIRE(!state_dir.empty());
+          const json* mount = nullptr;
+          for (const auto& m : sidecar["volumeMounts"]) {
+            std::string path = m["mountPath"];
+            if (path == state_dir) mount = &m;
+            // No read-only mount covers the state directory (or lies inside it).
+            bool overlaps = state_dir.rfind(path + "/", 0) == 0 || path.rfind(state_dir + "/", 0) == 0;
+            BOOST_TEST(!overlaps, path << " overlaps " << state_dir);
+          }
+          BOOST_TEST_REQUIRE(mount != nullptr, "nothing mounted at " << state_dir);
+          BOOST_TEST(!mount->value("readOnly", false), "state mount is read-only");
+          BOOST_TEST(!mount->contains("subPath"));
+          const json* volume = nullptr;
+          for (const auto& v : d["spec"]["template"]["spec"]["volumes"])
+            if (v["name"] == (*mount)["name"]) volume = &v;
+          BOOST_TEST_REQUIRE(volume != nullptr);
+          BOOST_TEST(volume->contains("emptyDir"));
+          BOOST_TEST((*volume)["emptyDir"].value("medium", "") != "Memory");
+          BOOST_TEST(sidecar["securityContext"]["readOnlyRootFilesystem"] == true);
+          for (const auto& m : container(d, "mysql")["volumeMounts"])
+            BOOST_TEST(m["name"] != (*mount)["name"], "mysql mounts the sidecar's state");
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sidecar_env_before_reconciler_version_4_is_unchanged) {
+  // A group still reconciled with version 3 renders exactly as before (no rollout).
+  render_options v3;
+  v3.reconciler_version = 3;
+  auto r = render(base_doc(), v3);
+  const auto& d = *find(r.objects, "Deployment", "mysql-orders-iad");
+  auto env = env_map(container(d, "sidecar")["env"]);
+  for (const char* var : {"FENCE_TIMEOUT", "REQUEST_TIMEOUT", "SIDECAR_STATE_DIR"})
+    BOOST_TEST(env.count(var) == 0u, var);
+  for (const auto& v : d["spec"]["template"]["spec"]["volumes"])
+    BOOST_TEST(v["name"] != "sidecar-state");
+  BOOST_TEST(container(d, "sidecar")["volumeMounts"].size() == 3u);  // creds, data, keys
+  BOOST_TEST(d["metadata"]["annotations"]["bloodraven.shipstream.io/reconciler-version"] == "3");
 }
 
 BOOST_AUTO_TEST_CASE(images) {
