@@ -129,7 +129,9 @@ result<switch_state> read_switch_state(connection& conn) {
   if (!sro) return sro.error();
   if (!ro) return ro.error();
   if (!tbl) return tbl.error();
-  s.super_read_only = *sro;
+  // super_read_only ON with read_only OFF is a SET still waiting for its lock, not a fence
+  // (as in parse_probe_row).
+  s.super_read_only = *sro && *ro;
   s.read_only = *ro;
   s.heartbeat_table = *tbl;
   if (s.status != event_status::missing) {

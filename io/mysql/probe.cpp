@@ -80,7 +80,11 @@ result<probe_result> parse_probe_row(const probe_row& row, const dialect& d) {
   reader r(row);
   probe_result p;
   p.read_only = r.flag(c.read_only);
-  p.super_read_only = r.flag(c.super_read_only);
+  // A settled server never shows super_read_only ON with read_only OFF (the server turns
+  // read_only on with it, and super_read_only off with read_only). That pair is what a
+  // SET GLOBAL super_read_only=ON still waiting for its lock looks like (measured on 9.7):
+  // nothing is enforced, and when the SET gives up both read OFF again. Not fenced, then.
+  p.super_read_only = p.read_only && r.flag(c.super_read_only);
   p.gtid_executed = r.gtids(c.gtid_executed);
   p.server_uuid = r.get(c.server_uuid).value_or("");
   p.server_id = r.number<uint32_t>(c.server_id);

@@ -31,6 +31,7 @@ struct replica_channel {
 
 struct probe_result {
   bool read_only = false;
+  /// Enforced super_read_only: reads ON only together with read_only (see parse_probe_row).
   bool super_read_only = false;
   gtid_set gtid_executed;
   std::string server_uuid;

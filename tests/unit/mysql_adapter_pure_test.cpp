@@ -2,6 +2,8 @@
 // rows.
 #include <boost/test/unit_test.hpp>
 
+#include <vector>
+
 #include "io/mysql/fencing.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
@@ -139,6 +141,32 @@ BOOST_AUTO_TEST_CASE(probe_row_of_a_connecting_replica) {
   BOOST_TEST(p->channel.last_io_errno == 2003u);
   BOOST_TEST(p->channel.last_sql_errno == 0u);
   BOOST_TEST(p->channel.received.count() == 5u);
+}
+
+// While SET GLOBAL super_read_only=ON waits for a lock, the server shows read_only=0 and
+// super_read_only=1 (MySQL 9.7) although nothing is enforced: the probe must not call that fenced.
+BOOST_AUTO_TEST_CASE(probe_row_of_a_fence_still_waiting_for_its_lock_is_not_fenced) {
+  struct row {
+    const char *ro, *sro;
+    bool super_read_only, writable;
+  };
+  const std::vector<row> table{
+      {"0", "1", false, true},  // the SET is pending: not fenced, writes resume when it gives up
+      {"1", "1", true, false},  // fenced
+      {"1", "0", false, false},  // read_only only (a replica, or the SET's second phase pending)
+      {"0", "0", false, true},
+  };
+  for (const auto& t : table) {
+    BOOST_TEST_CONTEXT("read_only " << t.ro << " super_read_only " << t.sro) {
+      probe_row r = replica_row();
+      r["read_only"] = t.ro;
+      r["super_read_only"] = t.sro;
+      auto p = parse_probe_row(r, mysql8());
+      BOOST_TEST_REQUIRE(p.ok());
+      BOOST_TEST(p->super_read_only == t.super_read_only);
+      BOOST_TEST(p->writable() == t.writable);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(probe_row_of_a_primary_without_channel) {
