@@ -69,6 +69,14 @@ void read(const json& v, const std::string& path, condition& out, field_errors& 
       .field("lastTransitionTime", out.last_transition_time);
 }
 
+void read(const json& v, const std::string& path, transaction_loss& out, field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("site", out.site)
+      .field("kind", out.kind)
+      .field("gtidSet", out.gtid_set)
+      .field("count", out.count);
+}
+
 void read(const json& v, const std::string& path, group_status& out, field_errors& errs) {
   json_reader r{v, path, errs, /*strict=*/false};
   r.field("activeSite", out.active_site)
@@ -79,7 +87,8 @@ void read(const json& v, const std::string& path, group_status& out, field_error
       .field("conditions", out.conditions)
       .field("epoch", out.epoch)
       .field("deposingSite", out.deposing_site)
-      .field("observedAt", out.observed_at);
+      .field("observedAt", out.observed_at)
+      .field("lastFailoverLosses", out.last_failover_losses);
 }
 
 namespace {
@@ -131,6 +140,11 @@ void to_json(json& j, const group_status& s) {
   j["epoch"] = s.epoch;
   put(j, "deposingSite", s.deposing_site);
   put(j, "observedAt", s.observed_at);
+  if (!s.last_failover_losses.empty()) {
+    auto& losses = j["lastFailoverLosses"] = json::array();
+    for (const auto& l : s.last_failover_losses)
+      losses.push_back({{"site", l.site}, {"kind", l.kind}, {"gtidSet", l.gtid_set}, {"count", l.count}});
+  }
 }
 
 void from_json(const json& j, group_status& s) {

@@ -99,6 +99,15 @@ struct condition {
   bool operator==(const condition&) const = default;
 };
 
+/// status.lastFailoverLosses[]: transactions the last promotion could not carry over.
+struct transaction_loss {
+  std::string site;
+  std::string kind;      // "discarded" (the candidate's unapplied relay log) | "stranded"
+  std::string gtid_set;
+  std::int64_t count = 0;
+  bool operator==(const transaction_loss&) const = default;
+};
+
 struct group_status {
   std::string active_site;  // "" while there is no confirmed primary
   std::vector<site_status> sites;
@@ -110,6 +119,7 @@ struct group_status {
   std::uint64_t epoch = 0;
   std::string deposing_site;
   std::optional<timestamp> observed_at;
+  std::vector<transaction_loss> last_failover_losses;
   bool operator==(const group_status&) const = default;
 };
 
@@ -130,10 +140,16 @@ typename Inspector::result_type inspect(Inspector& f, condition& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, transaction_loss& x) {
+  return f(caf::meta::type_name("transaction_loss"), x.site, x.kind, x.gtid_set, x.count);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, group_status& x) {
   return f(caf::meta::type_name("group_status"), x.active_site, x.sites,
            ms_time_field{x.last_failover}, x.last_failover_target, x.promotion_gtid_executed,
-           x.conditions, x.epoch, x.deposing_site, ms_time_field{x.observed_at});
+           x.conditions, x.epoch, x.deposing_site, ms_time_field{x.observed_at},
+           x.last_failover_losses);
 }
 
 }  // namespace br::config

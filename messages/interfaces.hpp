@@ -61,7 +61,8 @@ using site_io_worker_actor =
 /// - (observe, report): a site_poller's debounced observation.
 /// - (view) -> topology_view: the current authoritative view (/active-site).
 /// - (status) -> config::group_status: the group status (JSON only at the HTTP/Kubernetes edges).
-/// - (phase, plan_id, phase, promotion_gtid) -> bool: executor progress, true once persisted.
+/// - (phase, plan_id, phase, facts) -> bool: executor progress (with what it has learnt so far:
+///   promotion set, the switchover source's set, losses), true once persisted.
 /// - (plan_done, result): an executor finished (ok or with a named error).
 /// - (annotate, key, value) -> std::string: an admin annotation (e.g. the reclone token);
 ///   the answer says what happened ("accepted: ..." / "rejected: ...").
@@ -73,7 +74,7 @@ using coordinator_actor = caf::typed_actor<
     caf::reacts_to<observe_atom, site_report>,
     caf::replies_to<view_atom>::with<topology_view>,
     caf::replies_to<status_atom>::with<config::group_status>,
-    caf::replies_to<phase_atom, uint64_t, plan_phase, std::string>::with<bool>,
+    caf::replies_to<phase_atom, uint64_t, plan_phase, plan_facts>::with<bool>,
     caf::reacts_to<plan_done_atom, plan_result>,
     caf::replies_to<annotate_atom, std::string, std::string>::with<std::string>,
     caf::replies_to<switchover_atom, std::string /*target*/>::with<std::string>,

@@ -74,6 +74,39 @@ enum class plan_phase : uint8_t {
 };
 
 
+/// Transactions a promotion could not carry over, found by the executor and reported exactly
+/// (docs/safety.md S3, S4): `discarded` = the candidate had received them (relay log) but not
+/// applied them when its replica channel was reset; `stranded` = a reachable follower holds them
+/// and the new primary does not (it is left alone and marked RecoveryBlocked).
+struct gtid_loss {
+  std::string site;
+  std::string kind;  ///< "discarded" | "stranded"
+  std::string gtid;  ///< the set, server format
+  uint64_t count = 0;
+  bool operator==(const gtid_loss&) const = default;
+};
+
+inline const std::string gtid_loss_discarded = "discarded";
+inline const std::string gtid_loss_stranded = "stranded";
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, gtid_loss& x) {
+  return f(caf::meta::type_name("gtid_loss"), x.site, x.kind, x.gtid, x.count);
+}
+
+/// What the executor learns while a plan runs; persisted with every phase so that a resumed
+/// executor, and the plan's result, still know it.
+struct plan_facts {
+  std::string promotion_gtid;  ///< recording_gtid: the candidate's set before promotion
+  std::string source_gtid;     ///< switchover: the fenced source's gtid_executed
+  std::vector<gtid_loss> losses;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, plan_facts& x) {
+  return f(caf::meta::type_name("plan_facts"), x.promotion_gtid, x.source_gtid, x.losses);
+}
+
 struct failover_plan {
   uint64_t id = 0;
   plan_kind kind = plan_kind::failover;
@@ -91,13 +124,22 @@ struct failover_plan {
   caf::timespan gate_timeout{std::chrono::minutes(2)};
   /// recover/reclone: the active primary the repaired site replicates (or clones) from.
   std::string source;
+  /// switchover: how long the candidate may take to execute the fenced source's whole set
+  /// (spec.plannedFailover.maxLagWait); past it the switchover is rolled back.
+  caf::timespan max_lag_wait{std::chrono::minutes(5)};
+  /// switchover: how long application sessions on the fenced source are killed again (every
+  /// second, until none is left) before the wait (spec.plannedFailover.drainTimeout).
+  caf::timespan session_drain_timeout{std::chrono::seconds(30)};
+  std::string source_gtid;         ///< switchover: recorded at draining
+  std::vector<gtid_loss> losses;   ///< recorded before the candidate's channel is reset, and at repointing
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, failover_plan& x) {
   return f(caf::meta::type_name("failover_plan"), x.id, x.kind, x.group, x.epoch, x.candidate,
            x.old_primary, x.old_primary_reachable, x.followers, x.phase, x.promotion_gtid,
-           x.policy, x.drain_timeout, x.step_timeout, x.gate_timeout, x.source);
+           x.policy, x.drain_timeout, x.step_timeout, x.gate_timeout, x.source, x.max_lag_wait,
+           x.session_drain_timeout, x.source_gtid, x.losses);
 }
 
 struct plan_result {
@@ -110,12 +152,17 @@ struct plan_result {
   std::string fence_outcome;
   /// repointing: followers left alone, "site: reason" (divergent set, unreachable, error).
   std::vector<std::string> not_repointed;
+  /// switchover: the candidate did not catch up with the fenced source in time, nothing was
+  /// promoted, and the source must be made the active primary again (rolled back).
+  bool source_kept = false;
+  std::string source_gtid;
+  std::vector<gtid_loss> losses;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, plan_result& x) {
   return f(caf::meta::type_name("plan_result"), x.id, x.ok, x.reached, x.error, x.promotion_gtid,
-           x.fence_outcome, x.not_repointed);
+           x.fence_outcome, x.not_repointed, x.source_kept, x.source_gtid, x.losses);
 }
 
 /// Per-site recovery bookkeeping that must survive restarts.
@@ -140,12 +187,15 @@ struct durable_state {
   bool plan_active = false;
   failover_plan plan;
   std::map<std::string, site_recovery> recovery;
+  /// What the last promotion could not carry over (empty: nothing); shown in the status.
+  std::vector<gtid_loss> last_failover_losses;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, durable_state& x) {
   return f(caf::meta::type_name("durable_state"), x.view, x.last_failover_ms,
-           x.last_failover_target, x.promotion_gtid, x.plan_active, x.plan, x.recovery);
+           x.last_failover_target, x.promotion_gtid, x.plan_active, x.plan, x.recovery,
+           x.last_failover_losses);
 }
 
 /// A Kubernetes-style Event (type Normal|Warning, reason from the ).

@@ -51,6 +51,7 @@ std::string_view to_string(purpose p) {
     case purpose::peer_answer: return "peer-answer";
     case purpose::ack: return "ack";
     case purpose::report: return "report";
+    case purpose::admin: return "admin-request";
   }
   return "unknown";
 }

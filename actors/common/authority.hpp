@@ -31,7 +31,7 @@ inline constexpr const char* signature_header = "X-Bloodraven-Signature";
 /// "<namespace>/<name>": the group a statement is about.
 std::string group_key(const std::string& namespace_name, const std::string& group);
 
-enum class purpose { operator_answer, peer_answer, ack, report };
+enum class purpose { operator_answer, peer_answer, ack, report, admin };
 std::string_view to_string(purpose p);
 
 /// Keys one process holds. The operator: `signer` is the operator key, `operator_keys` the

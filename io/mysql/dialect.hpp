@@ -33,7 +33,10 @@ struct replication_source {
   bool ssl = true;             ///< SOURCE_SSL
   bool get_public_key = true;  ///< GET_SOURCE_PUBLIC_KEY (caching_sha2 w/o TLS)
   std::chrono::seconds connect_retry{std::chrono::seconds{10}};  ///< SOURCE_CONNECT_RETRY
-  unsigned retry_count = 10;                                     ///< SOURCE_RETRY_COUNT
+  /// SOURCE_RETRY_COUNT: 60480 x 10 s = 7 days, the inter-site outage a follower rides out by
+  /// itself (10 retries gave up after 100 s and left the IO thread stopped for good). Beyond it,
+  /// the operator restarts a follower's stopped receiver when its source is healthy.
+  unsigned retry_count = 60480;
 };
 
 /// The donor of a CLONE INSTANCE.

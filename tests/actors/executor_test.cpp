@@ -280,6 +280,7 @@ BOOST_AUTO_TEST_CASE(failover_runs_the_exact_sequence) {
                                   "probe b",
                                   "wait_executed b",  // draining
                                   "stop_replica b",
+                                  "probe b",  // stopping: what the relay log still holds
                                   "reset_replica_all b",
                                   "read_gtid b",  // recording_gtid
                                   "promote_switch b",    //
@@ -328,6 +329,7 @@ BOOST_AUTO_TEST_CASE(failover_runs_the_exact_sequence) {
   BOOST_TEST(fl->servers["b"].writable);
   BOOST_TEST(!fl->servers["a"].writable);
   BOOST_TEST(fl->servers["c"].replicating);
+  BOOST_TEST(r.losses.empty());  // b applied everything it had received
 }
 
 BOOST_AUTO_TEST_CASE(a_step_that_never_answers_aborts_with_its_name) {
@@ -372,6 +374,23 @@ BOOST_AUTO_TEST_CASE(the_drain_is_best_effort) {
   const auto& r = only_result();
   BOOST_TEST(r.ok, r.error);
   BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 1u);
+  // ...but never silent: b had received 1-100 and applied 1-98 when its channel was reset, and
+  // the dr-only site c (1-99) now holds a transaction the new primary lacks.
+  BOOST_TEST_REQUIRE(r.losses.size() == 2u);
+  BOOST_TEST(r.losses[0].site == "b");
+  BOOST_TEST(r.losses[0].kind == gtid_loss_discarded);
+  BOOST_TEST(r.losses[0].gtid == U1 + ":99-100");
+  BOOST_TEST(r.losses[0].count == 2u);
+  BOOST_TEST(r.losses[1].site == "c");
+  BOOST_TEST(r.losses[1].kind == gtid_loss_stranded);
+  BOOST_TEST(r.losses[1].gtid == U1 + ":99");
+  BOOST_TEST(fl->count("c", mysql_op::change_source) == 0u);
+  // Persisted with the stopping_replica phase, before the reset discards the relay log.
+  bool persisted_before_reset = false;
+  for (size_t i = 0; i < coord->phases.size(); ++i)
+    if (coord->phases[i].first == plan_phase::stopping_replica)
+      persisted_before_reset = coord->facts[i].losses.size() == 1u;
+  BOOST_TEST(persisted_before_reset);
 }
 
 // S3: a candidate whose applier was stopped still applies its relay log before promotion.
@@ -532,6 +551,96 @@ BOOST_AUTO_TEST_CASE(divergent_follower_is_not_repointed) {
   BOOST_TEST(fl->count("c", mysql_op::change_source) == 0u);
   BOOST_TEST(fl->count("c", mysql_op::stop_replica) == 0u);
   BOOST_TEST(fl->count("r", mysql_op::change_source) == 1u);
+  // Reported exactly as stranded (the coordinator marks c RecoveryBlocked from this).
+  BOOST_TEST_REQUIRE(r.losses.size() == 1u);
+  BOOST_TEST(r.losses[0].site == "c");
+  BOOST_TEST(r.losses[0].kind == gtid_loss_stranded);
+  BOOST_TEST(r.losses[0].gtid == U2 + ":1-3");
+  BOOST_TEST(r.losses[0].count == 3u);
+}
+
+// -- switchover: nothing acknowledged is lost (S3) ------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(switchover_waits_for_everything_the_fenced_source_has) {
+  // b has received only 1-98 of a's 1-100 (its IO thread is behind): the wait must be for a's
+  // executed set, read after the fence, not for what b happens to have received.
+  fl->servers["b"].received = U1 + ":1-98";
+  auto p = failover();
+  p.kind = plan_kind::switchover;
+  p.max_lag_wait = 45s;
+  p.session_drain_timeout = 5s;
+  start(p);
+  advance(1s);  // the fenced source's sessions are killed again after a second (none left)
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(fl->count("a", mysql_op::kill_sessions) == 2u);
+  auto wait = std::find_if(fl->commands.begin(), fl->commands.end(),
+                           [](auto& c) { return c.op == mysql_op::wait_executed; });
+  BOOST_REQUIRE(wait != fl->commands.end());
+  BOOST_TEST(wait->gtid == U1 + ":1-100");
+  BOOST_TEST(wait->timeout.count() == caf::timespan(45s).count());
+  BOOST_TEST(r.source_gtid == U1 + ":1-100");
+  BOOST_TEST(r.promotion_gtid == U1 + ":1-100");
+  BOOST_TEST(!r.source_kept);
+  BOOST_TEST(fl->servers["b"].writable);
+  BOOST_TEST(r.losses.empty());
+  // The source's set is recorded before the wait and persisted with the draining phase.
+  for (size_t i = 0; i < coord->phases.size(); ++i)
+    if (coord->phases[i].first == plan_phase::draining)
+      BOOST_TEST(coord->facts[i].source_gtid == U1 + ":1-100");
+}
+
+BOOST_AUTO_TEST_CASE(switchover_rolls_back_when_the_candidate_cannot_catch_up) {
+  fl->servers["b"].lagging = true;
+  auto p = failover();
+  p.kind = plan_kind::switchover;
+  start(p);
+  advance(1s);
+  const auto& r = only_result();
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.source_kept);
+  BOOST_TEST(r.reached == plan_phase::draining);
+  BOOST_TEST(r.error.find("LagTimeout") != std::string::npos, r.error);
+  BOOST_TEST(r.error.find("missing 2 transactions") != std::string::npos, r.error);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
+  BOOST_TEST(fl->count("b", mysql_op::stop_replica) == 0u);  // b still replicates from a
+  BOOST_TEST(platform.rec->dns.empty());
+}
+
+BOOST_AUTO_TEST_CASE(switchover_rolls_back_at_max_lag_wait_when_the_wait_never_answers) {
+  fl->hang.insert({"b", mysql_op::wait_executed});
+  auto p = failover();
+  p.kind = plan_kind::switchover;
+  p.max_lag_wait = 20s;
+  p.session_drain_timeout = 1s;
+  start(p);
+  advance(20s + 3 * 10s - 1ms);
+  BOOST_TEST(coord->done.empty());
+  advance(1ms);
+  const auto& r = only_result();
+  BOOST_TEST(r.source_kept);
+  BOOST_TEST(r.error.find("LagTimeout") != std::string::npos, r.error);
+  BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_failover_never_rolls_back_and_a_switchover_past_promotion_does_not_either) {
+  // A failover's failure keeps nothing (the old primary is presumed gone).
+  fl->hang.insert({"b", mysql_op::stop_replica});
+  start(failover());
+  advance(10s);
+  BOOST_TEST(!only_result().source_kept);
+}
+
+BOOST_AUTO_TEST_CASE(a_switchover_failing_at_confirmation_is_not_rolled_back) {
+  fl->promote_takes_effect = false;
+  auto p = failover();
+  p.kind = plan_kind::switchover;
+  start(p);
+  advance(1s);
+  const auto& r = only_result();
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.reached == plan_phase::confirming);
+  BOOST_TEST(!r.source_kept);  // a promotion was attempted: no second writer by a rollback
 }
 
 BOOST_AUTO_TEST_CASE(unreachable_follower_is_reported_and_others_repointed) {

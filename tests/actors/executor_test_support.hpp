@@ -34,6 +34,9 @@ struct sim_server {
   std::string received;  ///< channel's received set
   bool down = false;     ///< every command answers "refused"
   bool applier_stopped = false;  ///< channel configured, SQL thread OFF: nothing gets applied
+  int sessions = 2;              ///< application sessions a kill finds (then none)
+  /// The applier is slow: a wait never reaches its target (even with the applier running).
+  bool lagging = false;
 };
 
 struct fleet {
@@ -97,7 +100,8 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
       s.writable = false;
       break;
     case mysql_op::kill_sessions:
-      o.value = "2";
+      o.value = std::to_string(s.sessions);
+      s.sessions = 0;
       break;
     case mysql_op::promote:
       s.writable = s.writable || f.promote_takes_effect;
@@ -106,7 +110,7 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
       o.value = s.gtid;
       break;
     case mysql_op::wait_executed:  // the relay log is applied: executed catches up
-      if (s.applier_stopped) {
+      if (s.applier_stopped || s.lagging) {
         o.value = "timed_out";
         break;
       }
@@ -179,6 +183,7 @@ inline site_io_actor spawn_fleet_io(caf::actor_system& sys, std::shared_ptr<flee
 /// What the executor told its coordinator.
 struct coord_record {
   std::vector<std::pair<plan_phase, std::string>> phases;  ///< (phase, promotion_gtid)
+  std::vector<plan_facts> facts;                            ///< per phase, what was persisted
   std::vector<plan_result> done;
   bool has_hold = false;
   plan_phase hold_at = plan_phase::pending;  ///< record this phase but never answer
@@ -206,8 +211,9 @@ inline coordinator_actor spawn_recording_coordinator(caf::actor_system& sys,
         [=](view_atom) { return topology_view{}; },
         [=](status_atom) { return config::group_status{}; },
         [=](phase_atom, uint64_t, plan_phase ph,
-            const std::string& gtid) -> caf::typed_response_promise<bool> {
-          rec->phases.emplace_back(ph, gtid);
+            const plan_facts& facts) -> caf::typed_response_promise<bool> {
+          rec->phases.emplace_back(ph, facts.promotion_gtid);
+          rec->facts.push_back(facts);
           auto rp = self->make_response_promise<bool>();
           if (rec->has_hold && rec->hold_at == ph) {
             self->state.held.push_back(rp);

@@ -194,7 +194,7 @@ BOOST_FIXTURE_TEST_CASE(a_crashed_executor_is_respawned_from_the_persisted_phase
   BOOST_REQUIRE_EQUAL(exec->plans.size(), 1u);
   auto id = exec->plans[0].id;
   bool acked = false;
-  self->send(coord(), phase_atom::value, id, plan_phase::promoting, gtid(U1, 1, 10));
+  self->send(coord(), phase_atom::value, id, plan_phase::promoting, plan_facts{gtid(U1, 1, 10), {}, {}});
   run();
   self->receive([&](bool ok) { acked = ok; }, caf::after(std::chrono::seconds(0)) >> [] {});
   BOOST_TEST(acked);

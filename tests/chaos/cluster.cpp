@@ -117,6 +117,8 @@ void cluster::write_group_file() {
     << "  promotionGateTimeout: " << p_.promotion_gate_timeout << "\n"
     << "  replication: {user: repl, password: replpw}\n";
   if (!p_.prefer_site.empty()) y << "  splitBrainPolicy: {preferSite: " << p_.prefer_site << "}\n";
+  if (!p_.relay_drain_timeout.empty()) y << "  relayDrainTimeout: " << p_.relay_drain_timeout << "\n";
+  if (!p_.max_lag_wait.empty()) y << "  plannedFailover: {maxLagWait: " << p_.max_lag_wait << "}\n";
   y << "  sidecar: {leaseTimeout: " << p_.lease_timeout
     << ", peerCheckInterval: " << p_.peer_check_interval << ", fenceTimeout: " << p_.fence_timeout
     << ", bloodravenAddress: \"" << host_addr_ << ":" << operator_port_ << "\"}\n"
@@ -420,6 +422,27 @@ void cluster::partition_from(int k, const std::vector<std::string>& addrs) {
 void cluster::heal(int k) {
   note("heal " + site_name(k));
   net({"heal", std::to_string(run_id_), std::to_string(k + 1)});
+}
+
+void cluster::delay(int k, int ms) {
+  note("delay towards " + site_name(k) + " " + std::to_string(ms) + " ms");
+  net({"delay", std::to_string(run_id_), std::to_string(k + 1), std::to_string(ms)});
+}
+
+std::pair<int, std::string> cluster::request_switchover(const std::string& target) {
+  note("switchover to " + target + " requested");
+  br::test::child_process cli(br::test::binary_path("bloodraven"),
+                    {"switchover", "--operator", operator_url(), "--keys-dir", keys_dir_,
+                     "--namespace", "chaos", "--group", "g", target},
+                    {});
+  auto code = cli.wait_exit(20s);
+  note("switchover answer: " + cli.output());
+  return {code.value_or(-1), cli.output()};
+}
+
+void cluster::undelay(int k) {
+  note("undelay " + site_name(k));
+  net({"undelay", std::to_string(run_id_), std::to_string(k + 1)});
 }
 
 }  // namespace br::chaos

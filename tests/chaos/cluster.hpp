@@ -29,6 +29,8 @@ struct cluster_params {
   std::string fence_timeout = "5s";
   std::string request_timeout = "800ms";  ///< sidecar REQUEST_TIMEOUT
   std::string prefer_site;                ///< splitBrainPolicy.preferSite ("" = none)
+  std::string relay_drain_timeout;        ///< spec.relayDrainTimeout ("" = the default)
+  std::string max_lag_wait;               ///< spec.plannedFailover.maxLagWait ("" = the default)
   std::string third_role = "read-only";   ///< role of s3 (s1, s2 are primary-candidates)
   std::string keys_dir;                   ///< operator and site keys (KEYS_DIR); "" = generated
   std::vector<std::string> operator_extra_args;
@@ -71,6 +73,11 @@ class cluster {
   void partition(int k);         ///< from everything
   void partition_from(int k, const std::vector<std::string>& addrs);
   void heal(int k);
+  void delay(int k, int ms);     ///< every packet towards site k arrives `ms` late (netem)
+  void undelay(int k);
+  /// `bloodraven switchover` against the operator, signed with the run's operator key: the
+  /// CLI's exit code (0 = accepted) and its output.
+  std::pair<int, std::string> request_switchover(const std::string& target);
   void kill_sidecar(int k);
   void start_sidecar(int k);
   void kill_operator();

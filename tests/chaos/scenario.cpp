@@ -217,6 +217,9 @@ scenario_result run_scenario(const scenario& s) {
     // Sanitizer reports: during the scenario they fail it; at shutdown they are reported (a
     // product bug, fatal with BR_CHAOS_STRICT_SHUTDOWN=1).
     for (const auto& x : c.sanitizer_findings()) res.failures.push_back("sanitizer: " + x);
+    final_report report;
+    report.status = c.status();
+    report.events = c.events();
     size_t before = c.sanitizer_findings().size();
     auto exits = c.stop_processes();
     auto after = c.sanitizer_findings();
@@ -254,6 +257,12 @@ scenario_result run_scenario(const scenario& s) {
       std::string ids;
       for (auto id : s3.lost_ids) ids += " " + std::to_string(id);
       res.failures.push_back("S3: " + std::to_string(s3.lost) + " acked writes missing on the primary, not reported (ids" + ids + ")");
+    }
+    if (s.verify) {
+      report.acked = static_cast<int64_t>(s3.acked);
+      report.lost_unreported = static_cast<int64_t>(s3.lost);
+      report.lost_reported = static_cast<int64_t>(s3.reported_lost);
+      s.verify(ctx, report);
     }
     bool changed = active1 != active0;
     if (s.expect.failover && !changed) res.failures.push_back("expected a failover; active stayed " + active0);

@@ -44,12 +44,24 @@ struct scenario_result {
   std::vector<std::string> notes;
 };
 
+/// What a scenario's own final check sees: the operator's last /status and /events (read before
+/// the processes stop) and what the invariant checker found.
+struct final_report {
+  nlohmann::json status;
+  nlohmann::json events;
+  int64_t acked = 0;
+  int64_t lost_unreported = 0;  ///< acked writes missing on the final primary, not reported
+  int64_t lost_reported = 0;    ///< acked writes missing, acked by a site reported blocked
+};
+
 struct scenario {
   std::string name;
   cluster_params params;
   expectations expect;
   std::function<void(scenario_context&)> fault;    ///< runs after the warm-up
   std::function<void(scenario_context&)> restore;  ///< heal / restart before convergence
+  /// Runs last; whatever it appends to ctx.failures fails the scenario.
+  std::function<void(scenario_context&, const final_report&)> verify;
 };
 
 /// Runs it end to end; never throws (a setup error is a FAIL line with the reason).

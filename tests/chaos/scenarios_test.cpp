@@ -33,7 +33,7 @@ void check(const br::chaos::scenario_result& r) { BOOST_TEST(r.pass, r.line); }
 BOOST_AUTO_TEST_SUITE(chaos)
 
 BOOST_AUTO_TEST_CASE(clean_primary_kill, *bt::label("smoke")) {
-  scenario s{"clean_primary_kill", base(), {}, {}, {}};
+  scenario s{"clean_primary_kill", base(), {}, {}, {}, {}};
   s.expect.failover = true;
   s.expect.final_active = "s2";
   s.expect.allow_blocked = true;  // an unreplicated tail on s1 is reported, not silently rejoined
@@ -46,7 +46,7 @@ BOOST_AUTO_TEST_CASE(clean_primary_kill, *bt::label("smoke")) {
 }
 
 BOOST_AUTO_TEST_CASE(replica_partition_no_failover, *bt::label("smoke")) {
-  scenario s{"replica_partition_no_failover", base(), {}, {}, {}};
+  scenario s{"replica_partition_no_failover", base(), {}, {}, {}, {}};
   s.expect.final_active = "s1";
   s.fault = [](scenario_context& x) {
     x.c.partition(1);
@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(replica_partition_no_failover, *bt::label("smoke")) {
 }
 
 BOOST_AUTO_TEST_CASE(sidecar_crash_no_failover, *bt::label("smoke")) {
-  scenario s{"sidecar_crash_no_failover", base(), {}, {}, {}};
+  scenario s{"sidecar_crash_no_failover", base(), {}, {}, {}, {}};
   s.expect.final_active = "s1";
   s.fault = [](scenario_context& x) {
     x.c.kill_sidecar(0);
@@ -72,7 +72,7 @@ BOOST_AUTO_TEST_CASE(sidecar_crash_no_failover, *bt::label("smoke")) {
 }
 
 BOOST_AUTO_TEST_CASE(operator_kill_and_restart_while_healthy) {
-  scenario s{"operator_kill_and_restart_while_healthy", base(), {}, {}, {}};
+  scenario s{"operator_kill_and_restart_while_healthy", base(), {}, {}, {}, {}};
   s.expect.final_active = "s1";
   s.fault = [](scenario_context& x) {
     x.c.kill_operator();
@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(isolated_primary_self_fences) {
   auto p = base();
   p.lease_timeout = "20s";
   p.promotion_gate_timeout = "60s";
-  scenario s{"isolated_primary_self_fences", p, {}, {}, {}};
+  scenario s{"isolated_primary_self_fences", p, {}, {}, {}, {}};
   s.expect.failover = true;
   s.expect.final_active = "s2";
   s.expect.allow_blocked = true;
@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(isolated_primary_self_fences) {
 }
 
 BOOST_AUTO_TEST_CASE(mysqld_shutdown) {
-  scenario s{"mysqld_shutdown", base(), {}, {}, {}};
+  scenario s{"mysqld_shutdown", base(), {}, {}, {}, {}};
   s.expect.failover = true;
   s.expect.final_active = "s2";
   s.expect.allow_blocked = true;
@@ -130,7 +130,7 @@ BOOST_AUTO_TEST_CASE(stale_primary_returns_after_failover) {
   auto p = base();
   p.lease_timeout = "20s";
   p.promotion_gate_timeout = "60s";
-  scenario s{"stale_primary_returns_after_failover", p, {}, {}, {}};
+  scenario s{"stale_primary_returns_after_failover", p, {}, {}, {}, {}};
   s.expect.failover = true;
   s.expect.final_active = "s2";
   s.expect.allow_blocked = true;
@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(stale_primary_returns_after_failover) {
 }
 
 BOOST_AUTO_TEST_CASE(old_primary_rejoins_without_divergence) {
-  scenario s{"old_primary_rejoins_without_divergence", base(), {}, {}, {}};
+  scenario s{"old_primary_rejoins_without_divergence", base(), {}, {}, {}, {}};
   s.expect.failover = true;
   s.expect.final_active = "s2";
   s.expect.strict_s3 = true;  // nothing may be lost, reported or not
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(old_primary_rejoins_without_divergence) {
 }
 
 BOOST_AUTO_TEST_CASE(divergence_detected_and_blocked) {
-  scenario s{"divergence_detected_and_blocked", base(), {}, {}, {}};
+  scenario s{"divergence_detected_and_blocked", base(), {}, {}, {}, {}};
   s.expect.failover = true;
   s.expect.final_active = "s2";
   s.expect.must_block = {"s1"};
@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(divergence_detected_and_blocked) {
 }
 
 BOOST_AUTO_TEST_CASE(failover_with_replication_lag_recovers_every_transaction) {
-  scenario s{"failover_with_replication_lag_recovers_every_transaction", base(), {}, {}, {}};
+  scenario s{"failover_with_replication_lag_recovers_every_transaction", base(), {}, {}, {}, {}};
   s.expect.failover = true;
   s.expect.final_active = "s2";
   s.expect.strict_s3 = true;
@@ -215,7 +215,7 @@ BOOST_AUTO_TEST_CASE(failover_with_replication_lag_recovers_every_transaction) {
 }
 
 BOOST_AUTO_TEST_CASE(anti_flap_cooldown) {
-  scenario s{"anti_flap_cooldown", base(), {}, {}, {}};
+  scenario s{"anti_flap_cooldown", base(), {}, {}, {}, {}};
   s.expect.failover = true;
   s.expect.final_active = "s2";
   s.expect.allow_blocked = true;
@@ -245,7 +245,7 @@ BOOST_AUTO_TEST_CASE(split_brain_resolved_by_prefer_site) {
   // mismatch rule fences s2 within a tick and the operator never sees the split).
   auto p = base();
   p.prefer_site = "s1";
-  scenario s{"split_brain_resolved_by_prefer_site", p, {}, {}, {}};
+  scenario s{"split_brain_resolved_by_prefer_site", p, {}, {}, {}, {}};
   s.expect.final_active = "s1";
   s.expect.epoch_may_change = true;  // resolving a split brain bumps the epoch (docs/safety.md)
   s.expect.allow_blocked = true;  // writes s2 took while writable make it divergent (reported)
@@ -267,7 +267,7 @@ BOOST_AUTO_TEST_CASE(split_brain_resolved_by_prefer_site) {
 }
 
 BOOST_AUTO_TEST_CASE(total_loss_alerts_only) {
-  scenario s{"total_loss_alerts_only", base(), {}, {}, {}};
+  scenario s{"total_loss_alerts_only", base(), {}, {}, {}, {}};
   s.expect.failover = false;
   s.expect.epoch_may_change = true;  // s1 boots fenced (S5): re-establishing it bumps the epoch
   s.expect.final_active = "s1";
@@ -303,7 +303,7 @@ BOOST_AUTO_TEST_CASE(total_loss_alerts_only) {
 }
 
 BOOST_AUTO_TEST_CASE(operator_kill_during_failover) {
-  scenario s{"operator_kill_during_failover", base(), {}, {}, {}};
+  scenario s{"operator_kill_during_failover", base(), {}, {}, {}, {}};
   s.expect.failover = true;
   s.expect.final_active = "s2";
   s.expect.allow_blocked = true;
@@ -332,7 +332,7 @@ BOOST_AUTO_TEST_CASE(dead_sidecar_and_partitioned_primary_fenced_by_its_switch) 
   // man's switch. Cut from the operator (and the writer, which shares the host), it still sees its
   // replicas, so only the switch can stop it; under Safe the gate's rule 3 waits long enough that
   // the switch has fired before the candidate is promoted.
-  scenario s{"dead_sidecar_and_partitioned_primary_fenced_by_its_switch", base(), {}, {}, {}};
+  scenario s{"dead_sidecar_and_partitioned_primary_fenced_by_its_switch", base(), {}, {}, {}, {}};
   s.expect.failover = true;
   s.expect.final_active = "s2";
   s.expect.allow_blocked = true;
@@ -363,6 +363,98 @@ BOOST_AUTO_TEST_CASE(dead_sidecar_and_partitioned_primary_fenced_by_its_switch) 
   s.restore = [](scenario_context& x) {
     x.c.heal(0);
     x.c.start_sidecar(0);
+  };
+  check(run_scenario(s));
+}
+
+
+// -- issue 18: no acknowledged write lost in a switchover, no loss unreported in a failover ------
+
+BOOST_AUTO_TEST_CASE(switchover_under_load_with_a_delayed_candidate_loses_nothing) {
+  // Every packet towards s2 arrives 400 ms late, so its receiver is always a few acknowledged
+  // writes behind s1 under the steady load. A switchover that only drained what s2 had received
+  // promoted it without them and s1 came back divergent; it must wait for s1's fenced set.
+  auto p = base();
+  p.max_lag_wait = "60s";
+  scenario s{"switchover_under_load_with_a_delayed_candidate_loses_nothing", p, {}, {}, {}, {}};
+  s.expect.failover = true;
+  s.expect.final_active = "s2";
+  s.expect.strict_s3 = true;  // nothing lost, reported or not; s1 must rejoin (not blocked)
+  s.fault = [](scenario_context& x) {
+    x.c.delay(1, 400);
+    x.sleep_s(3);
+    auto [code, out] = x.c.request_switchover("s2");
+    if (code != 0) x.failures.push_back("switchover not accepted: " + out);
+    if (!x.wait_active("s2", 90)) x.failures.push_back("no switchover to s2 within 90 s");
+    x.c.undelay(1);
+  };
+  check(run_scenario(s));
+}
+
+BOOST_AUTO_TEST_CASE(failover_with_an_incomplete_drain_reports_the_loss_exactly) {
+  // s2 has received every acknowledged write but its applier is blocked (a session holds the
+  // table's gap locks), and the relay drain has 4 s: the failover promotes s2 without them. What
+  // it discards must be reported exactly -- status, Event -- and match what the checker finds
+  // missing; s1, when it returns with them, is blocked as divergent.
+  auto p = base();
+  p.relay_drain_timeout = "4s";
+  scenario s{"failover_with_an_incomplete_drain_reports_the_loss_exactly", p, {}, {}, {}, {}};
+  s.expect.failover = true;
+  s.expect.final_active = "s2";
+  s.expect.must_block = {"s1"};
+  s.expect.allow_blocked = true;
+  s.fault = [](scenario_context& x) {
+    if (!x.c.sql(1).exec("BEGIN") ||
+        !x.c.sql(1).scalar("SELECT COUNT(*) FROM appdb.chaos_writes FOR UPDATE"))
+      x.failures.push_back("could not block s2's applier: " + x.c.sql(1).error());
+    x.sleep_s(2);  // acknowledged writes pile up in s2's relay log
+    x.w.pause(true);
+    // every acknowledged write reached s2's relay log (the checker's missing writes are then
+    // exactly what the drain could not apply)
+    bool received = x.wait_until([&] {
+      auto g = x.c.sql(0).scalar("SELECT REPLACE(@@global.gtid_executed, '\\n', '')");
+      auto r = x.c.sql(1).scalar("SELECT REPLACE(RECEIVED_TRANSACTION_SET, '\\n', '') FROM "
+                                 "performance_schema.replication_connection_status WHERE CHANNEL_NAME=''");
+      if (!g || !r) return false;
+      return x.c.sql(1).scalar("SELECT GTID_SUBSET('" + *g + "', '" + *r + "')") == "1";
+    }, 20);
+    if (!received) x.notes.push_back("s2 had not received every write before the kill");
+    x.c.kill9_mysqld(0);
+    x.w.pause(false);
+    if (!x.wait_active("s2", 90)) x.failures.push_back("no failover to s2 within 90 s");
+    x.c.sql(1).exec("ROLLBACK");  // the promoted s2 takes writes again
+  };
+  s.restore = [](scenario_context& x) { x.c.start_mysqld(0); };
+  s.verify = [](scenario_context& x, const br::chaos::final_report& r) {
+    std::string gtid;
+    int64_t count = -1;
+    if (r.status.is_object() && r.status.contains("lastFailoverLosses"))
+      for (const auto& l : r.status["lastFailoverLosses"])
+        if (l.value("kind", "") == "discarded" && l.value("site", "") == "s2") {
+          gtid = l.value("gtidSet", "");
+          count = l.value("count", int64_t{-1});
+        }
+    x.notes.push_back("reported discarded on s2: " + std::to_string(count) + " [" + gtid + "]");
+    x.notes.push_back("checker: " + std::to_string(r.lost_reported) + " acked writes missing (reported), " +
+                      std::to_string(r.lost_unreported) + " unreported");
+    if (count <= 0) x.failures.push_back("no discarded transactions reported in status.lastFailoverLosses");
+    if (count != r.lost_reported + r.lost_unreported)
+      x.failures.push_back("reported " + std::to_string(count) + " discarded, the checker finds " +
+                           std::to_string(r.lost_reported + r.lost_unreported) + " acked writes missing");
+    bool event = false;
+    if (r.events.is_array())
+      for (const auto& e : r.events)
+        event = event || (e.value("reason", "") == "TransactionsLost" &&
+                          e.value("message", "").find(gtid) != std::string::npos);
+    if (!event) x.failures.push_back("no TransactionsLost event naming the set");
+    // s1 came back holding exactly what was discarded (nothing else was acknowledged).
+    std::string s1_divergent;
+    if (r.status.is_object() && r.status.contains("sites"))
+      for (const auto& site : r.status["sites"])
+        if (site.value("name", "") == "s1") s1_divergent = site.value("divergentGtid", "");
+    x.notes.push_back("s1 divergentGtid: " + s1_divergent);
+    if (s1_divergent != gtid)
+      x.failures.push_back("s1's divergent set [" + s1_divergent + "] is not the reported loss [" + gtid + "]");
   };
   check(run_scenario(s));
 }

@@ -106,7 +106,7 @@ coordinator_actor spawn_acking_coordinator(caf::actor_system& sys, caf::actor wa
         [](observe_atom, const site_report&) {},
         [](view_atom) { return topology_view{}; },
         [](status_atom) { return config::group_status{}; },
-        [phases](phase_atom, uint64_t, plan_phase p, const std::string&) {
+        [phases](phase_atom, uint64_t, plan_phase p, const plan_facts&) {
           phases->push_back(p);
           return true;
         },

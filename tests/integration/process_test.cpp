@@ -189,9 +189,20 @@ BOOST_AUTO_TEST_CASE(both_binaries_serve_health_metrics_and_inspection) {
       BOOST_TEST(!nfj.is_discarded());
       BOOST_TEST(nfj.value("error", "") == "not found");
 
-      auto actors = c.get(r.base() + "/debug/actors");
+      // The HTTP server answers before the root supervisor has announced itself (a loaded host
+      // showed the registry alone): read the tree until root is in it, for a bounded time.
+      br::http::client_result actors;
+      nlohmann::json tree;
+      for (auto until = std::chrono::steady_clock::now() + 10s;;) {
+        actors = c.get(r.base() + "/debug/actors");
+        tree = nlohmann::json::parse(actors.body, nullptr, false);
+        bool root = false;
+        if (!tree.is_discarded() && tree.contains("actors"))
+          for (auto& a : tree["actors"]) root = root || a.value("path", "") == "root";
+        if (root || std::chrono::steady_clock::now() > until) break;
+        std::this_thread::sleep_for(100ms);
+      }
       BOOST_TEST(actors.status == 200);
-      auto tree = nlohmann::json::parse(actors.body, nullptr, false);
       BOOST_REQUIRE(!tree.is_discarded());
       bool has_root = false;
       for (auto& a : tree["actors"])

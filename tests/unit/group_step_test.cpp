@@ -269,6 +269,18 @@ BOOST_AUTO_TEST_CASE(failover_promotes_the_freshest_candidate_under_a_new_epoch)
   BOOST_TEST(st.executor_running);
 }
 
+BOOST_AUTO_TEST_CASE(candidates_are_ranked_by_what_they_can_reach_once_drained) {
+  // b applied more (1-7) but c received more (1-9, applied 1-5): c's relay log holds
+  // transactions the old primary acknowledged, so c must win (its drain applies them).
+  settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
+  report(rep("b", site_state::read_only, gtid(U1, 1, 7), true));
+  auto c = rep("c", site_state::read_only, gtid(U1, 1, 5), true);
+  c.probe.received_gtid = gtid(U1, 1, 9);
+  report(c);
+  report(rep("a", site_state::unreachable));
+  BOOST_TEST(persisted_next().plan.candidate == "c");
+}
+
 BOOST_AUTO_TEST_CASE(failover_guards_table) {
   struct row {
     const char* name;
@@ -523,10 +535,10 @@ BOOST_AUTO_TEST_CASE(phases_are_answered_after_they_are_durable) {
   lose_primary(*this, gtid(U1, 1, 5), gtid(U1, 1, 7));
   store_ok();
   auto id = st.durable.plan.id;
-  run(input::phase{id + 7, plan_phase::gating, "", 41});
+  run(input::phase{id + 7, plan_phase::gating, {}, 41});
   BOOST_REQUIRE_EQUAL(count<effect::reply>(), 1u);
   BOOST_TEST(!all<effect::reply>().front().ok);  // not the running plan
-  run(input::phase{id, plan_phase::gating, "", 42});
+  run(input::phase{id, plan_phase::gating, {}, 42});
   BOOST_TEST(count<effect::reply>() == 0u);
   BOOST_TEST(persisted_next().plan.phase == plan_phase::gating);
   store_ok();
@@ -657,6 +669,110 @@ BOOST_AUTO_TEST_CASE(switchover_starts_a_plan_under_a_new_epoch) {
   BOOST_TEST(next.view.epoch == 2u);
   run(input::switchover{"c"});  // a plan is being written: busy
   BOOST_TEST(answer->rfind("rejected:", 0) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_switchover_rolled_back_makes_the_source_active_again_then_unfences_it) {
+  // S3: a switchover whose candidate did not catch up promotes nothing; the source is published
+  // as the active site under a new epoch, and only once that is durable is it unfenced (through
+  // the dead man's switch, armed required under Safe).
+  settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
+  rules.max_lag_wait = 7s;
+  rules.session_drain_timeout = 3s;
+  run(input::switchover{"b"});
+  auto started = persisted_next();
+  BOOST_TEST(started.plan.max_lag_wait == caf::timespan{7s});
+  BOOST_TEST(started.plan.session_drain_timeout == caf::timespan{3s});
+  store_ok();
+  plan_result r;
+  r.id = st.durable.plan.id;
+  r.reached = plan_phase::draining;
+  r.error = "draining: LagTimeout";
+  r.source_kept = true;
+  r.source_gtid = gtid(U1, 1, 9);
+  run(input::plan_done{r});
+  auto next = persisted_next();
+  BOOST_TEST(next.view.active_site == "a");
+  BOOST_TEST(next.view.deposing == "");
+  BOOST_TEST(next.view.epoch == 3u);  // above the plan's deposing view (2)
+  BOOST_TEST(next.last_failover_target == "");  // nothing failed over
+  BOOST_TEST(count<effect::reassert>() == 0u);   // not before the view is durable
+  store_ok();
+  BOOST_REQUIRE_EQUAL(count<effect::reassert>(), 1u);
+  BOOST_TEST(all<effect::reassert>().front().site == "a");
+  BOOST_TEST(all<effect::reassert>().front().require_armed);
+  BOOST_TEST(has_event("SwitchoverRolledBack"));
+  BOOST_TEST(!has_event("FailoverFailed"));
+  BOOST_TEST(st.view.active_site == "a");
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_switchover_without_rollback_stays_deposed) {
+  // Failed after promotion was attempted (source_kept false): nothing is unfenced.
+  settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
+  run(input::switchover{"b"});
+  store_ok();
+  plan_result r;
+  r.id = st.durable.plan.id;
+  r.reached = plan_phase::confirming;
+  r.error = "confirming: not writable";
+  run(input::plan_done{r});
+  auto next = persisted_next();
+  BOOST_TEST(next.view.active_site == "");
+  BOOST_TEST(next.view.deposing == "a");
+  store_ok();
+  BOOST_TEST(count<effect::reassert>() == 0u);
+  BOOST_TEST(has_event("FailoverFailed"));
+}
+
+BOOST_AUTO_TEST_CASE(losses_of_a_promotion_are_recorded_reported_and_block_stranded_sites) {
+  // S3/S4: what the executor found it could not carry over is reported exactly: status (the
+  // durable record), an Event and a metric per loss; a stranded follower is RecoveryBlocked.
+  lose_primary(*this, gtid(U1, 1, 5), gtid(U1, 1, 7));
+  store_ok();
+  plan_result r;
+  r.id = st.durable.plan.id;
+  r.ok = true;
+  r.reached = plan_phase::done;
+  r.promotion_gtid = gtid(U1, 1, 7);
+  r.losses = {{"c", gtid_loss_discarded, gtid(U1, 8, 9), 2},
+              {"b", gtid_loss_stranded, gtid(U2, 1, 3), 3}};
+  run(input::plan_done{r});
+  auto next = persisted_next();
+  BOOST_REQUIRE_EQUAL(next.last_failover_losses.size(), 2u);
+  BOOST_TEST(next.last_failover_losses[0].gtid == gtid(U1, 8, 9));
+  BOOST_TEST(next.recovery["b"].state == "RecoveryBlocked");
+  BOOST_TEST(next.recovery["b"].divergent_gtid == gtid(U2, 1, 3));
+  BOOST_TEST(next.recovery["b"].divergent_count == 3u);
+  BOOST_TEST(next.recovery.count("c") == 0u);  // the new primary is not blocked
+  BOOST_TEST(!has_event("TransactionsLost"));  // said once durable
+  store_ok();
+  BOOST_TEST(has_event("TransactionsLost"));
+  BOOST_TEST(has_event("TransactionsStranded"));
+  auto ms = all<effect::metric>();
+  double lost = 0;
+  for (const auto& m : ms)
+    if (m.kind == metric_kind::transactions_lost) lost += m.value;
+  BOOST_TEST(lost == 5.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_follower_whose_receiver_stopped_for_good_is_restarted_once_per_interval) {
+  settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
+  auto b = rep("b", site_state::read_only, gtid(U1, 1, 5), true);
+  b.probe.io_state = "OFF";
+  b.probe.last_io_errno = 2003;
+  advance(3s);
+  report(b);
+  BOOST_REQUIRE_EQUAL(count<effect::start_receiver>(), 1u);
+  BOOST_TEST(all<effect::start_receiver>().front().site == "b");
+  mysql_outcome ok;
+  ok.ok = true;
+  run(input::receiver_started{"b", ok});
+  BOOST_TEST(has_event("ReplicationRestarted"));
+  advance(3s);
+  report(b);  // still OFF on the next poll: not again before the interval
+  BOOST_TEST(count<effect::start_receiver>() == 0u);
+  advance(30s);
+  report(b);
+  BOOST_TEST(count<effect::start_receiver>() == 1u);
 }
 
 // -- alerts and evaluation cadence ----------------------------------------------------------------

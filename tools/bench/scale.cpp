@@ -58,7 +58,7 @@ br::coordinator_actor::behavior_type sink(br::coordinator_actor::pointer,
       },
       [](br::view_atom) { return br::topology_view{}; },
       [](br::status_atom) { return br::config::group_status{}; },
-      [](br::phase_atom, uint64_t, br::plan_phase, const std::string&) { return true; },
+      [](br::phase_atom, uint64_t, br::plan_phase, const br::plan_facts&) { return true; },
       [](br::plan_done_atom, const br::plan_result&) {},
       [](br::annotate_atom, const std::string&, const std::string&) {
         return std::string{"rejected: bench"};

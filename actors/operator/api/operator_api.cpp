@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "actors/operator/api/admin_switchover.hpp"
 #include "actors/operator/api/dashboard.hpp"
 #include "actors/operator/api/pitr_status.hpp"
 #include "actors/operator/api/status_shapes.hpp"
@@ -150,6 +151,14 @@ bool group_table::record_report(const std::string& key, const std::string& site,
   if (sent_at_ms <= last) return false;
   last = sent_at_ms;
   reports_[key][site] = std::move(report);
+  return true;
+}
+
+bool group_table::accept_admin(const std::string& key, int64_t sent_at_ms) {
+  std::lock_guard<std::mutex> lk(mx_);
+  auto& last = admin_sent_[key];
+  if (sent_at_ms <= last) return false;
+  last = sent_at_ms;
   return true;
 }
 
@@ -311,6 +320,40 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
   r.post("/sidecar/report", "sidecar_report", [groups](const http::request& req,
                                                        http::responder reply) {
     reply(handle_report(*groups, req));
+  });
+
+  auto wall = o.wall_clock;
+  r.post("/admin/switchover", "admin_switchover", [=](const http::request& req,
+                                                      http::responder reply) {
+    auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      wall_now(wall).time_since_epoch())
+                      .count();
+    auto a = check_admin_switchover(*groups, req, now_ms);
+    if (a.status != 0) {
+      reply(response::error(a.status, a.error));
+      return;
+    }
+    group_table::entry e;
+    if (!groups->find(a.namespace_name, a.group, e) || !e.supervisor) {
+      reply(response::error(503, "group " + a.namespace_name + "/" + a.group + " not running"));
+      return;
+    }
+    auto target = a.target;
+    sysp->spawn([=](caf::event_based_actor* self) {
+      ask_child<coordinator_actor>(
+          self, e.supervisor, "coordinator", timeout,
+          [=](coordinator_actor co) {
+            self->request(co, timeout, switchover_atom::value, target)
+                .then(
+                    [=](std::string& answer) {
+                      bool ok = answer.rfind("accepted", 0) == 0;
+                      reply(ok ? response::json(202, {{"answer", answer}})
+                               : response::error(409, answer));
+                    },
+                    [=](caf::error& err) { reply(response::error(503, caf::to_string(err))); });
+          },
+          [=](caf::error& err) { reply(response::error(503, caf::to_string(err))); });
+    });
   });
 }
 

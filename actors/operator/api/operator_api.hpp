@@ -1,4 +1,5 @@
-// The operator's HTTP API: /active-site, /status, /pitr-cutoff, /events, /ws/status, / and /sidecar/report.
+// The operator's HTTP API: /active-site, /status, /pitr-cutoff, /events, /ws/status, /, /sidecar/report
+// and /admin/switchover (actors/operator/api/admin_switchover.hpp).
 #pragma once
 
 #include <caf/actor.hpp>
@@ -56,12 +57,16 @@ class group_table {
   bool record_report(const std::string& key, const std::string& site, int64_t sent_at_ms,
                      nlohmann::json report);
   std::map<std::string, nlohmann::json> reports(const std::string& key) const;
+  /// Records the sentAtMs of a verified admin request unless an equal or newer one was already
+  /// accepted for the group: false = a replay, refused.
+  bool accept_admin(const std::string& key, int64_t sent_at_ms);
 
  private:
   mutable std::mutex mx_;
   std::map<std::string, entry> groups_;
   std::map<std::string, std::map<std::string, nlohmann::json>> reports_;
   std::map<std::string, std::map<std::string, int64_t>> report_sent_;
+  std::map<std::string, int64_t> admin_sent_;
 };
 
 /// What GET /pitr-cutoff needs: the minimum completionTime (unix ms) of Succeeded, non-deleting

@@ -61,11 +61,13 @@ std::vector<candidate_gtid> candidate_sets(const std::vector<std::string>& sites
       continue;
     }
     auto set = gtid_set::parse(p->second.gtid_executed);
-    if (!set) {
+    auto received = gtid_set::parse(p->second.received_gtid);
+    if (!set || !received) {
       missing.push_back(s);
       continue;
     }
-    out.push_back({s, *set});
+    // What the candidate can reach once its relay log is drained: executed and received.
+    out.push_back({s, set->unite(*received)});
   }
   return out;
 }
@@ -82,6 +84,9 @@ config::group_status build_group_status(const status_inputs& in) {
     st.last_failover = config::timestamp(milliseconds(in.durable.last_failover_ms));
   st.last_failover_target = in.durable.last_failover_target;
   st.promotion_gtid_executed = in.durable.promotion_gtid;
+  for (const auto& l : in.durable.last_failover_losses)
+    st.last_failover_losses.push_back(
+        {l.site, l.kind, l.gtid, static_cast<std::int64_t>(l.count)});
   bool recovering = false, blocked = false;
   std::string recovery_message;
   for (const auto& name : in.sites) {

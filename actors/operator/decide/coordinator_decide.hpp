@@ -32,9 +32,11 @@ std::vector<std::string> plan_followers(const std::vector<std::string>& sites,
                                         const std::string& candidate,
                                         const std::string& old_primary);
 
-/// The read-only candidates with their @@gtid_executed from their latest successful probes, in
-/// declared order. `missing` receives the candidates whose set is unknown or unparsable (they
-/// must not be left out silently: the caller refuses to rank).
+/// The read-only candidates with what each can reach from their latest successful probes, in
+/// declared order: @@gtid_executed united with the replica channel's RECEIVED_TRANSACTION_SET
+/// (the relay log is applied by the drain before promotion, so a candidate that received more
+/// must not lose to one that merely applied more). `missing` receives the candidates whose sets
+/// are unknown or unparsable (they must not be left out silently: the caller refuses to rank).
 std::vector<candidate_gtid> candidate_sets(const std::vector<std::string>& sites,
                                            const std::vector<std::string>& candidates,
                                            const std::map<std::string, site_probe>& probes,

@@ -30,6 +30,10 @@ durable_state apply_change(durable_state d, const durable_change& c) {
               // A failed rejoin is tried again on a later poll (after plan_retry_delay).
               if (plan.kind == plan_kind::recover)
                 d.recovery[plan.candidate] = {recovery_state_pending, "", 0};
+              // A switchover rolled back before promotion: the fenced source is the active
+              // primary again, under a new epoch (the coordinator then unfences it).
+              if (promotion && x.result.source_kept && !plan.old_primary.empty())
+                d.view = {std::max(plan.epoch, d.view.epoch) + 1, plan.old_primary, "", x.at_ms, {}};
               return;
             }
             d.plan.phase = plan_phase::done;
@@ -43,10 +47,16 @@ durable_state apply_change(durable_state d, const durable_change& c) {
             d.promotion_gtid =
                 x.result.promotion_gtid.empty() ? d.plan.promotion_gtid : x.result.promotion_gtid;
             d.plan.promotion_gtid = d.promotion_gtid;
+            d.last_failover_losses = x.result.losses;
+            // A follower that holds transactions the new primary lacks can no longer follow it.
+            for (const auto& l : x.result.losses)
+              if (l.kind == gtid_loss_stranded) d.recovery[l.site] = {"RecoveryBlocked", l.gtid, l.count};
           },
           [&](const change_phase& x) {
             d.plan.phase = x.phase;
-            if (!x.gtid.empty()) d.plan.promotion_gtid = x.gtid;
+            if (!x.facts.promotion_gtid.empty()) d.plan.promotion_gtid = x.facts.promotion_gtid;
+            if (!x.facts.source_gtid.empty()) d.plan.source_gtid = x.facts.source_gtid;
+            if (!x.facts.losses.empty()) d.plan.losses = x.facts.losses;
           },
           [&](const change_mark_pending& x) {
             for (const auto& s : x.sites)
@@ -227,6 +237,7 @@ step_result step(const group_rules& rules, group_state state, const group_input&
                  [&](const input::gtid_read& x) { on_gtid_read(c, x); },
                  [&](const input::heartbeat_done& x) { on_heartbeat_done(c, x); },
                  [&](const input::reassert_done& x) { on_reassert_done(c, x); },
+                 [&](const input::receiver_started& x) { on_receiver_started(c, x); },
              },
              in);
   return res;

@@ -46,6 +46,9 @@ struct group_rules {
   caf::timespan drain_timeout{std::chrono::seconds(30)};
   caf::timespan step_timeout{std::chrono::seconds(10)};
   caf::timespan gate_timeout{std::chrono::minutes(2)};
+  /// Switchover: spec.plannedFailover.maxLagWait and drainTimeout (see failover_plan).
+  caf::timespan max_lag_wait{std::chrono::minutes(5)};
+  caf::timespan session_drain_timeout{std::chrono::seconds(30)};
   size_t max_executor_respawns = 5;
   /// How often the active site's dead man's switch is checked (installed and armed).
   caf::timespan switch_check_interval{std::chrono::minutes(1)};
@@ -76,7 +79,7 @@ struct change_plan_done {
 struct change_phase {
   uint64_t plan_id = 0;
   plan_phase phase = plan_phase::pending;
-  std::string gtid;
+  plan_facts facts;
   uint64_t reply = 0;
 };
 /// Split-brain losers: RecoveryPending, so they are classified before they may replicate.
@@ -123,6 +126,8 @@ struct group_state {
   bool evaluated = false;
   std::set<std::string> heartbeat_inflight;        ///< rule 7 heartbeat / switch check
   std::map<std::string, mono_time> switch_checked;  ///< last switch check per site
+  std::map<std::string, mono_time> receiver_restarts;  ///< last receiver restart per follower
+  std::set<std::string> receiver_inflight;             ///< receiver restarts in flight
 };
 
 /// A persist is queued or running, a plan runs, or the state is not loaded yet.
@@ -149,7 +154,7 @@ struct persisted {
 struct phase {
   uint64_t plan_id = 0;
   plan_phase phase = plan_phase::pending;
-  std::string gtid;
+  plan_facts facts;
   uint64_t reply = 0;
 };
 struct plan_done {
@@ -185,12 +190,17 @@ struct reassert_done {
   std::string site;
   std::optional<mysql_outcome> outcome;
 };
+struct receiver_started {
+  std::string site;
+  std::optional<mysql_outcome> outcome;
+};
 }  // namespace input
 
 using group_input =
     std::variant<input::loaded, input::report, input::persisted, input::phase, input::plan_done,
                  input::executor_down, input::annotate, input::switchover, input::fenced,
-                 input::gtid_read, input::heartbeat_done, input::reassert_done>;
+                 input::gtid_read, input::heartbeat_done, input::reassert_done,
+                 input::receiver_started>;
 
 /// The time an input is stepped at (the actor clock and the wall clock).
 struct step_clock {
@@ -212,6 +222,7 @@ enum class metric_kind : uint8_t {
   divergent,          ///< site, value = divergent transaction count
   reclone,            ///< site
   reassert,           ///< site
+  transactions_lost,  ///< site, value = transaction count, detail = "discarded" | "stranded"
 };
 
 namespace effect {
@@ -242,6 +253,12 @@ struct heartbeat {
 };
 /// Primary re-assert: clear the fence of the recorded failover target; answer reassert_done.
 struct reassert {
+  std::string site;
+  /// Safe: unfence only a server whose dead man's switch is armed (as the executor promotes).
+  bool require_armed = true;
+};
+/// START REPLICA on a follower whose receiver stopped for good; answer receiver_started.
+struct start_receiver {
   std::string site;
 };
 /// Start (or resume) the executor for `plan`.
@@ -278,7 +295,8 @@ struct reply {
 using group_effect =
     std::variant<effect::persist, effect::publish, effect::status, effect::fence,
                  effect::read_gtid, effect::heartbeat, effect::reassert, effect::start_executor,
-                 effect::emit, effect::log, effect::metric, effect::reply>;
+                 effect::emit, effect::log, effect::metric, effect::reply,
+                 effect::start_receiver>;
 
 struct step_result {
   group_state state;

@@ -62,8 +62,14 @@ caf::timespan step_deadline(plan_phase phase, const failover_plan& plan,
   switch (phase) {
     case plan_phase::gating:
       return plan.gate_timeout + plan.step_timeout;
+    case plan_phase::killing_sessions:
+      return plan.kind == plan_kind::switchover ? plan.session_drain_timeout + plan.step_timeout
+                                                : plan.step_timeout;
     case plan_phase::draining:
-      return plan.drain_timeout;
+      // Switchover: fence again, read the source's set, then wait up to maxLagWait for the
+      // candidate to execute it (three short commands around the wait).
+      return plan.kind == plan_kind::switchover ? plan.max_lag_wait + 3 * plan.step_timeout
+                                                : plan.drain_timeout;
     case plan_phase::cloning:
       return std::max(plan.step_timeout, clone_timeout) + plan.step_timeout;
     case plan_phase::repointing: {

@@ -23,7 +23,10 @@
 // step_deadline(phase, plan, clone_timeout): plan.step_timeout for every step except
 //   gating     gate_timeout + step_timeout (the gate's own timeout fires first and names itself;
 //              this is the backstop)
-//   draining   drain_timeout (relayDrainTimeout; the drain is best-effort, see the executor)
+//   killing_sessions  switchover: session_drain_timeout + step_timeout (kills repeat each second)
+//   draining   drain_timeout (relayDrainTimeout; the drain is best-effort, see the executor);
+//              switchover: max_lag_wait + 3 x step_timeout (the wait is not best-effort there:
+//              past it the switchover is rolled back)
 //   cloning    max(step_timeout, clone_timeout) + step_timeout (the CLONE's own deadline plus
 //              room for its answer)
 //   repointing step_timeout per follower (at least one): four commands each

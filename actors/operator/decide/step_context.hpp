@@ -117,6 +117,9 @@ void on_fenced(context& c, const input::fenced& in);
 void on_gtid_read(context& c, const input::gtid_read& in);
 void maybe_reassert(context& c, const std::vector<site_observation>& obs);
 void on_reassert_done(context& c, const input::reassert_done& in);
+/// Followers whose receiver stopped for good while their source is healthy: START REPLICA.
+void maybe_restart_receivers(context& c);
+void on_receiver_started(context& c, const input::receiver_started& in);
 void recovery_persisted(context& c, const change_mark_blocked& change, bool ok);
 
 // The active site's dead man's switch (step_heartbeat.cpp).

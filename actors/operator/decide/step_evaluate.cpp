@@ -106,6 +106,7 @@ void evaluate_and_act(context& c) {
     case group_verdict::degraded:
       maybe_adopt(c, ev);
       if (!busy(st)) check_returning(c, obs);
+      maybe_restart_receivers(c);
       break;
     case group_verdict::no_primary:
       maybe_reassert(c, obs);

@@ -15,6 +15,32 @@ namespace {
 
 bool is_promotion(plan_kind k) { return k == plan_kind::failover || k == plan_kind::switchover; }
 
+/// Every transaction a promotion could not carry over, said once each: log, Event, metric
+/// (docs/safety.md S3, S4). Stranded sites are RecoveryBlocked by the same durable change.
+void report_losses(context& c, const failover_plan& plan, const std::vector<gtid_loss>& losses) {
+  for (const auto& l : losses) {
+    auto f = c.fields(l.site);
+    f["kind"] = l.kind;
+    f["gtid"] = l.gtid;
+    f["count"] = l.count;
+    f["newPrimary"] = plan.candidate;
+    bool stranded = l.kind == gtid_loss_stranded;
+    c.log(log_level::error,
+          stranded ? "transactions stranded: a follower holds transactions the new primary lacks"
+                   : "transactions lost: received by the candidate but not applied before promotion",
+          f);
+    c.emit("Warning", stranded ? "TransactionsStranded" : "TransactionsLost",
+           std::to_string(l.count) + (stranded ? " transactions held by " + l.site +
+                                                     " are not on the new primary " + plan.candidate +
+                                                     " (" + l.site + " is RecoveryBlocked): "
+                                               : " transactions received by " + l.site +
+                                                     " were not applied before its promotion and are lost: ") +
+               l.gtid,
+           l.site);
+    c.metric(metric_kind::transactions_lost, l.site, static_cast<double>(l.count), l.kind);
+  }
+}
+
 }  // namespace
 
 void run_executor(context& c) {
@@ -59,6 +85,22 @@ void done_persisted(context& c, const change_plan_done& x, bool ok) {
   auto f = c.fields(plan.candidate);
   f["plan"] = plan.id;
   f["kind"] = to_string(plan.kind);
+  if (!res.ok && res.source_kept && is_promotion(plan.kind)) {
+    // A switchover that could not prove the candidate holds everything the source acknowledged:
+    // nothing was promoted, the source is the active primary again (new epoch) once persisted.
+    f["error"] = res.error;
+    f["source"] = plan.old_primary;
+    f["sourceGtid"] = res.source_gtid;
+    c.log(log_level::error, "switchover rolled back: the source stays the active primary", f);
+    c.metric(metric_kind::failover_failure, plan.candidate, 0, to_string(res.reached));
+    c.emit("Warning", "SwitchoverRolledBack",
+           "switchover from " + plan.old_primary + " to " + plan.candidate + " rolled back (" +
+               res.error + "); " + plan.old_primary + " stays the active primary" +
+               (ok ? "" : " once the state is persisted"),
+           plan.old_primary);
+    if (ok) c.out.emplace_back(effect::reassert{plan.old_primary, c.rules.policy == gate_policy::safe});
+    return;
+  }
   if (!res.ok) {
     f["error"] = res.error;
     f["reached"] = to_string(res.reached);
@@ -75,6 +117,7 @@ void done_persisted(context& c, const change_plan_done& x, bool ok) {
   }
   if (!ok) return;  // stays plan_active: a restart resumes and records it again
   if (is_promotion(plan.kind)) {
+    report_losses(c, plan, res.losses);
     c.log(log_level::info, "failover executed", f);
     c.emit("Normal", "FailoverExecuted",
            "promoted " + plan.candidate + " at epoch " + std::to_string(c.st.view.epoch),
@@ -116,6 +159,8 @@ void start_plan(context& c, plan_kind kind, const std::string& candidate,
   plan.drain_timeout = rules.drain_timeout;
   plan.step_timeout = rules.step_timeout;
   plan.gate_timeout = rules.gate_timeout;
+  plan.max_lag_wait = rules.max_lag_wait;
+  plan.session_drain_timeout = rules.session_drain_timeout;
   persist(c, change_start_plan{std::move(plan), bump, c.wall_ms()});
 }
 
@@ -139,7 +184,7 @@ void on_phase(context& c, const input::phase& in) {
     c.out.emplace_back(effect::reply{in.reply, false});
     return;
   }
-  persist(c, change_phase{in.plan_id, in.phase, in.gtid, in.reply});
+  persist(c, change_phase{in.plan_id, in.phase, in.facts, in.reply});
 }
 
 void on_plan_done(context& c, const plan_result& res) {

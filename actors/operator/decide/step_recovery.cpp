@@ -1,7 +1,9 @@
 // step(): sites that may hold writes the active primary lacks (S3, S4). Split-brain losers are
 // fenced and marked RecoveryPending; a returning old primary is fenced, its gtid_executed read
 // after the fence and classified against the active primary's: contained -> a recover plan,
-// divergent -> RecoveryBlocked (DataLossDetected) until a reclone. Also the primary re-assert.
+// divergent -> RecoveryBlocked (DataLossDetected) until a reclone. Also the primary re-assert and
+// the restart of a follower whose receiver stopped for good (decide/receiver_restart.hpp).
+#include "actors/operator/decide/receiver_restart.hpp"
 #include "actors/operator/decide/cooldown.hpp"
 #include "actors/operator/decide/primary_reassert.hpp"
 #include "actors/operator/decide/recovery.hpp"
@@ -139,7 +141,43 @@ void maybe_reassert(context& c, const std::vector<site_observation>& obs) {
   if (d.verdict != reassert_verdict::reassert) return;
   st.last_reassert = in.now;
   c.log(log_level::info, "primary re-assert: clearing the fence", c.fields(d.site));
-  c.out.emplace_back(effect::reassert{d.site});
+  c.out.emplace_back(effect::reassert{d.site, c.rules.policy == gate_policy::safe});
+}
+
+void maybe_restart_receivers(context& c) {
+  auto& st = c.st;
+  receiver_restart_input in;
+  in.active_site = st.view.active_site;
+  in.reports = st.reports;
+  in.recovery = st.durable.recovery;
+  in.busy = busy(st);
+  in.now = c.clock.now;
+  in.last_restart = st.receiver_restarts;
+  for (const auto& site : restart_receivers(in)) {
+    if (!st.receiver_inflight.insert(site).second) continue;
+    st.receiver_restarts[site] = c.clock.now;
+    auto f = c.fields(site);
+    const auto& p = st.reports[site].probe;
+    f["ioError"] = p.last_io_error;
+    f["ioErrno"] = p.last_io_errno;
+    c.log(log_level::warn, "follower's replication receiver is stopped; starting it", f);
+    c.out.emplace_back(effect::start_receiver{site});
+  }
+}
+
+void on_receiver_started(context& c, const input::receiver_started& in) {
+  c.st.receiver_inflight.erase(in.site);
+  auto f = c.fields(in.site);
+  if (!in.outcome || !in.outcome->ok) {
+    f["error"] = in.outcome ? in.outcome->error : std::string("no answer");
+    c.log(log_level::warn, "restarting the follower's receiver failed", f);
+    return;
+  }
+  c.log(log_level::info, "follower's receiver restarted", f);
+  c.emit("Normal", "ReplicationRestarted",
+         "the replication receiver of " + in.site + " had stopped; restarted it (source " +
+             c.st.view.active_site + " is healthy)",
+         in.site);
 }
 
 void on_reassert_done(context& c, const input::reassert_done& in) {

@@ -85,12 +85,12 @@ coordinator_actor::behavior_type coordinator(coordinator_self self, coordinator_
       [=](observe_atom, site_report& r) { step_group(self, input::report{std::move(r)}); },
       [=](view_atom) { return self->state.group.view; },
       [=](status_atom) { return status_of(self); },
-      [=](phase_atom, uint64_t id, plan_phase phase, std::string& gtid) -> caf::result<bool> {
+      [=](phase_atom, uint64_t id, plan_phase phase, plan_facts& facts) -> caf::result<bool> {
         auto& s = self->state;
         auto reply = s.next_reply++;
         auto rp = self->make_response_promise<bool>();
         s.phase_replies.emplace(reply, rp);
-        step_group(self, input::phase{id, phase, std::move(gtid), reply});
+        step_group(self, input::phase{id, phase, std::move(facts), reply});
         return rp;
       },
       [=](plan_done_atom, plan_result& r) { step_group(self, input::plan_done{std::move(r)}); },

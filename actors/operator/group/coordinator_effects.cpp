@@ -202,6 +202,9 @@ void record_metric(self_ptr self, const effect::metric& m) {
     case metric_kind::reassert:
       opmetrics::primary_reassert(g, m.site).Increment();
       break;
+    case metric_kind::transactions_lost:
+      opmetrics::transactions_lost(g, m.site, m.detail).Increment(m.value);
+      break;
   }
 }
 
@@ -239,13 +242,25 @@ void carry_out(self_ptr self, const group_effect& e) {
             });
           },
           [&](const effect::reassert& x) {
+            // The same promotion path as the executor's (docs/safety.md rule 7): through the
+            // dead man's switch, so the switch does not fence the server again a second later.
             auto site = x.site;
-            mysql_then_step(self, command_for(self, mysql_op::promote, site),
+            auto cmd = command_for(self, mysql_op::promote_switch, site);
+            cmd.lease = st.cfg.deps.lease_timeout;
+            cmd.require_armed = x.require_armed;
+            mysql_then_step(self, std::move(cmd),
                             [site](std::optional<mysql_outcome> o) {
                               return input::reassert_done{site, std::move(o)};
                             });
           },
           [&](const effect::start_executor& x) { start_executor(self, x.plan); },
+          [&](const effect::start_receiver& x) {
+            auto site = x.site;
+            mysql_then_step(self, command_for(self, mysql_op::start_replica, site),
+                            [site](std::optional<mysql_outcome> o) {
+                              return input::receiver_started{site, std::move(o)};
+                            });
+          },
           [&](const effect::emit& x) {
             if (st.cfg.deps.platform.events)
               self->send(st.cfg.deps.platform.events, event_atom::value, x.event);

@@ -36,7 +36,35 @@ T get(const json& j, const char* name) {
   }
 }
 
+json losses_json(const std::vector<gtid_loss>& losses) {
+  json out = json::array();
+  for (const auto& l : losses)
+    out.push_back({{"site", l.site}, {"kind", l.kind}, {"gtid", l.gtid}, {"count", l.count}});
+  return out;
+}
+
+std::vector<gtid_loss> losses_from_json(const json& j) {
+  if (!j.is_array()) throw bad_member("wrong type of member losses");
+  std::vector<gtid_loss> out;
+  for (const auto& x : j)
+    out.push_back({get<std::string>(x, "site"), get<std::string>(x, "kind"),
+                   get<std::string>(x, "gtid"), get<uint64_t>(x, "count")});
+  return out;
+}
+
 }  // namespace
+
+std::string epoch_regression(const std::string& stored_text, const durable_state& next) {
+  if (stored_text.empty()) return {};
+  auto j = json::parse(stored_text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("view") || !j["view"].is_object()) return {};
+  const auto& e = j["view"]["epoch"];
+  if (!e.is_number_unsigned()) return {};
+  auto stored = e.get<uint64_t>();
+  if (next.view.epoch >= stored) return {};
+  return "the stored view has epoch " + std::to_string(stored) + ", this write " +
+         std::to_string(next.view.epoch) + ": the epoch never goes down (S6)";
+}
 
 caf::expected<plan_kind> parse_plan_kind(const std::string& s) {
   for (auto k : {plan_kind::failover, plan_kind::switchover, plan_kind::recover, plan_kind::reclone})
@@ -84,8 +112,13 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
         {"policy", to_string(p.policy)},
         {"drainTimeoutMs", ms(p.drain_timeout)},
         {"stepTimeoutMs", ms(p.step_timeout)},
-        {"gateTimeoutMs", ms(p.gate_timeout)}}},
+        {"gateTimeoutMs", ms(p.gate_timeout)},
+        {"maxLagWaitMs", ms(p.max_lag_wait)},
+        {"sessionDrainTimeoutMs", ms(p.session_drain_timeout)},
+        {"sourceGtid", p.source_gtid},
+        {"losses", losses_json(p.losses)}}},
       {"recovery", recovery},
+      {"lastFailoverLosses", losses_json(s.last_failover_losses)},
   };
 }
 
@@ -125,6 +158,17 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
     s.plan.drain_timeout = std::chrono::milliseconds(get<int64_t>(p, "drainTimeoutMs"));
     s.plan.step_timeout = std::chrono::milliseconds(get<int64_t>(p, "stepTimeoutMs"));
     s.plan.gate_timeout = std::chrono::milliseconds(get<int64_t>(p, "gateTimeoutMs"));
+    // Members added later (issue 18): older state files lack them; the defaults are what those
+    // plans ran with.
+    if (p.contains("maxLagWaitMs"))
+      s.plan.max_lag_wait = std::chrono::milliseconds(get<int64_t>(p, "maxLagWaitMs"));
+    if (p.contains("sessionDrainTimeoutMs"))
+      s.plan.session_drain_timeout =
+          std::chrono::milliseconds(get<int64_t>(p, "sessionDrainTimeoutMs"));
+    if (p.contains("sourceGtid")) s.plan.source_gtid = get<std::string>(p, "sourceGtid");
+    if (p.contains("losses")) s.plan.losses = losses_from_json(member(p, "losses"));
+    if (j.contains("lastFailoverLosses"))
+      s.last_failover_losses = losses_from_json(member(j, "lastFailoverLosses"));
     const auto& rec = member(j, "recovery");
     if (!rec.is_object()) throw bad_member("wrong type of member recovery");
     for (auto it = rec.begin(); it != rec.end(); ++it) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "actors/common/registry.hpp"
+#include "actors/operator/decide/plan_steps.hpp"
 #include "io/log/log.hpp"
 
 namespace br::executor {
@@ -47,6 +48,21 @@ caf::timespan remaining(exec_ptr self) {
   return std::max<caf::timespan>(left, std::chrono::milliseconds(1));
 }
 
+bool promotion_attempted(const executor_state& st) {
+  if (st.promotion_done) return true;
+  auto all = plan_steps(st.plan.kind);
+  auto promo = std::find(all.begin(), all.end(), plan_phase::promoting);
+  auto cur = std::find(all.begin(), all.end(), st.current);
+  return promo != all.end() && cur != all.end() && cur >= promo;
+}
+
+void record_loss(exec_ptr self, gtid_loss loss) {
+  auto& losses = self->state.result.losses;
+  // A re-run step finds the same loss again: one entry per site and kind.
+  std::erase_if(losses, [&](const gtid_loss& l) { return l.site == loss.site && l.kind == loss.kind; });
+  if (loss.count > 0) losses.push_back(std::move(loss));
+}
+
 void finish(exec_ptr self) {
   auto& st = self->state;
   st.finished = true;
@@ -62,6 +78,9 @@ void fail(exec_ptr self, const std::string& why) {
   st.result.ok = false;
   st.result.reached = st.current;
   st.result.error = to_string(st.current) + ": " + why;
+  // A switchover that fails before anything was promoted is rolled back: the source stays the
+  // active primary (the coordinator publishes it under a new epoch and unfences it).
+  st.result.source_kept = st.plan.kind == plan_kind::switchover && !promotion_attempted(st);
   auto f = fields(self, st.plan.candidate);
   f["error"] = st.result.error;
   log::error("plan failed", f);
@@ -91,7 +110,8 @@ void step_done(exec_ptr self) {
     return;
   }
   self->request(st.deps.coordinator, st.plan.step_timeout + request_slack, phase_atom::value,
-                st.plan.id, st.current, st.result.promotion_gtid)
+                st.plan.id, st.current,
+                plan_facts{st.result.promotion_gtid, st.result.source_gtid, st.result.losses})
       .then(if_current<bool>(self,
                              [=](bool persisted) {
                                if (!persisted) {

@@ -29,6 +29,8 @@ constexpr caf::timespan confirm_retry_interval = std::chrono::milliseconds(500);
 /// Extra time a CAF request may take beyond its step's deadline, so the deadline (with its
 /// named error) always fires before the request's own timeout.
 constexpr caf::timespan request_slack = std::chrono::seconds(1);
+/// Switchover: pause between kills of the fenced source's application sessions.
+constexpr caf::timespan session_kill_interval = std::chrono::seconds(1);
 
 struct executor_state {
   failover_plan plan;
@@ -60,6 +62,8 @@ struct executor_state {
   std::string primary_gtid;  ///< new primary's gtid_executed read at repointing
   size_t follower = 0;       ///< repointing: index into plan.followers
   size_t taint_index = 0;    ///< steering: index into deps.sites
+  bool promotion_done = false;  ///< resumed after `promoting` was persisted
+  mono_time step_started{};     ///< when the current step started (session drain window)
   static inline const char* name = "failover_executor";
 };
 
@@ -91,6 +95,12 @@ auto if_current(exec_ptr self, F f) {
     f(std::forward<Ts>(xs)...);
   };
 }
+
+/// Has this plan reached `promoting` (in this run or a persisted earlier one)?
+bool promotion_attempted(const executor_state& st);
+/// Records (or replaces) what the plan could not carry over for loss.site and loss.kind; a
+/// count of 0 removes the entry.
+void record_loss(exec_ptr self, gtid_loss loss);
 
 void finish(exec_ptr self);
 /// Ends the plan with "<current step>: why".
@@ -125,6 +135,7 @@ bool gating_now(exec_ptr self, uint64_t seq);
 void push_deposing(exec_ptr self, const std::string& site);
 
 void run_draining(exec_ptr self);          // executor_promote.cpp
+void run_stopping_replica(exec_ptr self);
 void run_recording_gtid(exec_ptr self);
 void run_promoting(exec_ptr self);
 void confirm_probe(exec_ptr self);

@@ -66,10 +66,19 @@ void run_killing_sessions(exec_ptr self) {
     return;
   }
   run_sql(self, mysql_op::kill_sessions, st.plan.old_primary, [=](mysql_outcome& o) {
-    auto f = fields(self, self->state.plan.old_primary);
+    auto& s = self->state;
+    auto f = fields(self, s.plan.old_primary);
     if (o.ok) {
       f["killed"] = o.value;
       log::info("old primary sessions killed", f);
+      // Switchover: clients reconnect to the fenced source until they learn of the new primary;
+      // kill again every second until none is left or the drain window
+      // (plannedFailover.drainTimeout) has passed, then go on regardless.
+      if (s.plan.kind == plan_kind::switchover && o.value != "0" &&
+          now_of(self) - s.step_started + session_kill_interval < s.plan.session_drain_timeout) {
+        self->delayed_send(self, session_kill_interval, retry_atom::value, s.seq);
+        return;
+      }
     } else {
       // Best effort: the server is already fenced, so a surviving session cannot write.
       f["error"] = describe(o);

@@ -39,9 +39,11 @@ void replicate_from(exec_ptr self, const std::string& site, const std::string& p
 }
 
 /// Reads `site`'s gtid_executed and checks it is contained in self->state.primary_gtid.
-/// Calls k(true, "") when contained, k(false, reason) otherwise.
+/// Calls k(true, "") when contained, k(false, reason) otherwise; a divergent site's extra set is
+/// also given to `extra` (when set) before k.
 void check_contained(exec_ptr self, const std::string& site,
-                     std::function<void(bool, std::string)> k) {
+                     std::function<void(bool, std::string)> k,
+                     std::function<void(const gtid_set&)> extra = nullptr) {
   run_sql(self, mysql_op::read_gtid, site, [=](mysql_outcome& o) {
     if (!o.ok) {
       k(false, "unreachable (" + describe(o) + ")");
@@ -58,8 +60,9 @@ void check_contained(exec_ptr self, const std::string& site,
       k(true, "");
       return;
     }
-    auto extra = mine->subtract(*primary);
-    k(false, "divergent: " + extra.to_compact_string() + " (" + std::to_string(extra.count()) +
+    auto more = mine->subtract(*primary);
+    if (extra) extra(more);
+    k(false, "divergent: " + more.to_compact_string() + " (" + std::to_string(more.count()) +
                  " transactions not on the new primary)");
   });
 }
@@ -82,19 +85,28 @@ void repoint_next(exec_ptr self) {
     self->state.result.not_repointed.push_back(site + ": " + reason);
     repoint_next(self);
   };
-  check_contained(self, site, [=](bool ok, std::string reason) {
-    if (!ok) {
-      skip(reason);
-      return;
-    }
-    replicate_from(
-        self, site, self->state.plan.candidate, true,
-        [=] {
-          log::info("follower repointed", fields(self, site));
-          repoint_next(self);
-        },
-        skip);
-  });
+  // A reachable follower holding transactions the new primary lacks can no longer follow it:
+  // its extra set is recorded as stranded (reported, and the site marked RecoveryBlocked).
+  auto stranded = [=](const gtid_set& more) {
+    record_loss(self, {site, gtid_loss_stranded, more.to_string(), more.count()});
+  };
+  check_contained(
+      self, site,
+      [=](bool ok, std::string reason) {
+        if (!ok) {
+          skip(reason);
+          return;
+        }
+        record_loss(self, {site, gtid_loss_stranded, "", 0});  // a re-run finds it contained now
+        replicate_from(
+            self, site, self->state.plan.candidate, true,
+            [=] {
+              log::info("follower repointed", fields(self, site));
+              repoint_next(self);
+            },
+            skip);
+      },
+      stranded);
 }
 
 }  // namespace

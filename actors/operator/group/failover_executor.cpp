@@ -31,7 +31,7 @@ void run_step(exec_ptr self) {
       run_draining(self);
       return;
     case plan_phase::stopping_replica:
-      run_sql_must(self, mysql_op::stop_replica, cand, [=] { step_done(self); });
+      run_stopping_replica(self);
       return;
     case plan_phase::resetting_replica:
       run_sql_must(self, mysql_op::reset_replica_all, cand, [=] { step_done(self); });
@@ -77,6 +77,7 @@ void start_next(exec_ptr self) {
     return;
   }
   st.current = st.steps[st.index];
+  st.step_started = now_of(self);
   st.last_note.clear();
   ++st.seq;
   arm_deadline(self, step_deadline(st.current, st.plan, st.deps.clone_timeout));
@@ -89,6 +90,14 @@ namespace {
 
 void on_deadline(exec_ptr self) {
   auto& st = self->state;
+  if (st.current == plan_phase::draining && !st.persisting &&
+      st.plan.kind == plan_kind::switchover) {
+    // The candidate did not catch up with the fenced source within maxLagWait: promoting it
+    // would lose acknowledged writes (S3). Roll back instead (fail() keeps the source).
+    fail(self, "LagTimeout: the candidate did not execute the source's transactions within "
+               "maxLagWait" + (st.last_note.empty() ? std::string() : " (" + st.last_note + ")"));
+    return;
+  }
   if (st.current == plan_phase::draining && !st.persisting) {
     // The relay drain has a time limit and is not fatal.
     log::warn("relay drain timed out; continuing", fields(self, st.plan.candidate));
@@ -122,6 +131,7 @@ void begin(exec_ptr self) {
     return;
   }
   if (r.promotion_done) log::info("resuming after promotion; not promoting again", f);
+  st.promotion_done = r.promotion_done;
   st.steps = std::move(r.steps);
   st.index = 0;
   start_next(self);
@@ -135,6 +145,8 @@ executor_actor::behavior_type executor(exec_ptr self, failover_plan plan, execut
             "/executor";
   st.result.id = st.plan.id;
   st.result.promotion_gtid = st.plan.promotion_gtid;
+  st.result.source_gtid = st.plan.source_gtid;
+  st.result.losses = st.plan.losses;
   announce(self, st.path, "failover_executor");
   self->attach_functor([workers = st.push_workers] {
     for (auto& [site, w] : *workers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
@@ -153,7 +165,11 @@ executor_actor::behavior_type executor(exec_ptr self, failover_plan plan, execut
         push_deposing(self, site);
       },
       [=](retry_atom, uint64_t seq) {
-        if (!stale(self, seq)) confirm_probe(self);
+        if (stale(self, seq)) return;
+        if (self->state.current == plan_phase::killing_sessions)
+          run_killing_sessions(self);
+        else
+          confirm_probe(self);
       },
   };
 }

@@ -77,6 +77,19 @@ prometheus::Counter& reclone_operations(const group_labels& g, const std::string
   return family.Add(labels(g, site));
 }
 
+prometheus::Counter& transactions_lost(const group_labels& g, const std::string& site,
+                                       const std::string& kind) {
+  static auto& family =
+      prometheus::BuildCounter()
+          .Name("bloodraven_transactions_lost_total")
+          .Help("Transactions a promotion could not carry over: discarded (received by the "
+                "candidate, not applied) or stranded (held by a follower the new primary lacks).")
+          .Register(*metrics::process_registry());
+  auto l = labels(g, site);
+  l["kind"] = kind;
+  return family.Add(l);
+}
+
 prometheus::Gauge& divergent_transactions(const group_labels& g, const std::string& site) {
   static auto& family = prometheus::BuildGauge()
                             .Name("bloodraven_divergent_transactions")

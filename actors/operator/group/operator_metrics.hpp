@@ -27,6 +27,9 @@ prometheus::Counter& failovers(const group_labels& g, const std::string& target_
 prometheus::Counter& split_brain_auto_resolve(const group_labels& g, const std::string& prefer_site);
 prometheus::Counter& primary_reassert(const group_labels& g, const std::string& site);
 prometheus::Counter& reclone_operations(const group_labels& g, const std::string& site);
+/// Transactions a promotion could not carry over, by site and kind (discarded | stranded).
+prometheus::Counter& transactions_lost(const group_labels& g, const std::string& site,
+                                       const std::string& kind);
 prometheus::Gauge& divergent_transactions(const group_labels& g, const std::string& site);
 prometheus::Histogram& poll_latency(const group_labels& g, const std::string& site);
 

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -122,7 +123,14 @@ state_store_actor::behavior_type file_store(state_store_actor::pointer self, std
   (void)self;
   return {
       [dir](persist_atom, const std::string& group, const durable_state& s) {
-        auto err = save_state_file(state_path(dir, group), s);
+        auto path = state_path(dir, group);
+        std::string stored;
+        if (std::ifstream in(path); in) stored.assign(std::istreambuf_iterator<char>(in), {});
+        if (auto why = epoch_regression(stored, s); !why.empty()) {
+          log::error("state persist refused", {{"group", group}, {"error", why}});
+          return false;
+        }
+        auto err = save_state_file(path, s);
         if (err) {
           log::error("state persist failed", {{"group", group}, {"error", to_string(err)}});
           return false;

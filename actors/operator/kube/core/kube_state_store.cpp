@@ -163,6 +163,16 @@ bool persist_state(const kube_state_store_options& o, const durable_state& d) {
       return false;
     }
     json obj = *cur;
+    std::string stored;
+    if (obj.contains("data") && obj["data"].is_object() && obj["data"].contains(state_configmap_key) &&
+        obj["data"][state_configmap_key].is_string())
+      stored = obj["data"][state_configmap_key].get<std::string>();
+    if (auto why = epoch_regression(stored, d); !why.empty()) {
+      auto f = log_fields(o);
+      f["error"] = why;
+      log::error("state persist refused", f);
+      return false;
+    }
     obj["data"][state_configmap_key] = text;
     auto put = c.update(kube::resources::configmaps, obj, o.call_timeout);
     if (put) return true;
