@@ -304,7 +304,8 @@ BOOST_AUTO_TEST_CASE(four_blackholed_sites_do_not_stall_a_healthy_group) {
   std::lock_guard<std::mutex> g(log->m);
   for (const std::string s : {"s63", "s64"}) {
     auto& sent = log->sent[s];
-    BOOST_TEST_REQUIRE(sent.size() >= 20u, s << ": only " << sent.size() << " probes in 30 s");
+    BOOST_TEST(sent.size() >= 20u, s << ": only " << sent.size() << " probes in 30 s");
+    if (sent.size() < 2) continue;
     std::vector<int64_t> gaps;
     for (size_t i = 1; i < sent.size(); ++i)
       gaps.push_back(std::chrono::duration_cast<std::chrono::milliseconds>(sent[i] - sent[i - 1])

@@ -93,9 +93,12 @@ leadership_actor::behavior_type leadership(lead_ptr self, kube_mode_options o, s
   st.o = std::move(o);
   st.path = path;
   st.root = parent_of(path);
-  st.io = spawn_site_io(self->system());
-  auto io = st.io;
-  self->attach_functor([io] { caf::anon_send_exit(io, caf::exit_reason::user_shutdown); });
+  st.io = st.o.source.site_io;
+  if (!st.io) {
+    st.io = spawn_site_io(self->system());
+    auto io = st.io;
+    self->attach_functor([io] { caf::anon_send_exit(io, caf::exit_reason::user_shutdown); });
+  }
   if (st.o.leader_elect) {
     st.guard = std::make_shared<op::lease_guard>();
     st.elector = self->spawn<caf::detached>(op::leader_elector, st.o.source.client, st.o.election,

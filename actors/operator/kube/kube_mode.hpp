@@ -16,7 +16,8 @@ namespace br {
 struct kube_mode_options {
   bool leader_elect = true;
   op::election_config election;  ///< ns, name, identity (POD_NAME) and the lease timings
-  /// The group source's options; site_io and guard are filled in here.
+  /// The group source's options; the guard and the leadership generation are filled in here,
+  /// and site_io too unless one is given (tests).
   group_source_options source;
   /// Bound on stopping every group after the lease was lost (they write nothing meanwhile: the
   /// guard is cleared before the loss is reported).
