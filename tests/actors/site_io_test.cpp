@@ -345,6 +345,42 @@ BOOST_AUTO_TEST_CASE(lanes_are_bounded_and_idle_ones_are_reused) {
   caf::anon_send_exit(io, caf::exit_reason::user_shutdown);
 }
 
+// A worker that outlives its limit (3 x timeout + wedged_after) is given up: its caller hears
+// "timeout" then, and the lane takes its next command only once that worker is gone, so a lane
+// never runs two commands (or two threads) at once. wait_executed connects with its own 5 s
+// deadline, longer than the 100 ms command timeout: a worker blocked past its limit.
+BOOST_AUTO_TEST_CASE(a_wedged_worker_is_given_up_and_never_doubled) {
+  site_io_config c;
+  c.wedged_after = 200ms;
+  auto io = spawn_site_io(sys, c);
+  blackhole b;
+  auto wait = command(mysql_op::wait_executed, b.port(), 100ms);
+  wait.gtid = "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5";
+  ask(io, 1, wait);
+  BOOST_TEST_REQUIRE(eventually([&] { return b.accepted() == 1; }));
+  ask(io, 2, command(mysql_op::probe, b.port(), 1000ms));
+  auto given_up = a->wait(1);
+  BOOST_TEST_REQUIRE(given_up.has_value());
+  BOOST_TEST(given_up->out.error_kind == "timeout", given_up->out.error);
+  BOOST_TEST(given_up->out.error.find("site_io worker") != std::string::npos, given_up->out.error);
+  BOOST_TEST(given_up->took.count() < 3000, "given up after " << given_up->took.count() << " ms");
+  // The wedged worker still blocks (5 s connect): the probe waits instead of running beside it.
+  std::this_thread::sleep_for(300ms);
+  BOOST_TEST(b.accepted() == 1);
+  BOOST_TEST(a->size() == 1u);
+  // Another target is not held up meanwhile.
+  ask(io, 3, command(mysql_op::probe, closed_port(), 1000ms));
+  auto other = a->wait(3, 5s);
+  BOOST_TEST_REQUIRE(other.has_value());
+  BOOST_TEST(other->out.error_kind == "refused", other->out.error);
+  // Once the wedged worker is gone, a fresh one runs the probe.
+  auto probe = a->wait(2, 20s);
+  BOOST_TEST_REQUIRE(probe.has_value());
+  BOOST_TEST(probe->out.error_kind != "overload");
+  BOOST_TEST(b.accepted() == 2);
+  caf::anon_send_exit(io, caf::exit_reason::user_shutdown);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // The start decision, as a table.
