@@ -5,6 +5,8 @@
 #include <charconv>
 #include <thread>
 
+#include "io/mysql/fencing.hpp"
+
 namespace br::mysql {
 namespace {
 
@@ -57,7 +59,14 @@ result<clone_report> clone_instance(const connect_options& recipient, const dial
       if (!restarting) {
         // The data was not replaced: do not leave a writable stray behind (best effort; the
         // CLONE error is what the caller needs to see).
-        if (req.unfence_recipient) (void)conn->exec(d.fence_sql());
+        if (req.unfence_recipient) {
+          // Bounded like every fence, by the recipient's command timeout (this session's read
+          // timeout runs to the clone deadline).
+          fence_options fo;
+          fo.budget = recipient.read_timeout;
+          fo.policy.protected_users.insert(recipient.user);
+          (void)fence_bounded(*conn, d, fo);
+        }
         return e;
       }
       report.connection_dropped = true;

@@ -4,6 +4,9 @@
 #include <charconv>
 #include <thread>
 
+#include "io/mysql/fencing.hpp"
+#include "io/mysql/mysql8_dialect.hpp"
+
 namespace br::mysql {
 
 namespace {
@@ -180,8 +183,9 @@ result<ensure_report> ensure_switch(connection& conn, std::chrono::milliseconds 
     auto done = install(conn, *st, lease);
     if (fenced) {
       // Back to fenced whatever happened; a failure here leaves read_only=ON (no application
-      // writes) and is reported above the DDL's own outcome.
-      if (auto r = exec_void(conn, "SET GLOBAL super_read_only = ON"); !r) return r.error();
+      // writes) and is reported above the DDL's own outcome. Bounded like every fence (a
+      // privileged session may hold a lock meanwhile).
+      if (auto r = fence(conn, mysql8()); !r) return r.error();
     }
     if (done) {
       rep.changed = true;

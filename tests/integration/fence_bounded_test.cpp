@@ -364,4 +364,25 @@ BOOST_AUTO_TEST_CASE(switch_event_fences_through_a_lock_tables_holder) {
   exec_ok(r, "SET GLOBAL super_read_only = ON");
 }
 
+// ensure_switch on a fenced server unfences for its DDL and fences again through the bounded
+// fence: the server ends fenced and the session runs with the server's lock wait again.
+BOOST_AUTO_TEST_CASE(ensure_switch_refences_a_fenced_server_through_the_bounded_fence) {
+  ensure_instance();
+  writable_server_without_switch();
+  {
+    auto r = root();
+    exec_ok(r, "SET GLOBAL super_read_only = ON");
+  }
+  auto c = admin(kInst);
+  auto e = ensure_switch(c, 3s);
+  BOOST_TEST_REQUIRE(e.ok(), (e.ok() ? "" : e.error().to_string()));
+  BOOST_TEST(e->unfenced_for_ddl);
+  BOOST_TEST(e->state.super_read_only);
+  BOOST_TEST(fenced(c));
+  BOOST_TEST(count(c, "SELECT @@SESSION.lock_wait_timeout = @@GLOBAL.lock_wait_timeout") == 1);
+  writable_server_without_switch();
+  auto r = root();
+  exec_ok(r, "SET GLOBAL super_read_only = ON");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
