@@ -163,7 +163,9 @@ int main(int argc, char** argv) {
     return {[sink_handle](br::child_atom, const std::string&) { return br::as_child(sink_handle); }};
   });
   br::site_io_config io_cfg;
-  io_cfg.workers = workers;
+  // site_io runs one lane (one worker thread) per MySQL target: every poller here probes the
+  // same mysqld, so they share one lane whatever this says; it caps the lanes open at once.
+  io_cfg.max_lanes = std::max<size_t>(workers, 1);
   auto io = br::spawn_site_io(sys, io_cfg);
 
   std::vector<br::site_poller_actor> pollers;
