@@ -44,15 +44,18 @@ using lifetime_hook_actor = caf::typed_actor<caf::reacts_to<ping_atom>>;
 
 // -- operator -----------------------------------------------------------------------------------
 
-/// MySQL I/O: one lane per target (host:port), each with its own detached worker running io/mysql
-/// calls with hard deadlines, so one hung server never delays another's commands.
+/// MySQL I/O: one lane per site target (site, host:port), one command at a time, over an elastic
+/// pool of detached workers running io/mysql calls with hard deadlines, so one hung server never
+/// holds up another's commands (actors/operator/group/site_io.hpp).
 /// - (command) -> outcome: every command carries its own timeout (callers use a CAF request
 ///   timeout a bit above it) and its deadline; one still waiting at its deadline is answered
 ///   "abandoned" and never runs.
 /// - (leader_floor, g): leadership ended; refuse every command decided under a leadership
 ///   generation below g ("stale_generation"), queued ones too. The floor only rises.
+/// - (tick): internal, sent to itself: grow the worker pool for a target that waited for one.
 using site_io_actor = caf::typed_actor<caf::replies_to<mysql_command>::with<mysql_outcome>,
-                                       caf::reacts_to<leader_floor_atom, uint64_t>>;
+                                       caf::reacts_to<leader_floor_atom, uint64_t>,
+                                       caf::reacts_to<tick_atom>>;
 /// One site_io lane's detached worker: runs one command at a time on the lane's sessions.
 using site_io_worker_actor =
     caf::typed_actor<caf::replies_to<mysql_command>::with<mysql_outcome>>;

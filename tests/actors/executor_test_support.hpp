@@ -176,7 +176,7 @@ inline site_io_actor spawn_fleet_io(caf::actor_system& sys, std::shared_ptr<flee
           }
           return rp;
         },
-        [](leader_floor_atom, uint64_t) {}};
+        [](leader_floor_atom, uint64_t) {}, [](tick_atom) {}};
       });
 }
 

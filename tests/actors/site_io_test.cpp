@@ -321,8 +321,31 @@ BOOST_AUTO_TEST_CASE(commands_of_an_ended_leadership_are_refused) {
   caf::anon_send_exit(io, caf::exit_reason::user_shutdown);
 }
 
-// At most max_lanes targets have a worker: a new target takes the least recently used idle lane,
-// and is answered "overload" only while every lane is busy.
+// Workers are bounded: at max_workers a target's command waits for a worker (it is not refused),
+// and gets one as soon as another target's command is done.
+BOOST_AUTO_TEST_CASE(workers_are_bounded_and_a_command_waits_for_one) {
+  site_io_config c;
+  c.max_workers = 2;
+  c.min_workers = 1;
+  c.grow_after = 50ms;
+  auto io = spawn_site_io(sys, c);
+  blackhole b1, b2;
+  ask(io, 1, command(mysql_op::probe, b1.port(), 2000ms));
+  ask(io, 2, command(mysql_op::probe, b2.port(), 2000ms));
+  // The second one got the second worker after waiting grow_after.
+  BOOST_TEST_REQUIRE(eventually([&] { return b1.accepted() == 1 && b2.accepted() == 1; }));
+  ask(io, 3, command(mysql_op::probe, closed_port(), 2000ms));
+  auto waited = a->wait(3);
+  BOOST_TEST_REQUIRE(waited.has_value());
+  BOOST_TEST(waited->out.error_kind == "refused", waited->out.error);
+  BOOST_TEST(waited->took.count() >= 1000, "ran after " << waited->took.count() << " ms");
+  BOOST_TEST_REQUIRE(a->wait(1).has_value());
+  BOOST_TEST_REQUIRE(a->wait(2).has_value());
+  caf::anon_send_exit(io, caf::exit_reason::user_shutdown);
+}
+
+// Targets tracked at once are bounded: a new target takes the place of an idle one, and is
+// answered "overload" only while every tracked target has work.
 BOOST_AUTO_TEST_CASE(lanes_are_bounded_and_idle_ones_are_reused) {
   site_io_config c;
   c.max_lanes = 2;
@@ -342,6 +365,32 @@ BOOST_AUTO_TEST_CASE(lanes_are_bounded_and_idle_ones_are_reused) {
   auto later = a->wait(4);
   BOOST_TEST_REQUIRE(later.has_value());
   BOOST_TEST(later->out.error_kind == "refused", later->out.error);
+  caf::anon_send_exit(io, caf::exit_reason::user_shutdown);
+}
+
+// Beyond min_workers the pool grows only for a target that waited grow_after: many hung targets
+// cost a short wait, never their timeout.
+BOOST_AUTO_TEST_CASE(the_pool_grows_for_targets_held_up_by_hung_ones) {
+  site_io_config c;
+  c.min_workers = 2;
+  c.grow_after = 100ms;
+  auto io = spawn_site_io(sys, c);
+  std::vector<std::unique_ptr<blackhole>> dark;
+  for (int i = 0; i < 5; ++i) dark.push_back(std::make_unique<blackhole>());
+  for (int i = 0; i < 5; ++i) ask(io, i, command(mysql_op::probe, dark[i]->port(), 4000ms));
+  BOOST_TEST_REQUIRE(eventually([&] {
+    int n = 0;
+    for (auto& d : dark) n += d->accepted();
+    return n == 5;
+  }, 3000ms));
+  for (int i = 0; i < 4; ++i) ask(io, 100 + i, command(mysql_op::probe, closed_port(), 4000ms));
+  for (int i = 0; i < 4; ++i) {
+    auto got = a->wait(100 + i);
+    BOOST_TEST_REQUIRE(got.has_value());
+    BOOST_TEST(got->out.error_kind == "refused", got->out.error);
+    BOOST_TEST(got->took.count() < 2000, "command " << i << " took " << got->took.count() << " ms");
+  }
+  for (int i = 0; i < 5; ++i) BOOST_TEST_REQUIRE(a->wait(i).has_value());
   caf::anon_send_exit(io, caf::exit_reason::user_shutdown);
 }
 
@@ -415,8 +464,12 @@ BOOST_AUTO_TEST_CASE(judge_start_table) {
   t.host = "db.example";
   t.port = 3307;
   t.user = "a";
+  t.site = "a";
   auto u = t;
   u.user = "b";
-  BOOST_TEST(site_io_detail::lane_key(t) == "db.example:3307");
-  BOOST_TEST(site_io_detail::lane_key(t) == site_io_detail::lane_key(u));
+  auto v = t;
+  v.site = "b";
+  BOOST_TEST(site_io_detail::lane_key(t) == "a@db.example:3307");
+  BOOST_TEST(site_io_detail::lane_key(t) == site_io_detail::lane_key(u));  // the account
+  BOOST_TEST(site_io_detail::lane_key(t) != site_io_detail::lane_key(v));
 }

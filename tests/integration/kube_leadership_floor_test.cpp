@@ -88,6 +88,7 @@ site_io_actor spawn_recording_io(caf::actor_system& sys, site_io_actor io,
           }
           self->send(io, leader_floor_atom::value, g);
         },
+        [](tick_atom) {},
     };
   });
 }

@@ -127,6 +127,7 @@ site_io_actor spawn_recording_proxy(caf::actor_system& sys, site_io_actor io,
           return rp;
         },
         [=](leader_floor_atom, uint64_t g) { self->send(io, leader_floor_atom::value, g); },
+        [](tick_atom) {},
     };
   });
 }

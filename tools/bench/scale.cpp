@@ -163,9 +163,10 @@ int main(int argc, char** argv) {
     return {[sink_handle](br::child_atom, const std::string&) { return br::as_child(sink_handle); }};
   });
   br::site_io_config io_cfg;
-  // site_io runs one lane (one worker thread) per MySQL target: every poller here probes the
-  // same mysqld, so they share one lane whatever this says; it caps the lanes open at once.
-  io_cfg.max_lanes = std::max<size_t>(workers, 1);
+  // site_io runs one lane per site (each poller here is its own site, all on one mysqld) over
+  // an elastic worker pool: `workers` run whatever waits, and the pool grows beyond them only
+  // for a site whose probe has waited grow_after (100 ms).
+  io_cfg.min_workers = std::max<size_t>(workers, 1);
   auto io = br::spawn_site_io(sys, io_cfg);
 
   std::vector<br::site_poller_actor> pollers;

@@ -1,7 +1,8 @@
-// site_io: a dispatcher actor that gives every MySQL target (host:port) its own lane: a bounded
-// queue and one detached worker (io/mysql calls with hard deadlines). One hung server holds only
-// its own lane; a command that waited past its deadline, or one decided under an ended
-// leadership, is answered without touching the server.
+// site_io: a dispatcher actor that gives every site's MySQL target its own lane (a bounded
+// queue, one command at a time) over an elastic pool of detached workers (io/mysql calls with hard
+// deadlines). One hung server holds only its own lane and one worker; a command that waited past
+// its deadline, or one decided under an ended leadership, is answered without touching the
+// server.
 #include "actors/operator/group/site_io.hpp"
 
 #include <caf/all.hpp>
@@ -10,6 +11,7 @@
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -39,7 +41,7 @@ std::string outcome_kind(std::string_view io_kind) {
 }
 
 std::string lane_key(const mysql_target& t) {
-  return t.host + ":" + std::to_string(t.port);
+  return t.site + "@" + t.host + ":" + std::to_string(t.port);
 }
 
 start_verdict judge_start(const mysql_command& cmd, uint64_t floor,
@@ -112,10 +114,10 @@ prometheus::Counter& wedged_total() {
   return family.Add({});
 }
 
-prometheus::Gauge& lanes_gauge() {
+prometheus::Gauge& workers_gauge() {
   static auto& family = prometheus::BuildGauge()
-                            .Name("bloodraven_site_io_lanes")
-                            .Help("Open site_io lanes (one worker thread per MySQL target).")
+                            .Name("bloodraven_site_io_workers")
+                            .Help("Live site_io worker threads (running, idle or given up).")
                             .Register(*metrics::process_registry());
   return family.Add({});
 }
@@ -125,13 +127,17 @@ prometheus::Gauge& lanes_gauge() {
 struct cached_connection {
   std::unique_ptr<mysql::connection> conn;
   milliseconds timeout{0};
+  time_point last_used{};
 };
 
 struct worker_state {
-  /// One session per account on the lane's target (user@host:port), reused across commands: a
-  /// probe is then a single round trip instead of a TCP + auth handshake.
+  /// One session per target and account (user@host:port), reused across commands: a probe is
+  /// then a single round trip instead of a TCP + auth handshake. The dispatcher gives a target
+  /// back to the worker that served it last whenever that one is idle, so a target's session
+  /// normally lives in one worker; a session unused for idle_after is closed.
   std::map<std::string, cached_connection> cache;
-  static inline const char* name = "site_io_lane";
+  caf::timespan idle_after{std::chrono::minutes(2)};
+  static inline const char* name = "site_io_worker";
 };
 
 std::string target_key(const mysql_target& t) {
@@ -323,9 +329,16 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
   return out;
 }
 
-site_io_worker_actor::behavior_type lane_worker(
+/// Closes sessions nobody used for idle_after (targets now served by another worker, or gone).
+void evict_idle_sessions(worker_state& st, time_point now) {
+  for (auto it = st.cache.begin(); it != st.cache.end();)
+    it = now - it->second.last_used >= st.idle_after ? st.cache.erase(it) : std::next(it);
+}
+
+site_io_worker_actor::behavior_type site_io_worker(
     site_io_worker_actor::stateful_pointer<worker_state> self,
-    std::shared_ptr<const std::atomic<uint64_t>> floor) {
+    std::shared_ptr<const std::atomic<uint64_t>> floor, caf::timespan idle_after) {
+  self->state.idle_after = idle_after;
   return {
       [=](mysql_command& cmd) -> mysql_outcome {
         // Checked again here, right before the server is touched: the command may have waited
@@ -338,7 +351,12 @@ site_io_worker_actor::behavior_type lane_worker(
               .Increment();
           return not_run(v, cmd, f, now);
         }
-        return run_on(self->state, cmd);
+        auto& st = self->state;
+        evict_idle_sessions(st, now);
+        auto out = run_on(st, cmd);
+        if (auto it = st.cache.find(target_key(cmd.target)); it != st.cache.end())
+          it->second.last_used = self->clock().now();
+        return out;
       },
   };
 }
@@ -350,22 +368,31 @@ struct pending_command {
   caf::typed_response_promise<mysql_outcome> rp;
 };
 
+/// One target's commands: run one at a time, in arrival order.
 struct lane {
-  site_io_worker_actor worker;  ///< spawned when the lane first has work
   std::deque<pending_command> queue;
-  bool busy = false;    ///< a command is with the worker (or a wedged worker is still alive)
-  bool wedged = false;  ///< the worker was given up; the lane waits for it to be gone
+  bool busy = false;   ///< a command is with a worker (or its wedged worker is still alive)
+  bool ready = false;  ///< listed in dispatcher_state::ready (has work, waits for a worker)
+  time_point ready_since{};
   bool overloaded = false;  ///< logged once per episode
+  caf::actor_addr last_worker;  ///< served its last command (holds its cached session)
   time_point idle_since{};
 };
 
 struct dispatcher_state {
   site_io_config cfg;
   std::map<std::string, lane> lanes;
+  /// Lanes with work and no worker (every worker busy), first come first served.
+  std::deque<std::string> ready;
+  /// Idle workers, most recently used last, with the time they became idle.
+  std::vector<std::pair<site_io_worker_actor, time_point>> idle;
+  /// Workers alive: running a command, idle, or wedged and not gone yet.
+  size_t live = 0;
   /// Wedged workers (killed, monitored) -> their lane.
   std::map<caf::actor_addr, std::string> wedged;
   std::shared_ptr<std::atomic<uint64_t>> floor = std::make_shared<std::atomic<uint64_t>>(0);
   time_point last_reap{};
+  bool tick_pending = false;  ///< a (tick) is on its way to grow the pool for a waiting lane
   static inline const char* name = "site_io";
 };
 
@@ -385,41 +412,52 @@ void drop(const pending_command& job, start_verdict v, uint64_t floor, time_poin
   rp.deliver(std::move(out));
 }
 
-/// Ends a lane's worker (idle: at once; it holds no call).
-void close_lane(dispatcher_ptr self, std::map<std::string, lane>::iterator it) {
-  if (auto& w = it->second.worker) {
-    self->unlink_from(w);
-    self->send_exit(w, caf::exit_reason::user_shutdown);
-  }
-  self->state.lanes.erase(it);
-  lanes_gauge().Set(static_cast<double>(self->state.lanes.size()));
+void set_gauges(dispatcher_ptr self) {
+  workers_gauge().Set(static_cast<double>(self->state.live));
+}
+
+/// Ends an idle worker (it holds no call, so it is gone at once).
+void close_worker(dispatcher_ptr self, const site_io_worker_actor& w) {
+  self->unlink_from(w);
+  self->send_exit(w, caf::exit_reason::user_shutdown);
+  --self->state.live;
+  set_gauges(self);
 }
 
 bool idle(const lane& l) {
   return !l.busy && l.queue.empty();
 }
 
-/// Closes lanes idle for idle_after (looked at most once a second, on arrivals).
+/// Closes workers and forgets lanes idle for idle_after (looked at most once a second, on
+/// arrivals).
 void reap_idle(dispatcher_ptr self, time_point now) {
   auto& st = self->state;
   if (now - st.last_reap < seconds(1)) return;
   st.last_reap = now;
-  for (auto it = st.lanes.begin(); it != st.lanes.end();) {
-    auto next = std::next(it);
-    if (idle(it->second) && now - it->second.idle_since >= st.cfg.idle_after) close_lane(self, it);
-    it = next;
+  std::vector<std::pair<site_io_worker_actor, time_point>> keep;
+  for (auto& [w, since] : st.idle) {
+    if (now - since >= st.cfg.idle_after)
+      close_worker(self, w);
+    else
+      keep.emplace_back(w, since);
   }
+  st.idle.swap(keep);
+  for (auto it = st.lanes.begin(); it != st.lanes.end();)
+    it = idle(it->second) && now - it->second.idle_since >= st.cfg.idle_after
+             ? st.lanes.erase(it)
+             : std::next(it);
 }
 
-/// At the lane limit: closes the least recently used idle lane. False when every lane is busy.
+/// At the lane limit: forgets the least recently used idle lane. False when none is idle.
 bool make_room(dispatcher_ptr self) {
   auto& st = self->state;
   auto lru = st.lanes.end();
   for (auto it = st.lanes.begin(); it != st.lanes.end(); ++it)
-    if (idle(it->second) && (lru == st.lanes.end() || it->second.idle_since < lru->second.idle_since))
+    if (idle(it->second) &&
+        (lru == st.lanes.end() || it->second.idle_since < lru->second.idle_since))
       lru = it;
   if (lru == st.lanes.end()) return false;
-  close_lane(self, lru);
+  st.lanes.erase(lru);
   return true;
 }
 
@@ -437,76 +475,158 @@ void purge(dispatcher_ptr self, lane& l, time_point now) {
   l.queue.swap(keep);
 }
 
-void lane_free(dispatcher_ptr self, const std::string& key) {
-  auto it = self->state.lanes.find(key);
-  if (it == self->state.lanes.end()) return;
-  it->second.busy = false;
-  it->second.idle_since = self->clock().now();
-  pump(self, key);
+size_t cap(size_t configured) {
+  return std::max<size_t>(configured, 1);
+}
+
+/// Whether a lane that has waited `waited` for a worker can have one now: an idle one, or a new
+/// one below min_workers, or (below max_workers) a new one once it has waited grow_after.
+bool worker_for(dispatcher_ptr self, caf::timespan waited) {
+  auto& st = self->state;
+  if (!st.idle.empty()) return true;
+  if (st.live < std::min(cap(st.cfg.min_workers), cap(st.cfg.max_workers))) return true;
+  return st.live < cap(st.cfg.max_workers) && waited >= st.cfg.grow_after;
+}
+
+/// A worker for a lane (worker_for() said there is one): the one that served it last when idle
+/// (its session is cached there), else the most recently idle one, else a new one.
+site_io_worker_actor take_worker(dispatcher_ptr self, const lane& l) {
+  auto& st = self->state;
+  if (!st.idle.empty()) {
+    auto it = std::find_if(st.idle.begin(), st.idle.end(),
+                           [&](const auto& e) { return e.first.address() == l.last_worker; });
+    if (it == st.idle.end()) it = std::prev(st.idle.end());
+    auto w = it->first;
+    st.idle.erase(it);
+    return w;
+  }
+  ++st.live;
+  set_gauges(self);
+  return self->spawn<caf::detached + caf::linked>(
+      site_io_worker, std::shared_ptr<const std::atomic<uint64_t>>(st.floor), st.cfg.idle_after);
+}
+
+/// Lanes that waited for a worker get the free ones, in the order they started waiting; when the
+/// first one must wait for the pool to grow, a (tick) comes back when it has waited grow_after.
+void serve_ready(dispatcher_ptr self) {
+  auto& st = self->state;
+  auto now = self->clock().now();
+  while (!st.ready.empty()) {
+    auto key = st.ready.front();
+    auto it = st.lanes.find(key);
+    if (it == st.lanes.end() || !it->second.ready) {
+      st.ready.pop_front();
+      continue;
+    }
+    if (!worker_for(self, now - it->second.ready_since)) break;
+    st.ready.pop_front();
+    pump(self, key);
+  }
+  if (st.ready.empty() || st.tick_pending || st.live >= cap(st.cfg.max_workers)) return;
+  auto it = st.lanes.find(st.ready.front());
+  if (it == st.lanes.end()) return;
+  auto due = it->second.ready_since + st.cfg.grow_after;
+  st.tick_pending = true;
+  self->delayed_send(self, std::max<caf::timespan>(due - now, milliseconds(1)), tick_atom::value);
+}
+
+/// The lane's command is answered: the worker is idle again, the lane may run its next command
+/// (behind lanes that were already waiting for a worker).
+void command_done(dispatcher_ptr self, const std::string& key, site_io_worker_actor w) {
+  auto& st = self->state;
+  auto now = self->clock().now();
+  st.idle.emplace_back(std::move(w), now);
+  if (auto it = st.lanes.find(key); it != st.lanes.end()) {
+    auto& l = it->second;
+    l.busy = false;
+    l.idle_since = now;
+    if (!l.queue.empty() && !l.ready) {
+      // Behind the lanes already waiting; it gets this (idle) worker back unless one of them
+      // takes it first.
+      l.ready = true;
+      l.ready_since = now;
+      st.ready.push_back(key);
+    }
+  }
+  serve_ready(self);
 }
 
 /// The worker outlived its limit (or died): the caller has its answer; the worker is killed and
-/// the lane stays busy until it is gone (it ends when its blocking call returns).
+/// its lane stays busy until it is gone (it ends when its blocking call returns), so a hung
+/// target never holds two workers.
 void give_up_worker(dispatcher_ptr self, const std::string& key, site_io_worker_actor w) {
-  auto it = self->state.lanes.find(key);
-  if (it == self->state.lanes.end()) return;
-  auto& l = it->second;
-  l.wedged = true;
-  l.worker = nullptr;
-  self->state.wedged[w.address()] = key;
+  auto& st = self->state;
+  st.wedged[w.address()] = key;
   wedged_total().Increment();
+  size_t waiting = 0;
+  if (auto it = st.lanes.find(key); it != st.lanes.end()) waiting = it->second.queue.size();
   log::error("site_io worker given up: no answer long after its deadline",
-             {{"target", key}, {"waiting", l.queue.size()}});
+             {{"target", key}, {"waiting", waiting}});
   self->unlink_from(w);
   self->monitor(w);
   self->send_exit(w, caf::exit_reason::kill);
 }
 
+void start(dispatcher_ptr self, const std::string& key, lane& l, site_io_worker_actor w,
+           pending_command job) {
+  l.busy = true;
+  l.last_worker = w.address();
+  auto rp = job.rp;
+  // The worker enforces the command's own deadline; this outer limit only guards against a
+  // worker that never answers at all.
+  auto limit = job.cmd.timeout * 3 + self->state.cfg.wedged_after;
+  self->request(w, limit, std::move(job.cmd))
+      .then(
+          [=](mysql_outcome& out) mutable {
+            rp.deliver(std::move(out));
+            command_done(self, key, w);
+          },
+          [=](caf::error& err) mutable {
+            mysql_outcome out;
+            out.error_kind = "timeout";
+            out.error = "site_io worker for " + key + ": " + self->system().render(err);
+            rp.deliver(std::move(out));
+            give_up_worker(self, key, w);
+          });
+}
+
+/// Starts the lane's next commands while it is not busy; a lane that finds no worker waits in the
+/// ready list.
 void pump(dispatcher_ptr self, const std::string& key) {
   auto& st = self->state;
   auto it = st.lanes.find(key);
   if (it == st.lanes.end()) return;
   auto& l = it->second;
+  // A lane taken from the ready list keeps counting its wait from when it started waiting.
+  auto since = l.ready ? l.ready_since : self->clock().now();
+  l.ready = false;
   while (!l.busy && !l.queue.empty()) {
-    auto job = std::move(l.queue.front());
-    l.queue.pop_front();
     auto now = self->clock().now();
     auto f = st.floor->load();
-    if (auto v = judge_start(job.cmd, f, now); v != start_verdict::run) {
-      drop(job, v, f, now);
+    if (auto v = judge_start(l.queue.front().cmd, f, now); v != start_verdict::run) {
+      drop(l.queue.front(), v, f, now);
+      l.queue.pop_front();
       continue;
     }
-    if (!l.worker)
-      l.worker = self->spawn<caf::detached + caf::linked>(
-          lane_worker, std::shared_ptr<const std::atomic<uint64_t>>(st.floor));
-    l.busy = true;
-    auto w = l.worker;
-    auto rp = job.rp;
-    // The worker enforces the command's own deadline; this outer limit only guards against a
-    // worker that never answers at all.
-    auto limit = job.cmd.timeout * 3 + st.cfg.wedged_after;
-    self->request(w, limit, std::move(job.cmd))
-        .then(
-            [=](mysql_outcome& out) mutable {
-              rp.deliver(std::move(out));
-              lane_free(self, key);
-            },
-            [=](caf::error& err) mutable {
-              mysql_outcome out;
-              out.error_kind = "timeout";
-              out.error = "site_io worker for " + key + ": " + self->system().render(err);
-              rp.deliver(std::move(out));
-              give_up_worker(self, key, w);
-            });
+    if (!worker_for(self, now - since)) {
+      l.ready = true;
+      l.ready_since = since;
+      st.ready.push_back(key);
+      serve_ready(self);  // arms the tick that lets the pool grow for it
+      break;
+    }
+    auto w = take_worker(self, l);
+    auto job = std::move(l.queue.front());
+    l.queue.pop_front();
+    start(self, key, l, std::move(w), std::move(job));
   }
-  if (l.queue.size() < self->state.cfg.lane_queue / 2) l.overloaded = false;
+  if (l.queue.size() < st.cfg.lane_queue / 2) l.overloaded = false;
 }
 
 caf::result<mysql_outcome> admit(dispatcher_ptr self, mysql_command& cmd) {
   auto& st = self->state;
   auto now = self->clock().now();
-  if (cmd.deadline == time_point{})
-    cmd.deadline = now + cmd.timeout + seconds(1);
+  if (cmd.deadline == time_point{}) cmd.deadline = now + cmd.timeout + seconds(1);
   reap_idle(self, now);
   auto f = st.floor->load();
   if (auto v = judge_start(cmd, f, now); v != start_verdict::run) {
@@ -518,14 +638,13 @@ caf::result<mysql_outcome> admit(dispatcher_ptr self, mysql_command& cmd) {
   if (it == st.lanes.end()) {
     if (st.lanes.size() >= std::max<size_t>(st.cfg.max_lanes, 1) && !make_room(self)) {
       not_run_total("overload").Increment();
-      log::warn("site_io: every lane is busy; command refused",
+      log::warn("site_io: every target's lane is busy; command refused",
                 {{"target", key}, {"lanes", st.lanes.size()}});
-      return overload(cmd, "every one of the " + std::to_string(st.lanes.size()) +
-                               " lanes is busy");
+      return overload(cmd, "commands of " + std::to_string(st.lanes.size()) +
+                               " other targets are pending");
     }
     it = st.lanes.emplace(key, lane{}).first;
     it->second.idle_since = now;
-    lanes_gauge().Set(static_cast<double>(st.lanes.size()));
   }
   auto& l = it->second;
   auto limit = std::max<size_t>(st.cfg.lane_queue, 1);
@@ -534,14 +653,14 @@ caf::result<mysql_outcome> admit(dispatcher_ptr self, mysql_command& cmd) {
     not_run_total("overload").Increment();
     if (!l.overloaded) {
       l.overloaded = true;
-      log::warn("site_io: lane full; commands refused until it drains",
+      log::warn("site_io: target's queue full; commands refused until it drains",
                 {{"target", key}, {"site", cmd.target.site}, {"waiting", l.queue.size()}});
     }
     return overload(cmd, std::to_string(l.queue.size()) + " commands already wait for it");
   }
   auto rp = self->make_response_promise<mysql_outcome>();
   l.queue.push_back({std::move(cmd), rp});
-  pump(self, key);
+  if (!l.busy && !l.ready) pump(self, key);  // a waiting lane keeps its place in the ready list
   return rp;
 }
 
@@ -550,14 +669,14 @@ void raise_floor(dispatcher_ptr self, uint64_t g) {
   if (g <= st.floor->load()) return;
   st.floor->store(g);
   auto now = self->clock().now();
-  size_t waiting = 0;
+  size_t dropped = 0;
   for (auto& [key, l] : st.lanes) {
-    waiting += l.queue.size();
+    auto before = l.queue.size();
     purge(self, l, now);
-    waiting -= l.queue.size();
+    dropped += before - l.queue.size();
   }
   log::warn("site_io: leadership ended; commands of older generations are refused",
-            {{"floor", g}, {"dropped", waiting}});
+            {{"floor", g}, {"dropped", dropped}});
 }
 
 site_io_actor::behavior_type dispatcher(dispatcher_ptr self, site_io_config cfg) {
@@ -568,14 +687,27 @@ site_io_actor::behavior_type dispatcher(dispatcher_ptr self, site_io_config cfg)
     if (w == st.wedged.end()) return;
     auto key = w->second;
     st.wedged.erase(w);
-    auto it = st.lanes.find(key);
-    if (it == st.lanes.end()) return;
-    it->second.wedged = false;
-    lane_free(self, key);
+    --st.live;
+    set_gauges(self);
+    if (auto it = st.lanes.find(key); it != st.lanes.end()) {
+      auto& l = it->second;
+      l.busy = false;
+      l.idle_since = self->clock().now();
+      if (!l.queue.empty() && !l.ready) {
+        l.ready = true;
+        l.ready_since = l.idle_since;
+        st.ready.push_back(key);
+      }
+    }
+    serve_ready(self);
   });
   return {
       [=](mysql_command& cmd) -> caf::result<mysql_outcome> { return admit(self, cmd); },
       [=](leader_floor_atom, uint64_t g) { raise_floor(self, g); },
+      [=](tick_atom) {
+        self->state.tick_pending = false;
+        serve_ready(self);
+      },
   };
 }
 
