@@ -16,9 +16,6 @@
 #   partition RUN K all   isolate site K from everything but its own loopback
 #   partition RUN K ADDR...  drop traffic between site K and these addresses only
 #   heal RUN K            remove site K's partition rules
-#   delay RUN K MS        delay every packet towards site K by MS ms (netem on the bridge side of
-#                         its veth: what it receives, e.g. its replication stream, arrives late)
-#   undelay RUN K         remove that delay
 #   sweep                 `down` every run whose PID is no longer alive
 set -euo pipefail
 export LC_ALL=C
@@ -107,15 +104,6 @@ cmd_heal() { # run k
   in_ns "$ns" iptables -F BROUT
 }
 
-cmd_delay() { # run k ms
-  [[ $3 =~ ^[0-9]{1,5}$ ]] || die "MS must be a number of milliseconds, got '$3'"
-  tc qdisc replace dev "brc${1}h$2" root netem delay "${3}ms"
-}
-
-cmd_undelay() { # run k
-  tc qdisc del dev "brc${1}h$2" root 2>/dev/null || true
-}
-
 cmd_sweep() {
   local run
   for run in $( { ip netns list 2>/dev/null | awk '{print $1}'
@@ -131,8 +119,6 @@ case ${1:-} in
   partition) (( $# >= 4 )) || die "usage: $PROG partition RUN K all|ADDR..."; is_run "$2"; is_site "$3"
     cmd_partition "${@:2}" ;;
   heal) [[ $# -eq 3 ]] || die "usage: $PROG heal RUN K"; is_run "$2"; is_site "$3"; cmd_heal "$2" "$3" ;;
-  delay) [[ $# -eq 4 ]] || die "usage: $PROG delay RUN K MS"; is_run "$2"; is_site "$3"; cmd_delay "$2" "$3" "$4" ;;
-  undelay) [[ $# -eq 3 ]] || die "usage: $PROG undelay RUN K"; is_run "$2"; is_site "$3"; cmd_undelay "$2" "$3" ;;
   sweep) cmd_sweep ;;
   *) sed -n '/^# Subcommands/,/^#   sweep/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

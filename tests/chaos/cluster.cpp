@@ -424,11 +424,6 @@ void cluster::heal(int k) {
   net({"heal", std::to_string(run_id_), std::to_string(k + 1)});
 }
 
-void cluster::delay(int k, int ms) {
-  note("delay towards " + site_name(k) + " " + std::to_string(ms) + " ms");
-  net({"delay", std::to_string(run_id_), std::to_string(k + 1), std::to_string(ms)});
-}
-
 std::pair<int, std::string> cluster::request_switchover(const std::string& target) {
   note("switchover to " + target + " requested");
   br::test::child_process cli(br::test::binary_path("bloodraven"),
@@ -438,11 +433,6 @@ std::pair<int, std::string> cluster::request_switchover(const std::string& targe
   auto code = cli.wait_exit(20s);
   note("switchover answer: " + cli.output());
   return {code.value_or(-1), cli.output()};
-}
-
-void cluster::undelay(int k) {
-  note("undelay " + site_name(k));
-  net({"undelay", std::to_string(run_id_), std::to_string(k + 1)});
 }
 
 }  // namespace br::chaos

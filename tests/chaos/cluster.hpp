@@ -73,8 +73,6 @@ class cluster {
   void partition(int k);         ///< from everything
   void partition_from(int k, const std::vector<std::string>& addrs);
   void heal(int k);
-  void delay(int k, int ms);     ///< every packet towards site k arrives `ms` late (netem)
-  void undelay(int k);
   /// `bloodraven switchover` against the operator, signed with the run's operator key: the
   /// CLI's exit code (0 = accepted) and its output.
   std::pair<int, std::string> request_switchover(const std::string& target);

@@ -218,7 +218,8 @@ scenario_result run_scenario(const scenario& s) {
     // product bug, fatal with BR_CHAOS_STRICT_SHUTDOWN=1).
     for (const auto& x : c.sanitizer_findings()) res.failures.push_back("sanitizer: " + x);
     final_report report;
-    report.status = c.status();
+    auto all_status = c.status();  // keyed "<namespace>/<group>"
+    if (all_status.is_object() && all_status.contains("chaos/g")) report.status = all_status["chaos/g"];
     report.events = c.events();
     size_t before = c.sanitizer_findings().size();
     auto exits = c.stop_processes();

@@ -44,8 +44,8 @@ struct scenario_result {
   std::vector<std::string> notes;
 };
 
-/// What a scenario's own final check sees: the operator's last /status and /events (read before
-/// the processes stop) and what the invariant checker found.
+/// What a scenario's own final check sees: the group's entry of the operator's last /status and
+/// its /events (read before the processes stop) and what the invariant checker found.
 struct final_report {
   nlohmann::json status;
   nlohmann::json events;

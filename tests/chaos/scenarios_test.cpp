@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "messages/gtid_set.hpp"
 #include "tests/chaos/scenario.hpp"
 
 namespace bt = boost::unit_test;
@@ -371,9 +372,10 @@ BOOST_AUTO_TEST_CASE(dead_sidecar_and_partitioned_primary_fenced_by_its_switch) 
 // -- issue 18: no acknowledged write lost in a switchover, no loss unreported in a failover ------
 
 BOOST_AUTO_TEST_CASE(switchover_under_load_with_a_delayed_candidate_loses_nothing) {
-  // Every packet towards s2 arrives 400 ms late, so its receiver is always a few acknowledged
-  // writes behind s1 under the steady load. A switchover that only drained what s2 had received
-  // promoted it without them and s1 came back divergent; it must wait for s1's fenced set.
+  // s2's link to s1 is cut while the load runs, so its receiver falls behind; the switchover is
+  // requested then, and the link comes back a second later, while the executor is at its wait.
+  // A switchover that only drained what s2 had received at that moment promoted it without the
+  // rest and s1 came back divergent; it must wait for s1's fenced set.
   auto p = base();
   p.max_lag_wait = "60s";
   scenario s{"switchover_under_load_with_a_delayed_candidate_loses_nothing", p, {}, {}, {}, {}};
@@ -381,21 +383,31 @@ BOOST_AUTO_TEST_CASE(switchover_under_load_with_a_delayed_candidate_loses_nothin
   s.expect.final_active = "s2";
   s.expect.strict_s3 = true;  // nothing lost, reported or not; s1 must rejoin (not blocked)
   s.fault = [](scenario_context& x) {
-    x.c.delay(1, 400);
-    x.sleep_s(3);
+    x.c.partition_from(1, {x.c.site_addr(0)});
+    x.sleep_s(2);
+    auto g = x.c.sql(0).scalar("SELECT REPLACE(@@global.gtid_executed, '\\n', '')");
+    auto r = x.c.sql(1).scalar("SELECT REPLACE(RECEIVED_TRANSACTION_SET, '\\n', '') FROM "
+                               "performance_schema.replication_connection_status WHERE CHANNEL_NAME=''");
+    auto gs = g ? br::gtid_set::parse(*g) : std::nullopt;
+    auto rs = r ? br::gtid_set::parse(*r) : std::nullopt;
+    x.notes.push_back("s2 lacked " +
+                      (gs && rs ? std::to_string(gs->subtract(*rs).count()) : std::string("?")) +
+                      " of s1's transactions when the switchover was requested");
     auto [code, out] = x.c.request_switchover("s2");
     if (code != 0) x.failures.push_back("switchover not accepted: " + out);
+    x.sleep_s(1);
+    x.c.heal(1);
     if (!x.wait_active("s2", 90)) x.failures.push_back("no switchover to s2 within 90 s");
-    x.c.undelay(1);
   };
   check(run_scenario(s));
 }
 
 BOOST_AUTO_TEST_CASE(failover_with_an_incomplete_drain_reports_the_loss_exactly) {
-  // s2 has received every acknowledged write but its applier is blocked (a session holds the
-  // table's gap locks), and the relay drain has 4 s: the failover promotes s2 without them. What
-  // it discards must be reported exactly -- status, Event -- and match what the checker finds
-  // missing; s1, when it returns with them, is blocked as divergent.
+  // s2 receives every acknowledged write but its applier stops at a conflicting row (an id the
+  // workload is about to write, inserted on s2 alone), so the relay drain (4 s) cannot complete
+  // and the failover promotes s2 without the rest. What it discards must be reported exactly --
+  // status, Event -- and match what the checker finds missing; s1, when it returns with them, is
+  // blocked as divergent.
   auto p = base();
   p.relay_drain_timeout = "4s";
   scenario s{"failover_with_an_incomplete_drain_reports_the_loss_exactly", p, {}, {}, {}, {}};
@@ -404,10 +416,18 @@ BOOST_AUTO_TEST_CASE(failover_with_an_incomplete_drain_reports_the_loss_exactly)
   s.expect.must_block = {"s1"};
   s.expect.allow_blocked = true;
   s.fault = [](scenario_context& x) {
-    if (!x.c.sql(1).exec("BEGIN") ||
-        !x.c.sql(1).scalar("SELECT COUNT(*) FROM appdb.chaos_writes FOR UPDATE"))
-      x.failures.push_back("could not block s2's applier: " + x.c.sql(1).error());
-    x.sleep_s(2);  // acknowledged writes pile up in s2's relay log
+    x.w.pause(true);
+    x.wait_replicas_caught_up(0, 20);
+    auto max_id = x.c.sql(0).scalar("SELECT COALESCE(MAX(id), 0) FROM appdb.chaos_writes");
+    int64_t conflict = (max_id ? std::stoll(*max_id) : 0) + 10;
+    auto& s2 = x.c.sql(1);
+    // Not logged (no GTID), written past super_read_only (root keeps read_only's exemption).
+    if (!s2.exec("SET SESSION sql_log_bin = 0") || !s2.exec("SET GLOBAL super_read_only = OFF") ||
+        !s2.exec("INSERT INTO appdb.chaos_writes VALUES (" + std::to_string(conflict) + ", 'conflict', 0)") ||
+        !s2.exec("SET GLOBAL super_read_only = ON") || !s2.exec("SET SESSION sql_log_bin = 1"))
+      x.failures.push_back("could not plant the conflicting row on s2: " + s2.error());
+    x.w.pause(false);
+    x.sleep_s(3);  // the workload passes the conflicting id: s2's applier stops there
     x.w.pause(true);
     // every acknowledged write reached s2's relay log (the checker's missing writes are then
     // exactly what the drain could not apply)
@@ -422,7 +442,11 @@ BOOST_AUTO_TEST_CASE(failover_with_an_incomplete_drain_reports_the_loss_exactly)
     x.c.kill9_mysqld(0);
     x.w.pause(false);
     if (!x.wait_active("s2", 90)) x.failures.push_back("no failover to s2 within 90 s");
-    x.c.sql(1).exec("ROLLBACK");  // the promoted s2 takes writes again
+    // The planted row is not s1's write of that id: remove it, so the checker sees the loss.
+    x.wait_until([&] {
+      return x.c.sql(1).exec("DELETE FROM appdb.chaos_writes WHERE id = " + std::to_string(conflict) +
+                             " AND site = 'conflict'");
+    }, 20);
   };
   s.restore = [](scenario_context& x) { x.c.start_mysqld(0); };
   s.verify = [](scenario_context& x, const br::chaos::final_report& r) {

@@ -161,3 +161,15 @@ BOOST_AUTO_TEST_CASE(origin_list) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(losses_of_the_last_failover_reach_both_shapes) {
+  auto cr = sample_status();
+  cr["lastFailoverLosses"] = nlohmann::json::array(
+      {{{"site", "s2"}, {"kind", "discarded"}, {"gtidSet", "u:8-9"}, {"count", 2}}});
+  auto e = br::api_status_entry(cr, t0);
+  BOOST_TEST_REQUIRE(e.contains("lastFailoverLosses"));
+  BOOST_TEST(e["lastFailoverLosses"][0]["count"] == 2);
+  auto m = br::ws_status_message("shop", "orders", cr, t0, {}, 5);
+  BOOST_TEST(m["lastFailoverLosses"][0]["gtidSet"] == "u:8-9");
+  BOOST_TEST(!br::api_status_entry(sample_status(), t0).contains("lastFailoverLosses"));
+}

@@ -61,6 +61,7 @@ json api_status_entry(const json& cr_status, int64_t poll_time_ms) {
   out["sites"] = std::move(sites);
   out["pollTime"] = rfc3339_ms(poll_time_ms);
   out["promotionGtidExecuted"] = str(cr, "promotionGtidExecuted");
+  copy_if(out, cr, "lastFailoverLosses");  // what the last promotion could not carry over
   out["epoch"] = cr.contains("epoch") && cr["epoch"].is_number_unsigned()
                      ? cr["epoch"].get<uint64_t>()
                      : uint64_t{0};
@@ -97,6 +98,7 @@ json ws_status_message(const std::string& namespace_name, const std::string& gro
   out["lastFailover"] = cr.contains("lastFailover") ? cr["lastFailover"] : json(nullptr);
   out["lastFailoverTarget"] = str(cr, "lastFailoverTarget");
   out["promotionGtidExecuted"] = str(cr, "promotionGtidExecuted");
+  out["lastFailoverLosses"] = cr.contains("lastFailoverLosses") ? cr["lastFailoverLosses"] : json::array();
   out["pollTime"] = rfc3339_ms(poll_time_ms);
   out["epoch"] = cr.contains("epoch") && cr["epoch"].is_number_unsigned()
                      ? cr["epoch"].get<uint64_t>()
