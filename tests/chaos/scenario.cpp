@@ -1,6 +1,8 @@
 // Chaos harness scenario driver and end-of-run checks (S1, S3, S4/convergence).
 #include "tests/chaos/scenario.hpp"
 
+#include "messages/gtid_set.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -157,6 +159,16 @@ bool scenario_context::wait_replicas_caught_up(int primary, int seconds) {
         return true;
       },
       seconds);
+}
+
+std::optional<uint64_t> scenario_context::not_received(int source, int replica) {
+  auto g = c.sql(source).scalar("SELECT REPLACE(@@global.gtid_executed, '\\n', '')");
+  auto r = c.sql(replica).scalar("SELECT REPLACE(RECEIVED_TRANSACTION_SET, '\\n', '') FROM "
+                                 "performance_schema.replication_connection_status WHERE CHANNEL_NAME=''");
+  auto gs = g ? br::gtid_set::parse(*g) : std::nullopt;
+  auto rs = r ? br::gtid_set::parse(*r) : std::nullopt;
+  if (!gs || !rs) return std::nullopt;
+  return gs->subtract(*rs).count();
 }
 
 void scenario_context::sleep_s(double s) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct scenario_context {
   bool wait_until(const std::function<bool()>& pred, int seconds);
   /// Waits until every running replica has applied the primary's gtid_executed.
   bool wait_replicas_caught_up(int primary, int seconds);
+  /// How many of `source`'s executed transactions `replica` has not received yet (its channel's
+  /// RECEIVED_TRANSACTION_SET); nullopt when either set cannot be read.
+  std::optional<uint64_t> not_received(int source, int replica);
   void sleep_s(double s);
   std::vector<std::string> notes;     ///< printed with the result
   std::vector<std::string> failures;  ///< scenario-specific checks that failed

@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 
-#include "messages/gtid_set.hpp"
 #include "tests/chaos/scenario.hpp"
 
 namespace bt = boost::unit_test;
@@ -198,13 +197,7 @@ BOOST_AUTO_TEST_CASE(failover_with_replication_lag_recovers_every_transaction) {
     x.sleep_s(3);
     x.w.pause(true);
     // every acked write must have reached s2's relay log before the kill (receiver caught up)
-    x.wait_until([&] {
-      auto g = x.c.sql(0).scalar("SELECT REPLACE(@@global.gtid_executed, '\\n', '')");
-      auto r = x.c.sql(1).scalar("SELECT REPLACE(RECEIVED_TRANSACTION_SET, '\\n', '') FROM "
-                                 "performance_schema.replication_connection_status WHERE CHANNEL_NAME=''");
-      if (!g || !r) return false;
-      return x.c.sql(1).scalar("SELECT GTID_SUBSET('" + *g + "', '" + *r + "')") == "1";
-    }, 20);
+    x.wait_until([&] { return x.not_received(0, 1) == uint64_t{0}; }, 20);
     auto lag = x.c.sql(1).scalar("SELECT COUNT(*) FROM appdb.chaos_writes");
     x.notes.push_back("rows applied on s2 before the kill: " + lag.value_or("?"));
     x.c.kill9_mysqld(0);
@@ -385,13 +378,8 @@ BOOST_AUTO_TEST_CASE(switchover_under_load_with_a_delayed_candidate_loses_nothin
   s.fault = [](scenario_context& x) {
     x.c.partition_from(1, {x.c.site_addr(0)});
     x.sleep_s(2);
-    auto g = x.c.sql(0).scalar("SELECT REPLACE(@@global.gtid_executed, '\\n', '')");
-    auto r = x.c.sql(1).scalar("SELECT REPLACE(RECEIVED_TRANSACTION_SET, '\\n', '') FROM "
-                               "performance_schema.replication_connection_status WHERE CHANNEL_NAME=''");
-    auto gs = g ? br::gtid_set::parse(*g) : std::nullopt;
-    auto rs = r ? br::gtid_set::parse(*r) : std::nullopt;
-    x.notes.push_back("s2 lacked " +
-                      (gs && rs ? std::to_string(gs->subtract(*rs).count()) : std::string("?")) +
+    auto lacked = x.not_received(0, 1);
+    x.notes.push_back("s2 lacked " + (lacked ? std::to_string(*lacked) : std::string("?")) +
                       " of s1's transactions when the switchover was requested");
     auto [code, out] = x.c.request_switchover("s2");
     if (code != 0) x.failures.push_back("switchover not accepted: " + out);
@@ -431,13 +419,7 @@ BOOST_AUTO_TEST_CASE(failover_with_an_incomplete_drain_reports_the_loss_exactly)
     x.w.pause(true);
     // every acknowledged write reached s2's relay log (the checker's missing writes are then
     // exactly what the drain could not apply)
-    bool received = x.wait_until([&] {
-      auto g = x.c.sql(0).scalar("SELECT REPLACE(@@global.gtid_executed, '\\n', '')");
-      auto r = x.c.sql(1).scalar("SELECT REPLACE(RECEIVED_TRANSACTION_SET, '\\n', '') FROM "
-                                 "performance_schema.replication_connection_status WHERE CHANNEL_NAME=''");
-      if (!g || !r) return false;
-      return x.c.sql(1).scalar("SELECT GTID_SUBSET('" + *g + "', '" + *r + "')") == "1";
-    }, 20);
+    bool received = x.wait_until([&] { return x.not_received(0, 1) == uint64_t{0}; }, 20);
     if (!received) x.notes.push_back("s2 had not received every write before the kill");
     x.c.kill9_mysqld(0);
     x.w.pause(false);
