@@ -29,6 +29,16 @@ const site_spec* find_site(const group_spec& spec, std::string_view name) {
   return nullptr;
 }
 
+std::string effective_seed_site(const group_spec& spec) {
+  if (!spec.bootstrap.seed_site.empty()) return spec.bootstrap.seed_site;
+  const auto& sb = spec.split_brain_policy;
+  if (!sb.prefer_site.empty()) return sb.prefer_site;
+  if (!sb.site_priorities.empty()) return sb.site_priorities.front();
+  for (const auto& s : spec.sites)
+    if (s.role == site_role::primary_candidate) return s.name;
+  return {};
+}
+
 std::string effective_bloodraven_address(const group_spec& spec, std::string_view namespace_name) {
   if (!spec.sidecar.bloodraven_address.empty()) return spec.sidecar.bloodraven_address;
   std::string ns = namespace_name.empty() ? "default" : std::string{namespace_name};
@@ -190,6 +200,11 @@ void read(const json& v, const std::string& path, dragonfly_spec& out, field_err
       .done();
 }
 
+void read(const json& v, const std::string& path, bootstrap_spec& out, field_errors& errs) {
+  json_reader r{v, path, errs};
+  r.field("seedSite", out.seed_site).done();
+}
+
 void read(const json& v, const std::string& path, group_spec& out, field_errors& errs) {
   json_reader r{v, path, errs};
   r.field("image", out.image)
@@ -215,6 +230,7 @@ void read(const json& v, const std::string& path, group_spec& out, field_errors&
       .field("plannedFailover", out.planned_failover)
       .field("dragonfly", out.dragonfly)
       .field("backup", out.backup)
+      .field("bootstrap", out.bootstrap)
       .unsupported({"tls", "sidecarResources", "terminationGracePeriodSeconds", "podLabels",
                     "podAnnotations", "serviceTemplate", "extraContainers", "extraInitContainers",
                     "initFromBackup", "restoreInPlace", "podSecurityContext",

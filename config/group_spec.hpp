@@ -152,6 +152,14 @@ struct dragonfly_spec {
   bool operator==(const dragonfly_spec&) const = default;
 };
 
+/// spec.bootstrap: how a new group comes into being (reference §3.11).
+struct bootstrap_spec {
+  /// The site whose data every other site is cloned from on a fresh deploy; empty: the default
+  /// of effective_seed_site. Must name a primary-candidate site.
+  std::string seed_site;
+  bool operator==(const bootstrap_spec&) const = default;
+};
+
 struct group_spec {
   std::string image = "mysql:9.7";
   std::string sidecar_image;  // empty: the operator's own --sidecar-image default
@@ -176,11 +184,17 @@ struct group_spec {
   planned_failover_spec planned_failover;
   dragonfly_spec dragonfly;
   nlohmann::json backup;  // raw BackupSpec until it is modelled; null when absent
+  bootstrap_spec bootstrap;
   bool operator==(const group_spec&) const = default;
 };
 
 /// Null when absent.
 const site_spec* find_site(const group_spec& spec, std::string_view name);
+
+/// The bootstrap seed: spec.bootstrap.seedSite, else splitBrainPolicy.preferSite, else the first
+/// sitePriorities entry, else the first primary-candidate site in declared order; empty when the
+/// spec has no primary-candidate site (an invalid spec).
+std::string effective_seed_site(const group_spec& spec);
 
 /// The sidecar's operator address: spec.sidecar.bloodravenAddress, else the in-cluster Service.
 std::string effective_bloodraven_address(const group_spec& spec, std::string_view namespace_name);

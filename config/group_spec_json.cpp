@@ -113,6 +113,7 @@ json to_json(const group_spec& s) {
       {"maxSyncWait", format_duration(d.planned_failover.max_sync_wait)},
       {"onSyncTimeout", std::string{to_string(d.planned_failover.on_sync_timeout)}}};
   if (!s.backup.is_null()) j["backup"] = s.backup;
+  if (!s.bootstrap.seed_site.empty()) j["bootstrap"] = {{"seedSite", s.bootstrap.seed_site}};
   return j;
 }
 

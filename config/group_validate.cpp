@@ -101,6 +101,19 @@ struct checker {
                      "; only primary-candidate sites can win a split brain");
   }
 
+  // The bootstrap seed, when given, must be a primary-candidate site.
+  void seed() {
+    const auto& seed = spec.bootstrap.seed_site;
+    if (seed.empty()) return;
+    const site_spec* site = find_site(spec, seed);
+    if (!site)
+      fail("spec.bootstrap.seedSite", in_quotes(seed) + " is not a site of this group");
+    else if (site->role != site_role::primary_candidate)
+      fail("spec.bootstrap.seedSite",
+           "site " + in_quotes(seed) + " has role " + std::string{to_string(site->role)} +
+               "; only a primary-candidate site can seed the group");
+  }
+
   void split_brain() {
     const auto& p = spec.split_brain_policy;
     if (!p.prefer_site.empty() && !p.site_priorities.empty())
@@ -248,6 +261,7 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
   checker c{spec, mode, {}};
   c.sites();
   c.split_brain();
+  c.seed();
   c.timing();
   c.access();
   c.dragonfly();

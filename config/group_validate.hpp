@@ -15,7 +15,8 @@ bool is_dns_label(std::string_view s);
 
 /// Rules that do not depend on the mode: 2..16 sites, unique DNS-label site names, at least two
 /// primary-candidate sites, split-brain policy (preferSite and sitePriorities are mutually
-/// exclusive; entries must name primary-candidate sites, no duplicates), every duration within
+/// exclusive; entries must name primary-candidate sites, no duplicates), bootstrap.seedSite (a
+/// primary-candidate site when given), every duration within
 /// its range (positive, at most its maximum: config/duration_limits.hpp), thresholds >= 1,
 /// cloneTimeout 60..604800, peerCheckInterval >= 1s, leaseTimeout >= max(3s, 3 x
 /// peerCheckInterval), dns.ttl 1..86400, replication lags 0..604800, replication credentials,

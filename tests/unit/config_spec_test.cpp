@@ -61,6 +61,30 @@ BOOST_AUTO_TEST_CASE(defaults_fill_a_minimal_bare_spec) {
   BOOST_TEST(find_error(errs, "spec.sites[0].address", "required in standalone mode"));
 }
 
+BOOST_AUTO_TEST_CASE(seed_site_default_order) {
+  // seedSite, else preferSite, else the first sitePriorities entry, else the first candidate.
+  struct row {
+    const char* yaml;
+    const char* seed;
+  };
+  const row rows[] = {
+      {"sites: [{name: a, role: dr-only}, {name: b}, {name: c}]\n", "b"},
+      {"sites: [{name: a}, {name: b}]\nsplitBrainPolicy: {sitePriorities: [b, a]}\n", "b"},
+      {"sites: [{name: a}, {name: b}, {name: c}]\nsplitBrainPolicy: {preferSite: c}\n", "c"},
+      {"sites: [{name: a}, {name: b}]\nsplitBrainPolicy: {preferSite: a}\n"
+       "bootstrap: {seedSite: b}\n",
+       "b"},
+      {"sites: [{name: a, role: read-only}]\n", ""},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.yaml) {
+      auto res = parse_group_yaml(r.yaml);
+      BOOST_TEST_REQUIRE(res.ok(), dump(res.errors));
+      BOOST_TEST(effective_seed_site(res.group.spec) == r.seed);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(defaults_equal_a_default_constructed_spec) {
   auto res = parse_group_json(R"({"sites": []})");
   BOOST_TEST_REQUIRE(res.ok(), dump(res.errors));
@@ -121,6 +145,7 @@ spec:
     auth: {secretName: df}
     plannedFailover: {maxSyncWait: 10s, onSyncTimeout: fail}
   backup: {profiles: [{name: nightly}]}
+  bootstrap: {seedSite: pdx}
 status:
   activeSite: iad
   epoch: 3
@@ -157,7 +182,7 @@ constexpr const char* full_json = R"({
     "dragonfly": {"enabled": true, "image": "docker.dragonflydb.io/dragonflydb/dragonfly:v1.38.0",
                   "maxMemoryMb": 512, "args": ["--cache_mode=true"], "auth": {"secretName": "df"},
                   "plannedFailover": {"maxSyncWait": "10s", "onSyncTimeout": "fail"}},
-    "backup": {"profiles": [{"name": "nightly"}]}},
+    "backup": {"profiles": [{"name": "nightly"}]}, "bootstrap": {"seedSite": "pdx"}},
   "status": {"activeSite": "iad", "epoch": 3}
 })";
 
@@ -177,6 +202,7 @@ BOOST_AUTO_TEST_CASE(yaml_and_json_give_equal_groups) {
   BOOST_TEST((g.spec.replication.read_only_max_lag_seconds == std::optional<std::int64_t>{0}));
   BOOST_TEST((g.spec.dragonfly.planned_failover.on_sync_timeout == sync_timeout_action::fail));
   BOOST_TEST(g.spec.backup["profiles"][0]["name"] == "nightly");
+  BOOST_TEST(g.spec.bootstrap.seed_site == "pdx");
   BOOST_TEST_REQUIRE(g.status.has_value());
   BOOST_TEST(g.status->epoch == 3u);
   auto errs = validate(g, run_mode::kubernetes);

@@ -144,6 +144,18 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
         set("/spec/splitBrainPolicy/sitePriorities", {"iad"})},
        "spec.splitBrainPolicy",
        "mutually exclusive"},
+      // Bootstrap seed.
+      {"seedSite unknown",
+       K,
+       {set("/spec/bootstrap/seedSite", "lax")},
+       "spec.bootstrap.seedSite",
+       "\"lax\" is not a site of this group"},
+      {"seedSite reader",
+       K,
+       {set("/spec/bootstrap/seedSite", "sea")},
+       "spec.bootstrap.seedSite",
+       "only a primary-candidate site can seed the group"},
+      {"seedSite candidate", K, {set("/spec/bootstrap/seedSite", "pdx")}, "", ""},
       // Durations must be positive.
       {"pollInterval 0",
        K,
