@@ -152,8 +152,6 @@ struct checker {
     const auto& sc = spec.sidecar;
     within("spec.pollInterval", spec.poll_interval, L::poll_interval);
     within("spec.failoverCooldown", spec.failover_cooldown, L::failover_cooldown);
-    within("spec.connectionDrainTimeout", spec.connection_drain_timeout,
-           L::connection_drain_timeout);
     within("spec.relayDrainTimeout", spec.relay_drain_timeout, L::relay_drain_timeout);
     within("spec.promotionGateTimeout", spec.promotion_gate_timeout, L::promotion_gate_timeout);
     within("spec.sidecar.fenceTimeout", sc.fence_timeout, L::fence_timeout);
@@ -238,13 +236,39 @@ struct checker {
     within("spec.dragonfly.plannedFailover.maxSyncWait", d.planned_failover.max_sync_wait,
            limits::max_sync_wait);
     if (d.auth && d.auth->secret_name.empty()) fail("spec.dragonfly.auth.secretName", "required");
-    if (!d.enabled) return;
-    if (d.image.empty())
-      fail("spec.dragonfly.image", "required when dragonfly is enabled");
-    else if (auto last = d.image.substr(d.image.rfind('/') + 1);
-             last.ends_with(":latest") || last.find_first_of(":@") == std::string::npos)
-      fail("spec.dragonfly.image",
-           "must pin a version tag (not \":latest\"), got " + in_quotes(d.image));
+  }
+
+  // Members the spec accepts (the reference API has them) but nothing implements yet: refused,
+  // never accepted and ignored. A member with a CRD default is refused only when it differs
+  // from that default (the API server fills the default in).
+  void unimplemented() {
+    if (spec.dragonfly.enabled)
+      fail("spec.dragonfly.enabled",
+           "not implemented yet: Dragonfly co-management does not exist in this operator; remove "
+           "spec.dragonfly or set enabled: false");
+    if (!spec.backup.is_null())
+      fail("spec.backup", "not implemented yet (issue 21); remove the field");
+    if (spec.credentials) {
+      const auto& c = *spec.credentials;
+      auto unread = [&](const char* key, const std::string& value) {
+        if (!value.empty())
+          fail(std::string{"spec.credentials."} + key,
+               "not implemented yet: the operator does not read this Secret; remove the field");
+      };
+      unread("appSecret", c.app_secret);
+      unread("readOnlySecret", c.read_only_secret);
+      unread("monitorSecret", c.monitor_secret);
+      unread("backupSecret", c.backup_secret);
+    }
+    if (spec.planned_failover.on_cooldown != cooldown_action::reject)
+      fail("spec.plannedFailover.onCooldown",
+           "\"defer\" is not implemented yet: a planned failover inside the cooldown is "
+           "rejected; remove the field or set \"reject\"");
+    if (spec.connection_drain_timeout != group_spec{}.connection_drain_timeout)
+      fail("spec.connectionDrainTimeout",
+           "not implemented yet: client connections are not drained by this operator (sessions "
+           "are killed at the fence; plannedFailover.drainTimeout bounds a planned drain); remove "
+           "the field");
   }
 };
 
@@ -265,6 +289,7 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
   c.timing();
   c.access();
   c.dragonfly();
+  c.unimplemented();
   return std::move(c.errs);
 }
 

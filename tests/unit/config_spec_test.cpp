@@ -1,5 +1,6 @@
 // MysqlFailoverGroup parsing: defaults, YAML/JSON equivalence, strict unknown fields, type errors.
 #include <boost/test/unit_test.hpp>
+#include <set>
 
 #include "config/failover_group.hpp"
 #include "config/group_validate.hpp"
@@ -205,8 +206,16 @@ BOOST_AUTO_TEST_CASE(yaml_and_json_give_equal_groups) {
   BOOST_TEST(g.spec.bootstrap.seed_site == "pdx");
   BOOST_TEST_REQUIRE(g.status.has_value());
   BOOST_TEST(g.status->epoch == 3u);
+  // The reference API parses in full; what is not implemented is refused by validation, each
+  // member at its path (config_spec_validate_test.cpp has one row per refusal).
   auto errs = validate(g, run_mode::kubernetes);
-  BOOST_TEST(errs.empty(), dump(errs));
+  std::set<std::string> paths;
+  for (const auto& e : errs) paths.insert(e.path);
+  BOOST_TEST((paths == std::set<std::string>{"spec.dragonfly.enabled", "spec.backup",
+                                             "spec.credentials.appSecret",
+                                             "spec.plannedFailover.onCooldown",
+                                             "spec.connectionDrainTimeout"}),
+             dump(errs));
 }
 
 BOOST_AUTO_TEST_CASE(canonical_json_round_trips) {
