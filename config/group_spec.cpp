@@ -120,7 +120,8 @@ void read(const json& v, const std::string& path, site_spec& out, field_errors& 
       .field("mysqlConf", out.mysql_conf)
       .field("address", out.address)
       .field("sidecarAddress", out.sidecar_address)
-      .unsupported({"resources", "serviceTemplate"})
+      .field("resources", out.resources)
+      .field("serviceTemplate", out.service_template)
       .done();
 }
 
@@ -231,10 +232,21 @@ void read(const json& v, const std::string& path, group_spec& out, field_errors&
       .field("dragonfly", out.dragonfly)
       .field("backup", out.backup)
       .field("bootstrap", out.bootstrap)
-      .unsupported({"tls", "sidecarResources", "terminationGracePeriodSeconds", "podLabels",
-                    "podAnnotations", "serviceTemplate", "extraContainers", "extraInitContainers",
-                    "initFromBackup", "restoreInPlace", "podSecurityContext",
-                    "containerSecurityContext", "encryptionAtRest", "license"})
+      .field("resources", out.resources)
+      .field("sidecarResources", out.sidecar_resources)
+      .field("podLabels", out.pod_labels)
+      .field("podAnnotations", out.pod_annotations)
+      .field("tolerations", out.tolerations)
+      .field("affinity", out.affinity)
+      .field("priorityClassName", out.priority_class_name)
+      .field("podSecurityContext", out.pod_security_context)
+      .field("containerSecurityContext", out.container_security_context)
+      .field("primaryServiceTemplate", out.primary_service_template)
+      .field("replicaServiceTemplate", out.replica_service_template)
+      // serviceTemplate: the Services have their own templates (primary/replica/sites[]).
+      .unsupported({"tls", "terminationGracePeriodSeconds", "serviceTemplate", "extraContainers",
+                    "extraInitContainers", "initFromBackup", "restoreInPlace", "encryptionAtRest",
+                    "license"})
       .done();
 }
 

@@ -12,6 +12,7 @@
 
 #include "config/duration.hpp"
 #include "config/field_error.hpp"
+#include "config/pod_spec.hpp"
 #include "messages/topology.hpp"
 
 namespace br::config {
@@ -70,6 +71,10 @@ struct site_spec {
   string_map mysql_conf;                // per-site my.cnf overrides, applied after the group's
   std::optional<address_spec> address;  // standalone mode
   std::string sidecar_address;          // "sidecarAddress" host:port, standalone mode
+  /// mysqld's container resources for this site; replaces spec.resources as a whole.
+  std::optional<resource_requirements> resources;
+  /// The site Service mysql-<g>-<site> (labels, annotations, type, extra ports).
+  std::optional<service_template_spec> service_template;  // "serviceTemplate"
   bool operator==(const site_spec&) const = default;
 };
 
@@ -185,6 +190,18 @@ struct group_spec {
   dragonfly_spec dragonfly;
   nlohmann::json backup;  // raw BackupSpec until it is modelled; null when absent
   bootstrap_spec bootstrap;
+  // Pods a user can run (config/pod_spec.hpp; rendered from reconciler version 5 on).
+  std::optional<resource_requirements> resources;          // mysqld; sites[].resources wins
+  std::optional<resource_requirements> sidecar_resources;  // "sidecarResources"
+  string_map pod_labels;                                   // "podLabels"; operator keys refused
+  string_map pod_annotations;                              // "podAnnotations"; operator keys refused
+  std::vector<toleration_spec> tolerations;                // after the operator's own
+  nlohmann::json affinity;                                 // core/v1 Affinity as given; null: none
+  std::string priority_class_name;                         // "priorityClassName"
+  nlohmann::json pod_security_context;        // "podSecurityContext" as given; null: secure default
+  nlohmann::json container_security_context;  // mysql container's, as given; null: secure default
+  std::optional<service_template_spec> primary_service_template;  // mysql-<g>-primary
+  std::optional<service_template_spec> replica_service_template;  // mysql-<g>-replicas
   bool operator==(const group_spec&) const = default;
 };
 

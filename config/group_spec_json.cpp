@@ -32,6 +32,8 @@ json site_json(const site_spec& s) {
   put(j, "mysqlConf", s.mysql_conf);
   if (s.address) j["address"] = {{"host", s.address->host}, {"port", s.address->port}};
   put(j, "sidecarAddress", s.sidecar_address);
+  if (s.resources) j["resources"] = to_json(*s.resources);
+  if (s.service_template) j["serviceTemplate"] = to_json(*s.service_template);
   return j;
 }
 
@@ -114,6 +116,23 @@ json to_json(const group_spec& s) {
       {"onSyncTimeout", std::string{to_string(d.planned_failover.on_sync_timeout)}}};
   if (!s.backup.is_null()) j["backup"] = s.backup;
   if (!s.bootstrap.seed_site.empty()) j["bootstrap"] = {{"seedSite", s.bootstrap.seed_site}};
+  if (s.resources) j["resources"] = to_json(*s.resources);
+  if (s.sidecar_resources) j["sidecarResources"] = to_json(*s.sidecar_resources);
+  put(j, "podLabels", s.pod_labels);
+  put(j, "podAnnotations", s.pod_annotations);
+  if (!s.tolerations.empty()) {
+    json& t = j["tolerations"] = json::array();
+    for (const auto& x : s.tolerations) t.push_back(to_json(x));
+  }
+  if (!s.affinity.is_null()) j["affinity"] = s.affinity;
+  put(j, "priorityClassName", s.priority_class_name);
+  if (!s.pod_security_context.is_null()) j["podSecurityContext"] = s.pod_security_context;
+  if (!s.container_security_context.is_null())
+    j["containerSecurityContext"] = s.container_security_context;
+  if (s.primary_service_template)
+    j["primaryServiceTemplate"] = to_json(*s.primary_service_template);
+  if (s.replica_service_template)
+    j["replicaServiceTemplate"] = to_json(*s.replica_service_template);
   return j;
 }
 

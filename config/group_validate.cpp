@@ -238,6 +238,63 @@ struct checker {
     if (d.auth && d.auth->secret_name.empty()) fail("spec.dragonfly.auth.secretName", "required");
   }
 
+  // Pods a user can run: resources, labels, tolerations, affinity, security contexts, Services.
+  void pods() {
+    if (spec.resources) validate_resources(*spec.resources, "spec.resources", errs);
+    if (spec.sidecar_resources)
+      validate_resources(*spec.sidecar_resources, "spec.sidecarResources", errs);
+    for (std::size_t i = 0; i < spec.sites.size(); ++i) {
+      const auto& s = spec.sites[i];
+      if (s.resources) validate_resources(*s.resources, site_path(i, "resources"), errs);
+      if (s.service_template)
+        validate_service_template(*s.service_template, site_path(i, "serviceTemplate"),
+                                  {3306, 8080}, errs);
+    }
+    if (spec.primary_service_template)
+      validate_service_template(*spec.primary_service_template, "spec.primaryServiceTemplate",
+                                {3306}, errs);
+    if (spec.replica_service_template)
+      validate_service_template(*spec.replica_service_template, "spec.replicaServiceTemplate",
+                                {3306}, errs);
+    auto keys = [&](const string_map& m, const char* field, bool labels) {
+      for (const auto& [k, v] : m) {
+        std::string p = std::string{"spec."} + field + "[" + k + "]";
+        if (!is_qualified_name(k))
+          fail(p, "invalid key " + in_quotes(k));
+        else if (is_operator_key(k))
+          fail(p, std::string{"reserved: the operator sets this "} +
+                      (labels ? "label" : "annotation") + " on its pods; remove it");
+        else if (labels && !is_label_value(v))
+          fail(p, "invalid label value " + in_quotes(v));
+      }
+    };
+    keys(spec.pod_labels, "podLabels", true);
+    keys(spec.pod_annotations, "podAnnotations", false);
+    for (std::size_t i = 0; i < spec.tolerations.size(); ++i)
+      validate_toleration(spec.tolerations[i], "spec.tolerations[" + std::to_string(i) + "]",
+                          errs);
+    if (!spec.affinity.is_null()) {
+      if (!spec.affinity.is_object())
+        fail("spec.affinity", "expected object, got " + std::string{spec.affinity.type_name()});
+      else
+        for (const auto& [k, v] : spec.affinity.items()) {
+          if (k != "nodeAffinity" && k != "podAffinity" && k != "podAntiAffinity")
+            fail("spec.affinity." + k, "unknown field: expected nodeAffinity, podAffinity or "
+                                       "podAntiAffinity");
+          else if (!v.is_object())
+            fail("spec.affinity." + k, "expected object, got " + std::string{v.type_name()});
+        }
+    }
+    if (!spec.priority_class_name.empty() && !is_dns_label_or_subdomain(spec.priority_class_name))
+      fail("spec.priorityClassName",
+           "invalid name " + in_quotes(spec.priority_class_name) + ": expected a DNS subdomain");
+    for (const auto& [field, value] :
+         {std::pair{"spec.podSecurityContext", &spec.pod_security_context},
+          std::pair{"spec.containerSecurityContext", &spec.container_security_context}})
+      if (!value->is_null() && !value->is_object())
+        fail(field, "expected object, got " + std::string{value->type_name()});
+  }
+
   // Members the spec accepts (the reference API has them) but nothing implements yet: refused,
   // never accepted and ignored. A member with a CRD default is refused only when it differs
   // from that default (the API server fills the default in).
@@ -274,6 +331,18 @@ struct checker {
 
 }  // namespace
 
+bool is_dns_label_or_subdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  std::size_t start = 0;
+  while (true) {
+    auto dot = s.find('.', start);
+    if (!is_dns_label(s.substr(start, dot == std::string_view::npos ? dot : dot - start)))
+      return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
 bool is_dns_label(std::string_view s) {
   if (s.empty() || s.size() > 63) return false;
   auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
@@ -289,6 +358,7 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
   c.timing();
   c.access();
   c.dragonfly();
+  c.pods();
   c.unimplemented();
   return std::move(c.errs);
 }

@@ -13,6 +13,9 @@ namespace br::config {
 /// Site and group names end up in Service, PVC and taint names, so the label form is required.
 bool is_dns_label(std::string_view s);
 
+/// A DNS subdomain (RFC 1123): dot-separated labels, at most 253 characters.
+bool is_dns_label_or_subdomain(std::string_view s);
+
 /// Rules that do not depend on the mode: 2..16 sites, unique DNS-label site names, at least two
 /// primary-candidate sites, split-brain policy (preferSite and sitePriorities are mutually
 /// exclusive; entries must name primary-candidate sites, no duplicates), bootstrap.seedSite (a
@@ -20,7 +23,11 @@ bool is_dns_label(std::string_view s);
 /// its range (positive, at most its maximum: config/duration_limits.hpp), thresholds >= 1,
 /// cloneTimeout 60..604800, peerCheckInterval >= 1s, leaseTimeout >= max(3s, 3 x
 /// peerCheckInterval), dns.ttl 1..86400, replication lags 0..604800, replication credentials,
-/// Dragonfly settings and, under the Safe policy, promotionGateTimeout longer than the fencing
+/// Dragonfly settings, the pod and Service shaping members (config/pod_spec.hpp: resources,
+/// podLabels/podAnnotations without operator keys, tolerations, affinity and security contexts as
+/// objects, priorityClassName, Service templates), refusal of unimplemented members (dragonfly
+/// enabled, backup, unread credentials Secrets, onCooldown defer, connectionDrainTimeout) and,
+/// under the Safe policy, promotionGateTimeout longer than the fencing
 /// wait of docs/safety.md gate rule 3 (lease + peer check + fence + request timeout, plus 10%).
 /// Kubernetes mode adds: exactly one of secretName/credentials, dns.hostname, and for
 /// primary-candidate and dr-only sites lbIP, taintNodeSelector; for every site zone and
