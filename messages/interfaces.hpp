@@ -160,6 +160,7 @@ using finalize_worker_actor = caf::typed_actor<caf::replies_to<finalize_atom>::w
 /// The group source (watches MysqlFailoverGroups, runs one group supervisor per group):
 /// - (kubeevent, type, object JSON): from its watchers;
 /// - (retrylater, key), (finalize, key), (restart, key): its own timers;
+/// - (annotate, key): its own timer: carry on with the group's pending admin annotation;
 /// - (stop) -> bool: stop every group, then quit; (stop, supervisor id): a group did not stop in
 ///   time, kill it.
 /// Its resolver (group_resolver.cpp) answers (resolve, type, JSON) -> group_desired, a value of
@@ -167,8 +168,8 @@ using finalize_worker_actor = caf::typed_actor<caf::replies_to<finalize_atom>::w
 using group_source_actor = caf::typed_actor<
     caf::reacts_to<kube_event_atom, std::string, std::string>,
     caf::reacts_to<retry_later_atom, std::string>, caf::reacts_to<finalize_atom, std::string>,
-    caf::reacts_to<restart_atom, std::string>, caf::replies_to<stop_atom>::with<bool>,
-    caf::reacts_to<stop_atom, caf::actor_id>>;
+    caf::reacts_to<restart_atom, std::string>, caf::reacts_to<annotate_atom, std::string>,
+    caf::replies_to<stop_atom>::with<bool>, caf::reacts_to<stop_atom, caf::actor_id>>;
 
 /// The platform a group runs against.
 struct platform_handles {

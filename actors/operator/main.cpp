@@ -11,7 +11,7 @@
 #include "actors/operator/kube/kube_mode.hpp"
 #include "actors/common/lifetime_hook.hpp"
 #include "actors/operator/local/local_mode.hpp"
-#include "actors/operator/local/switchover_cli.hpp"
+#include "actors/operator/local/admin_cli.hpp"
 #include "actors/operator/api/operator_api.hpp"
 #include "actors/operator/group/operator_metrics.hpp"
 #include "actors/common/key_dir.hpp"
@@ -132,7 +132,8 @@ int load_kube_mode(std::map<std::string, std::string>& flags,
 
 int main(int argc, char** argv) {
   using namespace br;
-  if (argc >= 2 && std::string(argv[1]) == "switchover") return run_switchover_cli(argc, argv);
+  if (argc >= 2 && (std::string(argv[1]) == "switchover" || std::string(argv[1]) == "reclone"))
+    return run_admin_cli(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "keygen") {
     if (argc < 4) {
       std::fprintf(stderr, "usage: bloodraven keygen DIR SITE...\n"

@@ -555,4 +555,41 @@ BOOST_AUTO_TEST_CASE(status_500s_delay_status_but_not_polling_or_failover) {
   BOOST_TEST(mock->pdx_probes.load() > 5);
 }
 
+BOOST_AUTO_TEST_CASE(the_reclone_annotation_is_taken_once_cleared_and_answered_with_an_event) {
+  // `kubectl bloodraven reclone` writes the annotation; the operator removes it and hands it to the
+  // group's coordinator, whose verdict is an Event. Here every site is unreachable, so there is no
+  // active primary: a request is refused (nothing to clone from), and so is one for an unknown site.
+  const std::string key = "bloodraven.shipstream.io/reclone-site";
+  put_secret("orders-operator");
+  start_source(source_options());
+  create(group_object("orders", json::array({site("iad"), site("pdx")})));
+  BOOST_REQUIRE(eventually([&] { return alive(group_path); }, 20s));
+
+  auto annotate = [&](const std::string& value) {
+    auto r = c->merge_patch(mfg_resource, "default", "orders",
+                            {{"metadata", {{"annotations", {{key, value}}}}}});
+    BOOST_REQUIRE_MESSAGE(r.ok(), (r.ok() ? std::string{} : r.error().describe()));
+  };
+  auto annotation = [&] {
+    return get("orders")["metadata"].value("annotations", json::object()).value(key, std::string{});
+  };
+  auto rejected_with = [&](const std::string& text) {
+    for (const auto& e : events_for("orders", "RecloneRejected"))
+      if (e.value("message", "").find(text) != std::string::npos) return true;
+    return false;
+  };
+
+  annotate("pdx:confirm=orders");
+  BOOST_TEST(eventually([&] { return rejected_with("no active primary to clone pdx from"); }, 20s));
+  BOOST_TEST(eventually([&] { return annotation().empty(); }, 10s));
+
+  annotate("ord:confirm=orders");
+  BOOST_TEST(eventually([&] { return rejected_with("unknown site \"ord\""); }, 20s));
+  BOOST_TEST(eventually([&] { return annotation().empty(); }, 10s));
+
+  // Taken once: status writes keep the object moving, yet no request is answered twice.
+  std::this_thread::sleep_for(2s);
+  BOOST_TEST(events_for("orders", "RecloneRejected").size() == 2u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

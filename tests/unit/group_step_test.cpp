@@ -636,11 +636,15 @@ BOOST_AUTO_TEST_CASE(reclone_requests_table) {
     std::string key, value;
     bool busy;
     std::string answer_prefix;
+    bool loaded = true;
+    bool rejected_event = false;  // a RecloneRejected Event tells the requester
   };
   std::vector<row> rows = {
       {"unknown annotation", "x/y", "a:confirm=g", false, "rejected: unknown annotation"},
-      {"another plan runs", reclone_annotation, "a:confirm=g", true, "rejected: another plan"},
-      {"the active primary", reclone_annotation, "b:confirm=g", false, "rejected:"},
+      {"another plan runs", reclone_annotation, "a:confirm=g", true, "rejected: another plan",
+       true, true},
+      {"state not loaded yet: try again", reclone_annotation, "a:confirm=g", false, "busy:", false},
+      {"the active primary", reclone_annotation, "b:confirm=g", false, "rejected:", true, true},
       {"cold confirm of a follower", reclone_annotation, "a:confirm=g", false, "accepted:"},
   };
   for (const auto& r : rows) {
@@ -648,9 +652,14 @@ BOOST_AUTO_TEST_CASE(reclone_requests_table) {
     returning(f, gtid(U1, 1, 7));
     f.run(input::fenced{"a", false});
     f.st.durable.plan_active = r.busy;
+    f.st.loaded = r.loaded;
     f.run(input::annotate{r.key, r.value});
     BOOST_REQUIRE(f.answer.has_value());
     BOOST_TEST(f.answer->rfind(r.answer_prefix, 0) == 0u, r.name << ": " << *f.answer);
+    bool rejected_event = false;
+    for (const auto& e : f.all<effect::emit>())
+      rejected_event = rejected_event || e.event.reason == "RecloneRejected";
+    BOOST_TEST(rejected_event == r.rejected_event, r.name);
     bool planned = f.count<effect::persist>() == 1u;
     BOOST_TEST(planned == (r.answer_prefix == "accepted:"), r.name);
   }

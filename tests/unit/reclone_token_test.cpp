@@ -93,6 +93,14 @@ BOOST_AUTO_TEST_CASE(prefix_length_boundary_is_exactly_eight) {
   BOOST_TEST(reclone_min_prefix == 8u);
 }
 
+BOOST_AUTO_TEST_CASE(nothing_is_recloned_without_an_active_primary_to_clone_from) {
+  // A group without a primary (all sites down, or not bootstrapped yet) has no donor.
+  auto v = validate_reclone_token("sfo:confirm=orders", group, sites, divergent, "");
+  BOOST_TEST(!v.accepted);
+  BOOST_TEST(v.reason == "the group has no active primary to clone sfo from");
+  BOOST_TEST(validate_reclone_token("sfo:confirm=orders", group, sites, divergent, active).accepted);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace

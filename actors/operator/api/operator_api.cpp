@@ -7,7 +7,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "actors/operator/api/admin_switchover.hpp"
+#include "actors/operator/api/admin_request.hpp"
+#include "actors/operator/decide/group_step.hpp"
 #include "actors/operator/api/dashboard.hpp"
 #include "actors/operator/api/pitr_status.hpp"
 #include "actors/operator/api/status_shapes.hpp"
@@ -323,38 +324,50 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
   });
 
   auto wall = o.wall_clock;
-  r.post("/admin/switchover", "admin_switchover", [=](const http::request& req,
-                                                      http::responder reply) {
-    auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      wall_now(wall).time_since_epoch())
-                      .count();
-    auto a = check_admin_switchover(*groups, req, now_ms);
-    if (a.status != 0) {
-      reply(response::error(a.status, a.error));
-      return;
-    }
-    group_table::entry e;
-    if (!groups->find(a.namespace_name, a.group, e) || !e.supervisor) {
-      reply(response::error(503, "group " + a.namespace_name + "/" + a.group + " not running"));
-      return;
-    }
-    auto target = a.target;
-    sysp->spawn([=](caf::event_based_actor* self) {
-      ask_child<coordinator_actor>(
-          self, e.supervisor, "coordinator", timeout,
-          [=](coordinator_actor co) {
-            self->request(co, timeout, switchover_atom::value, target)
-                .then(
-                    [=](std::string& answer) {
-                      bool ok = answer.rfind("accepted", 0) == 0;
-                      reply(ok ? response::json(202, {{"answer", answer}})
-                               : response::error(409, answer));
-                    },
-                    [=](caf::error& err) { reply(response::error(503, caf::to_string(err))); });
-          },
-          [=](caf::error& err) { reply(response::error(503, caf::to_string(err))); });
+  // The two admin requests: checked here, decided by the group's coordinator.
+  for (auto action : {admin_action::switchover, admin_action::reclone}) {
+    std::string path = "/admin/" + std::string(to_string(action));
+    r.post(path, "admin_" + std::string(to_string(action)), [=](const http::request& req,
+                                                                http::responder reply) {
+      auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        wall_now(wall).time_since_epoch())
+                        .count();
+      auto a = check_admin_request(action, *groups, req, now_ms);
+      if (a.status != 0) {
+        reply(response::error(a.status, a.error));
+        return;
+      }
+      group_table::entry e;
+      if (!groups->find(a.namespace_name, a.group, e) || !e.supervisor) {
+        reply(response::error(503, "group " + a.namespace_name + "/" + a.group + " not running"));
+        return;
+      }
+      auto arg = a.argument;
+      sysp->spawn([=](caf::event_based_actor* self) {
+        ask_child<coordinator_actor>(
+            self, e.supervisor, "coordinator", timeout,
+            [=](coordinator_actor co) {
+              auto answered = [=](std::string& answer) {
+                if (answer.rfind("accepted", 0) == 0)
+                  reply(response::json(202, {{"answer", answer}}));
+                else if (answer.rfind("busy", 0) == 0)
+                  reply(response::error(503, answer));
+                else
+                  reply(response::error(409, answer));
+              };
+              auto failed = [=](caf::error& err) {
+                reply(response::error(503, caf::to_string(err)));
+              };
+              if (action == admin_action::switchover)
+                self->request(co, timeout, switchover_atom::value, arg).then(answered, failed);
+              else
+                self->request(co, timeout, annotate_atom::value, std::string(reclone_annotation), arg)
+                    .then(answered, failed);
+            },
+            [=](caf::error& err) { reply(response::error(503, caf::to_string(err))); });
+      });
     });
-  });
+  }
 }
 
 }  // namespace br

@@ -1,5 +1,5 @@
 // The operator's HTTP API: /active-site, /status, /pitr-cutoff, /events, /ws/status, /, /sidecar/report
-// and /admin/switchover (actors/operator/api/admin_switchover.hpp).
+// and /admin/{switchover,reclone} (actors/operator/api/admin_request.hpp).
 #pragma once
 
 #include <caf/actor.hpp>

@@ -69,6 +69,8 @@ reclone_validation validate_reclone_token(std::string_view annotation, const std
     return reject("unknown site \"" + site + "\" (sites: " + join_names(sites) + ")");
   if (site == active_site)
     return reject("refusing to reclone " + site + ": it is the active primary");
+  if (active_site.empty())
+    return reject("the group has no active primary to clone " + site + " from");
   std::string recorded;
   if (auto it = divergent_gtid.find(site); it != divergent_gtid.end())
     recorded = strip_spaces(it->second);

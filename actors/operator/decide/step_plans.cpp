@@ -232,8 +232,17 @@ void on_annotate(context& c, const input::annotate& in) {
     c.answer = "rejected: unknown annotation " + in.key;
     return;
   }
-  if (busy(st)) {
-    c.answer = "rejected: another plan is running";
+  if (st.durable.plan_active) {
+    // Final: the requester (annotation, CLI) learns it and asks again later.
+    std::string why = "another plan (" + std::string(to_string(st.durable.plan.kind)) +
+                      ") is running; request the reclone again when it has finished";
+    c.log(log_level::warn, "reclone rejected", {{"reason", why}});
+    c.emit("Warning", "RecloneRejected", why, "");
+    c.answer = "rejected: " + why;
+    return;
+  }
+  if (busy(st)) {  // transient: not loaded yet, or a durable write in flight
+    c.answer = "busy: the group's durable state is not loaded or being written; try again";
     return;
   }
   std::map<std::string, std::string> divergent;

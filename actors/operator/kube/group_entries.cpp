@@ -159,6 +159,7 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
   f["sites"] = d.spec.sites.size();
   log::info("group started", f);
   report(self);
+  drive_admin(self, key_of(e.ns, e.name));  // an admin annotation that waited for the start
 }
 
 void stop_group(source_ptr self, group_entry& e) {

@@ -117,6 +117,7 @@ void forget_entry(source_ptr self, const std::string& key) {
   if (it == st.groups.end()) return;
   drop_platform(self, it->second);
   st.groups.erase(it);
+  st.admin.erase(key);
 }
 
 }  // namespace br::source_detail

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace br {
 
@@ -72,5 +75,13 @@ enum class down_action : uint8_t {
 };
 
 down_action decide_down(const supervisor_down& d);
+
+/// The reclone annotation on a watched group object (group_admin.cpp).
+struct admin_annotation_seen {
+  std::string value;
+  std::string resource_version;  ///< the removal is conditional on it
+};
+/// Null when the object carries none, is being deleted, or has no resourceVersion.
+std::optional<admin_annotation_seen> reclone_annotation_of(const nlohmann::json& object);
 
 }  // namespace br

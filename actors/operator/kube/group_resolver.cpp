@@ -173,6 +173,18 @@ resolver_actor::behavior_type resolver(resolver_actor::pointer,
         d.creds);
     if (!d.problem) d.creds.keys = ensure_keys(*client, d);
     return d;
+  },
+  [=](annotate_atom, const std::string& ns, const std::string& name, const std::string& key,
+      const std::string& resource_version) -> int {
+    // A merge patch carrying the resourceVersion it was read at: a precondition, as on update.
+    json patch = {{"metadata",
+                   {{"resourceVersion", resource_version}, {"annotations", {{key, nullptr}}}}}};
+    auto r = client->merge_patch(mfg_resource, ns, name, patch, {}, std::chrono::seconds(5));
+    if (r) return clear_result::cleared;
+    json f = {{"group", ns + "/" + name}, {"annotation", key}, {"error", r.error().describe()}};
+    if (r.error().conflict() || r.error().not_found()) return clear_result::changed;
+    log::warn("admin annotation not removed", f);
+    return clear_result::failed;
   }};
 }
 

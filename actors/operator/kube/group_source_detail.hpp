@@ -38,8 +38,18 @@ namespace br::source_detail {
 using nlohmann::json;
 
 /// The group source's detached resolver (see resolver() below).
+/// It also removes an admin annotation from a group object (annotate, namespace, name, key,
+/// resourceVersion) -> clear_result (an int): the removal is conditional on the resourceVersion.
 using resolver_actor = caf::typed_actor<
-    caf::replies_to<resolve_atom, std::string /*type*/, std::string /*object*/>::with<group_desired>>;
+    caf::replies_to<resolve_atom, std::string /*type*/, std::string /*object*/>::with<group_desired>,
+    caf::replies_to<annotate_atom, std::string, std::string, std::string, std::string>::with<int>>;
+
+/// What removing an admin annotation came to.
+enum clear_result : int {
+  cleared = 0,   ///< removed; act on the value once
+  changed = 1,   ///< the object changed or is gone: a newer watch event carries the current value
+  failed = 2,    ///< the API call failed: try again later
+};
 
 struct group_entry {
   std::string ns, name, uid;
@@ -62,6 +72,18 @@ struct group_entry {
   config::group_spec finalize_spec;
 };
 
+/// An admin annotation (the reclone request) seen on a group object, until it is handled: first
+/// removed from the object (so it is acted on at most once, even across operator restarts), then
+/// handed to the group's coordinator, which validates it and answers (Events RecloneRequested /
+/// RecloneRejected come from there).
+struct pending_admin {
+  std::string value;
+  std::string resource_version;  ///< of the object the value was read from
+  bool cleared = false;          ///< removed from the object; now owed to the coordinator
+  bool in_flight = false;        ///< a removal or a coordinator request is under way
+  int attempts = 0;              ///< coordinator answers "busy" (retried every second, 120 times)
+};
+
 struct source_state {
   group_source_options o;
   std::string path;
@@ -72,6 +94,7 @@ struct source_state {
   bool stopping = false;
   caf::error stop_reason;
   std::vector<caf::response_promise> stop_waiters;
+  std::map<std::string, pending_admin> admin;  // "<ns>/<name>": admin annotations being handled
   static inline const char* name = "group_source";
 };
 
@@ -126,6 +149,13 @@ group_entry& ensure_entry(source_ptr self, const std::string& key, const group_d
 void forget_entry(source_ptr self, const std::string& key);
 void run_finalizer(source_ptr self, const std::string& key);
 void terminate_group(source_ptr self, const group_desired& d);
+
+// group_admin.cpp: admin annotations on group objects (the reclone request).
+/// Notes the reclone annotation of a watched object (if any) and carries it on.
+void note_admin_annotation(source_ptr self, const json& object);
+/// Carries the group's pending admin annotation one step on: remove it from the object, then hand
+/// it to the running coordinator. Called on notes, group starts and its own retry timer.
+void drive_admin(source_ptr self, const std::string& key);
 
 // group_source.cpp: applying resolved objects and supervisor exits (group_lifecycle decides).
 void apply(source_ptr self, group_desired d);

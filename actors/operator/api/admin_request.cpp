@@ -1,12 +1,20 @@
-// POST /admin/switchover: checks (shape, fields, group, operator signature, freshness) and the
-// client side's signing (see admin_switchover.hpp).
-#include "actors/operator/api/admin_switchover.hpp"
+// POST /admin/{switchover,reclone}: checks (shape, fields, group, operator signature, freshness)
+// and the client side's signing (see admin_request.hpp).
+#include "actors/operator/api/admin_request.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
 
 namespace br {
+
+std::string_view to_string(admin_action a) {
+  return a == admin_action::switchover ? "switchover" : "reclone";
+}
+
+std::string_view argument_field(admin_action a) {
+  return a == admin_action::switchover ? "target" : "value";
+}
 
 namespace {
 
@@ -17,11 +25,14 @@ admin_request refuse(int status, std::string why) {
   return r;
 }
 
-std::string field_problem(const nlohmann::json& j) {
+std::string field_problem(admin_action action, const nlohmann::json& j) {
   if (!j.is_object()) return "body must be a JSON object";
-  for (const char* f : {"namespace", "group", "target"})
+  const std::string arg(argument_field(action));
+  for (const std::string& f : {std::string("action"), std::string("namespace"), std::string("group"), arg})
     if (!j.contains(f) || !j[f].is_string() || j[f].get<std::string>().empty())
-      return std::string(f) + " must be a non-empty string";
+      return f + " must be a non-empty string";
+  if (j["action"].get<std::string>() != to_string(action))
+    return "action must be \"" + std::string(to_string(action)) + "\" on this path";
   if (!j.contains("sentAtMs") || !j["sentAtMs"].is_number_unsigned() ||
       j["sentAtMs"].get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
     return "sentAtMs must be a non-negative integer below 2^63";
@@ -30,17 +41,17 @@ std::string field_problem(const nlohmann::json& j) {
 
 }  // namespace
 
-admin_request check_admin_switchover(group_table& groups, const http::request& req,
-                                     int64_t now_ms) {
+admin_request check_admin_request(admin_action action, group_table& groups,
+                                  const http::request& req, int64_t now_ms) {
   if (auto shape = json_shape_problem(req.body, admin_limits); !shape.empty())
     return refuse(req.body.size() > admin_limits.max_bytes ? 413 : 400, shape);
   auto j = nlohmann::json::parse(req.body, nullptr, false);
   if (j.is_discarded()) return refuse(400, "malformed JSON");
-  if (auto p = field_problem(j); !p.empty()) return refuse(400, p);
+  if (auto p = field_problem(action, j); !p.empty()) return refuse(400, p);
   admin_request r;
   r.namespace_name = j["namespace"].get<std::string>();
   r.group = j["group"].get<std::string>();
-  r.target = j["target"].get<std::string>();
+  r.argument = j[std::string(argument_field(action))].get<std::string>();
   group_table::entry e;
   if (!groups.find(r.namespace_name, r.group, e))
     return refuse(404, "group " + r.namespace_name + "/" + r.group + " not found");
@@ -58,14 +69,14 @@ admin_request check_admin_switchover(group_table& groups, const http::request& r
   return r;
 }
 
-signed_admin_body sign_admin_switchover(const crypto::signing_key& key,
-                                        const std::string& namespace_name,
-                                        const std::string& group, const std::string& target,
-                                        int64_t sent_at_ms) {
+signed_admin_body sign_admin_request(admin_action action, const crypto::signing_key& key,
+                                     const std::string& namespace_name, const std::string& group,
+                                     const std::string& argument, int64_t sent_at_ms) {
   signed_admin_body out;
-  out.body = nlohmann::json{{"namespace", namespace_name},
+  out.body = nlohmann::json{{"action", to_string(action)},
+                            {"namespace", namespace_name},
                             {"group", group},
-                            {"target", target},
+                            {std::string(argument_field(action)), argument},
                             {"sentAtMs", sent_at_ms}}
                  .dump();
   out.signature = auth::sign_body(key, auth::purpose::admin, auth::group_key(namespace_name, group),

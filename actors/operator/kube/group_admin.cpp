@@ -1,0 +1,147 @@
+// Admin annotations on MysqlFailoverGroup objects: today the reclone request
+// (bloodraven.shipstream.io/reclone-site, written by `kubectl bloodraven reclone`).
+//
+// Order: the annotation is first removed from the object, conditionally on the resourceVersion it
+// was read from, and only then handed to the group's coordinator. So a request is acted on at most
+// once, even when the operator restarts in between (then it is lost, and the requester, who sees
+// neither RecloneRequested nor RecloneRejected, asks again); acting twice on a destructive
+// request would be worse. The coordinator validates and answers; its Events say what happened.
+#include "actors/operator/kube/group_source_detail.hpp"
+
+#include "actors/common/child_lookup.hpp"
+#include "actors/operator/decide/group_step.hpp"
+
+namespace br {
+
+std::optional<admin_annotation_seen> reclone_annotation_of(const nlohmann::json& object) {
+  if (!object.is_object()) return std::nullopt;
+  const auto md = object.value("metadata", nlohmann::json::object());
+  if (!md.is_object() || md.contains("deletionTimestamp")) return std::nullopt;
+  const auto ann = md.value("annotations", nlohmann::json::object());
+  if (!ann.is_object() || !ann.contains(reclone_annotation) || !ann[reclone_annotation].is_string())
+    return std::nullopt;
+  admin_annotation_seen s;
+  s.value = ann[reclone_annotation].get<std::string>();
+  s.resource_version = md.value("resourceVersion", std::string{});
+  if (s.resource_version.empty()) return std::nullopt;  // no precondition possible: not from the API
+  return s;
+}
+
+}  // namespace br
+
+namespace br::source_detail {
+
+namespace {
+
+constexpr int max_busy_attempts = 120;  // the coordinator said "busy" (loading, writing): 2 min
+constexpr auto busy_retry = std::chrono::seconds(1);
+constexpr auto failed_retry = std::chrono::seconds(5);
+constexpr auto coordinator_timeout = std::chrono::seconds(10);
+
+json admin_fields(const std::string& key, const pending_admin& p) {
+  return {{"group", key}, {"annotation", reclone_annotation}, {"value", p.value}};
+}
+
+void retry(source_ptr self, const std::string& key, std::chrono::seconds after) {
+  self->delayed_send(self, after, annotate_atom::value, key);
+}
+
+void hand_to_coordinator(source_ptr self, const std::string& key, group_entry& e) {
+  auto& p = self->state.admin[key];
+  p.in_flight = true;
+  auto value = p.value;
+  auto done = [self, key](std::optional<std::string> answer) {
+    auto it = self->state.admin.find(key);
+    if (it == self->state.admin.end()) return;
+    auto& p = it->second;
+    p.in_flight = false;
+    auto f = admin_fields(key, p);
+    if (answer && answer->rfind("busy", 0) != 0) {
+      f["answer"] = *answer;
+      log::info("admin annotation handled", f);
+      self->state.admin.erase(it);
+      return;
+    }
+    if (++p.attempts >= max_busy_attempts) {
+      f["answer"] = answer ? *answer : std::string("no answer");
+      log::error("admin annotation dropped: the group did not take it; annotate again", f);
+      self->state.admin.erase(it);
+      return;
+    }
+    retry(self, key, busy_retry);
+  };
+  ask_child<coordinator_actor>(
+      self, e.supervisor, "coordinator", coordinator_timeout,
+      [=](coordinator_actor co) {
+        self->request(co, coordinator_timeout, annotate_atom::value,
+                      std::string(reclone_annotation), value)
+            .then([=](std::string& answer) { done(answer); },
+                  [=](caf::error&) { done(std::nullopt); });
+      },
+      [=](caf::error&) { done(std::nullopt); });
+}
+
+void clear_on_object(source_ptr self, const std::string& key, const group_entry& e) {
+  auto& p = self->state.admin[key];
+  p.in_flight = true;
+  self->request(self->state.resolver, std::chrono::seconds(30), annotate_atom::value, e.ns, e.name,
+                std::string(reclone_annotation), p.resource_version)
+      .then(
+          [=](int r) {
+            auto it = self->state.admin.find(key);
+            if (it == self->state.admin.end()) return;
+            auto& p = it->second;
+            p.in_flight = false;
+            if (r == clear_result::cleared) {
+              p.cleared = true;
+              drive_admin(self, key);
+            } else if (r == clear_result::changed) {
+              log::info("admin annotation changed before it was taken; the next event carries it",
+                        admin_fields(key, p));
+              self->state.admin.erase(it);
+            } else {
+              retry(self, key, failed_retry);
+            }
+          },
+          [=](caf::error&) {
+            auto it = self->state.admin.find(key);
+            if (it == self->state.admin.end()) return;
+            it->second.in_flight = false;
+            retry(self, key, failed_retry);
+          });
+}
+
+}  // namespace
+
+void note_admin_annotation(source_ptr self, const json& object) {
+  auto seen = reclone_annotation_of(object);
+  if (!seen) return;
+  const json md = object["metadata"];
+  auto key = key_of(md.value("namespace", std::string{}), md.value("name", std::string{}));
+  auto& admin = self->state.admin;
+  auto it = admin.find(key);
+  // One request per group at a time: a removed one is still owed to the coordinator, and a newer
+  // annotation waits on the object for a later event.
+  if (it != admin.end() && (it->second.cleared || it->second.in_flight)) return;
+  pending_admin p;
+  p.value = seen->value;
+  p.resource_version = seen->resource_version;
+  admin[key] = p;
+  log::info("admin annotation seen", admin_fields(key, p));
+  drive_admin(self, key);
+}
+
+void drive_admin(source_ptr self, const std::string& key) {
+  auto& st = self->state;
+  auto it = st.admin.find(key);
+  if (it == st.admin.end() || it->second.in_flight || st.stopping) return;
+  auto g = st.groups.find(key);
+  // Not running yet (being resolved, invalid, no credentials): kept until start_group calls again.
+  if (g == st.groups.end() || !g->second.supervisor || g->second.stopping) return;
+  if (!it->second.cleared)
+    clear_on_object(self, key, g->second);
+  else
+    hand_to_coordinator(self, key, g->second);
+}
+
+}  // namespace br::source_detail

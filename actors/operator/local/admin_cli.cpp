@@ -1,0 +1,92 @@
+// `bloodraven switchover` and `bloodraven reclone` (see admin_cli.hpp).
+#include "actors/operator/local/admin_cli.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "actors/common/key_dir.hpp"
+#include "actors/operator/api/admin_request.hpp"
+#include "io/http/client.hpp"
+
+namespace br {
+
+namespace {
+
+constexpr const char* switchover_usage =
+    "usage: bloodraven switchover --operator URL --keys-dir DIR [--namespace NS] --group G TARGET\n"
+    "  asks the operator at URL (e.g. http://127.0.0.1:8080) to hand group NS/G over to site\n"
+    "  TARGET; the request is signed with DIR/operator.key. The switchover waits until TARGET\n"
+    "  has executed every transaction of the fenced primary (spec.plannedFailover.maxLagWait),\n"
+    "  or rolls back and keeps the primary.\n";
+
+constexpr const char* reclone_usage =
+    "usage: bloodraven reclone --operator URL --keys-dir DIR [--namespace NS] --group G TOKEN\n"
+    "  asks the operator at URL to reclone a site of group NS/G from the active primary; the\n"
+    "  request is signed with DIR/operator.key. TOKEN is what the reclone annotation takes:\n"
+    "  SITE:<first 8+ characters of the site's recorded divergentGtid> (see GET /status), or\n"
+    "  SITE:confirm=G for a site with no recorded divergence (a cold reclone). The site's data is\n"
+    "  replaced by a CLONE of the primary; the active primary itself is never recloned.\n";
+
+}  // namespace
+
+int run_admin_cli(int argc, char** argv) {
+  const std::string cmd = argc >= 2 ? argv[1] : "";
+  const admin_action action = cmd == "reclone" ? admin_action::reclone : admin_action::switchover;
+  const char* usage = action == admin_action::reclone ? reclone_usage : switchover_usage;
+  const std::string who = "bloodraven " + cmd;
+  std::map<std::string, std::string> opt{{"--namespace", "default"}};
+  std::string argument;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      std::fputs(usage, stdout);
+      return 0;
+    }
+    if (a.rfind("--", 0) == 0) {
+      if (i + 1 >= argc || (a != "--operator" && a != "--keys-dir" && a != "--namespace" &&
+                            a != "--group")) {
+        std::fprintf(stderr, "%s: unknown or incomplete option %s\n%s", who.c_str(), a.c_str(), usage);
+        return 2;
+      }
+      opt[a] = argv[++i];
+    } else if (argument.empty()) {
+      argument = a;
+    } else {
+      std::fprintf(stderr, "%s: unexpected argument %s\n%s", who.c_str(), a.c_str(), usage);
+      return 2;
+    }
+  }
+  if (argument.empty() || !opt.count("--operator") || !opt.count("--keys-dir") ||
+      !opt.count("--group")) {
+    std::fputs(usage, stderr);
+    return 2;
+  }
+  auto keys = auth::load_operator_keys(opt["--keys-dir"], {});
+  if (!keys.ring || !keys.ring->signer) {
+    std::fprintf(stderr, "%s: %s\n", who.c_str(), keys.error.c_str());
+    return 1;
+  }
+  auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  auto signed_body = sign_admin_request(action, *keys.ring->signer, opt["--namespace"],
+                                        opt["--group"], argument, now_ms);
+  http::client_request req;
+  req.method = "POST";
+  req.url = opt["--operator"] + "/admin/" + std::string(to_string(action));
+  req.body = signed_body.body;
+  req.headers = {{"Content-Type", "application/json"},
+                 {std::string(auth::signature_header), signed_body.signature}};
+  req.timeout = std::chrono::seconds(10);
+  auto res = http::perform(req);
+  if (res.error != http::client_error::none) {
+    std::fprintf(stderr, "%s: %s: %s\n", who.c_str(), req.url.c_str(), res.message.c_str());
+    return 1;
+  }
+  std::printf("%d %s\n", res.status, res.body.c_str());
+  return res.status == 202 ? 0 : 1;
+}
+
+}  // namespace br
