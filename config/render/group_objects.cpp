@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "config/render/accounts.hpp"
 #include "config/render/content_hash.hpp"
 #include "config/render/my_cnf.hpp"
 #include "config/render/names.hpp"
@@ -53,6 +54,10 @@ render_result render_group(const config::failover_group& g, const render_options
   }
   if (!r.errors.empty()) return r;
 
+  if (opts.reconciler_version >= 5) {
+    r.objects.push_back(render_service_account(g, opts.reconciler_version));
+    r.objects.push_back(render_init_config_map(g, opts.reconciler_version));
+  }
   for (std::size_t i = 0; i < sites.size(); ++i)
     r.objects.push_back(render_config_map(g, i, contents[i], opts.reconciler_version));
   for (std::size_t i = 0; i < sites.size(); ++i) r.objects.push_back(render_pvc(g, i, opts));

@@ -18,7 +18,12 @@ namespace br::render {
 ///      operator's gate rule 3 counts, instead of the sidecar's own defaults) and
 ///      SIDECAR_STATE_DIR on a writable emptyDir ("sidecar-state"), so its view (view.json)
 ///      survives a container restart on a read-only root filesystem.
-inline constexpr int current_reconciler_version = 4;
+///   5: pods a user can run (render_deployment's comment): the ServiceAccount mysql-<g>, secure
+///      default security contexts with a read-only root, the init ConfigMap mysql-<g>-init with
+///      the accounts script, resources, tolerations, affinity, priorityClassName, podLabels and
+///      podAnnotations, the sidecar's credentials reduced to username/password, and the Service
+///      templates. The ServiceAccount and init ConfigMap are rendered only from this version.
+inline constexpr int current_reconciler_version = 5;
 inline constexpr int oldest_reconciler_version = 1;
 
 inline bool is_supported_reconciler_version(int v) {

@@ -24,6 +24,28 @@ json service(json metadata, json selector, json ports, bool publish_not_ready) {
           {"spec", std::move(spec)}};
 }
 
+/// Version 5: a Service template's labels, annotations, type, externalTrafficPolicy and extra
+/// ports (validation keeps the operator's keys, names and ports out of them).
+json templated(json svc, const std::optional<config::service_template_spec>& t, int version) {
+  if (!t || version < 5) return svc;
+  auto& md = svc["metadata"];
+  for (const auto& [k, v] : t->labels) md["labels"][k] = v;
+  for (const auto& [k, v] : t->annotations) md["annotations"][k] = v;
+  auto& spec = svc["spec"];
+  spec["type"] = t->type;
+  if (!t->external_traffic_policy.empty())
+    spec["externalTrafficPolicy"] = t->external_traffic_policy;
+  for (const auto& p : t->ports) {
+    json port = {{"name", p.name},
+                 {"port", p.port},
+                 {"targetPort", p.target_port.value_or(p.port)},
+                 {"protocol", p.protocol}};
+    if (p.node_port) port["nodePort"] = *p.node_port;
+    spec["ports"].push_back(std::move(port));
+  }
+  return svc;
+}
+
 }  // namespace
 
 json render_site_service(const config::failover_group& g, std::size_t site_index,
@@ -34,17 +56,21 @@ json render_site_service(const config::failover_group& g, std::size_t site_index
   selector[std::string{label_site}] = site;
   // Peers must reach a sidecar whose mysqld is down (pod not Ready): the lease rule counts a
   // reachable peer sidecar, and hiding it could make a healthy primary fence itself.
-  return service(object_metadata(g, site_name(group, site), site, opts.reconciler_version),
-                 std::move(selector),
-                 json::array({port("mysql", mysql_port), port("sidecar", sidecar_port)}), true);
+  return templated(
+      service(object_metadata(g, site_name(group, site), site, opts.reconciler_version),
+              std::move(selector),
+              json::array({port("mysql", mysql_port), port("sidecar", sidecar_port)}), true),
+      g.spec.sites.at(site_index).service_template, opts.reconciler_version);
 }
 
 json render_primary_service(const config::failover_group& g, const render_options& opts) {
   const auto& group = g.metadata.name;
   json selector = group_selector(group);
   selector[std::string{label_role}] = "primary";
-  return service(object_metadata(g, primary_service_name(group), {}, opts.reconciler_version),
-                 std::move(selector), json::array({port("mysql", mysql_port)}), false);
+  return templated(
+      service(object_metadata(g, primary_service_name(group), {}, opts.reconciler_version),
+              std::move(selector), json::array({port("mysql", mysql_port)}), false),
+      g.spec.primary_service_template, opts.reconciler_version);
 }
 
 json render_replicas_service(const config::failover_group& g, const render_options& opts) {
@@ -52,8 +78,10 @@ json render_replicas_service(const config::failover_group& g, const render_optio
   json selector = group_selector(group);
   selector[std::string{label_role}] = "replica";
   selector[std::string{label_healthy}] = "yes";
-  return service(object_metadata(g, replicas_service_name(group), {}, opts.reconciler_version),
-                 std::move(selector), json::array({port("mysql", mysql_port)}), false);
+  return templated(
+      service(object_metadata(g, replicas_service_name(group), {}, opts.reconciler_version),
+              std::move(selector), json::array({port("mysql", mysql_port)}), false),
+      g.spec.replica_service_template, opts.reconciler_version);
 }
 
 json render_pdb(const config::failover_group& g, const render_options& opts) {

@@ -1,6 +1,7 @@
 // Per-site workload objects: the single-replica Deployment (mysql + sidecar) and its PVC.
 #include "config/render/workload.hpp"
 
+#include "config/render/accounts.hpp"
 #include "config/render/names.hpp"
 #include "config/render/rollout.hpp"
 
@@ -13,6 +14,56 @@ json field_env(const char* name, const char* path) {
 
 json value_env(const char* name, const std::string& value) {
   return {{"name", name}, {"value", value}};
+}
+
+json mysql_container_spec(const config::group_spec& spec);
+
+/// Version 5: the accounts' init script and environment, writable emptyDirs under a read-only
+/// root, resources (the site's, else the group's), the security context as given or secure.
+void shape_mysql_container(json& c, const config::group_spec& spec, std::size_t site_index) {
+  for (auto& e : users_env(credentials_secret(spec))) c["env"].push_back(std::move(e));
+  c["volumeMounts"].push_back({{"name", "init"}, {"mountPath", initdb_dir}, {"readOnly", true}});
+  c["volumeMounts"].push_back({{"name", "tmp"}, {"mountPath", "/tmp"}});
+  c["volumeMounts"].push_back({{"name", "run-mysqld"}, {"mountPath", "/var/run/mysqld"}});
+  const auto& site = spec.sites.at(site_index);
+  if (const auto& r = site.resources ? site.resources : spec.resources)
+    c["resources"] = config::to_json(*r);
+  c["securityContext"] = spec.container_security_context.is_null()
+                             ? json{{"runAsUser", mysql_uid},
+                                    {"runAsGroup", mysql_uid},
+                                    {"runAsNonRoot", true},
+                                    {"allowPrivilegeEscalation", false},
+                                    {"readOnlyRootFilesystem", true},
+                                    {"capabilities", {{"drop", json::array({"ALL"})}}}}
+                             : spec.container_security_context;
+}
+
+/// Version 5: the pod's identity, security context, scheduling and the user's labels.
+void shape_pod(json& pod_spec, json& pod_labels, json& pod_annotations,
+               const config::failover_group& g) {
+  const auto& spec = g.spec;
+  pod_spec["serviceAccountName"] = service_account_name(g.metadata.name);
+  pod_spec["automountServiceAccountToken"] = false;
+  pod_spec["securityContext"] =
+      spec.pod_security_context.is_null()
+          ? json{{"runAsNonRoot", true},
+                 {"runAsUser", mysql_uid},
+                 {"runAsGroup", mysql_uid},
+                 {"fsGroup", mysql_uid},
+                 {"seccompProfile", {{"type", "RuntimeDefault"}}}}
+          : spec.pod_security_context;
+  for (const auto& t : spec.tolerations) pod_spec["tolerations"].push_back(config::to_json(t));
+  if (!spec.affinity.is_null()) pod_spec["affinity"] = spec.affinity;
+  if (!spec.priority_class_name.empty()) pod_spec["priorityClassName"] = spec.priority_class_name;
+  // Validation refuses the operator's keys, so these never replace ours.
+  for (const auto& [k, v] : spec.pod_labels) pod_labels[k] = v;
+  for (const auto& [k, v] : spec.pod_annotations) pod_annotations[k] = v;
+  pod_spec["volumes"].push_back(
+      {{"name", "init"},
+       {"configMap", {{"name", init_config_map_name(g.metadata.name)}, {"defaultMode", 0555}}}});
+  pod_spec["volumes"].push_back({{"name", "tmp"}, {"emptyDir", json::object()}});
+  pod_spec["volumes"].push_back(
+      {{"name", "run-mysqld"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", "16Mi"}}}});
 }
 
 json mysql_container_spec(const config::group_spec& spec) {
@@ -51,6 +102,7 @@ json mysql_container_spec(const config::group_spec& spec) {
 }
 
 bool mounts_keys(int reconciler_version) { return reconciler_version >= 2; }
+bool shapes_pods(int reconciler_version) { return reconciler_version >= 5; }
 bool has_health_port(int reconciler_version) { return reconciler_version >= 3; }
 bool has_sidecar_state(int reconciler_version) { return reconciler_version >= 4; }
 
@@ -104,14 +156,33 @@ json sidecar_container_spec(const config::failover_group& g, std::size_t site_in
       // Runs as the image's mysql uid/gid so it can read the binlogs (archiver) and, through
       // fsGroup, the credentials files.
       {"securityContext",
-       {{"runAsUser", 999},
-        {"runAsGroup", 999},
+       {{"runAsUser", mysql_uid},
+        {"runAsGroup", mysql_uid},
         {"runAsNonRoot", true},
         {"allowPrivilegeEscalation", false},
         {"readOnlyRootFilesystem", true},
         {"capabilities", {{"drop", json::array({"ALL"})}}}}},
       {"volumeMounts", sidecar_mounts(opts.reconciler_version)},
   };
+}
+
+json shaped_sidecar_container(const config::failover_group& g, std::size_t site_index,
+                       const render_options& opts) {
+  json c = sidecar_container_spec(g, site_index, opts);
+  if (shapes_pods(opts.reconciler_version) && g.spec.sidecar_resources)
+    c["resources"] = config::to_json(*g.spec.sidecar_resources);
+  return c;
+}
+
+/// The sidecar reads only `username` and `password` (MYSQL_CREDS_DIR, config/sidecar_config.cpp).
+/// From version 5 the volume projects just those two keys when the Secret is the operator
+/// Secret (credentials mode guarantees them), so the sidecar never holds the root password.
+json creds_volume(const config::group_spec& spec, int reconciler_version) {
+  json secret = {{"secretName", credentials_secret(spec)}, {"defaultMode", 0440}};
+  if (shapes_pods(reconciler_version) && spec.credentials)
+    secret["items"] = json::array({{{"key", "username"}, {"path", "username"}},
+                                   {{"key", "password"}, {"path", "password"}}});
+  return {{"name", "creds"}, {"secret", std::move(secret)}};
 }
 
 }  // namespace
@@ -173,16 +244,15 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
 
   json pod_spec = {
       {"terminationGracePeriodSeconds", 60},
-      {"securityContext", {{"fsGroup", 999}}},
+      {"securityContext", {{"fsGroup", mysql_uid}}},
       {"containers",
-       json::array({mysql_container_spec(spec), sidecar_container_spec(g, site_index, opts)})},
+       json::array({mysql_container_spec(spec), shaped_sidecar_container(g, site_index, opts)})},
       {"volumes",
        json::array(
            {{{"name", "data"},
              {"persistentVolumeClaim", {{"claimName", pvc_name(group, site.name)}}}},
             {{"name", "config"}, {"configMap", {{"name", config_map}}}},
-            {{"name", "creds"},
-             {"secret", {{"secretName", credentials_secret(spec)}, {"defaultMode", 0440}}}}})},
+            creds_volume(spec, opts.reconciler_version)})},
       // The site's own nodes may carry this group's readonly taint while it is not active; the
       // replica must stay put (only write-dependent apps are meant to be evicted).
       {"tolerations",
@@ -208,6 +278,11 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
         {{"name", sidecar_state_volume}, {"emptyDir", {{"sizeLimit", sidecar_state_size_limit}}}});
   }
   if (!site.zone.empty()) pod_spec["nodeSelector"] = {{"topology.kubernetes.io/zone", site.zone}};
+  json pod_annotations = {{annotation_config_hash, config_hash}};
+  if (shapes_pods(opts.reconciler_version)) {
+    shape_mysql_container(pod_spec["containers"][0], spec, site_index);
+    shape_pod(pod_spec, pod_labels, pod_annotations, g);
+  }
 
   json deployment = {
       {"apiVersion", "apps/v1"},
@@ -220,7 +295,7 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
         {"selector", {{"matchLabels", selector}}},
         {"template",
          {{"metadata",
-           {{"labels", pod_labels}, {"annotations", {{annotation_config_hash, config_hash}}}}},
+           {{"labels", pod_labels}, {"annotations", pod_annotations}}},
           {"spec", pod_spec}}}}},
   };
   deployment["metadata"]["annotations"][std::string{annotation_spec_hash}] =

@@ -10,6 +10,9 @@
 
 namespace br::render {
 
+/// The official mysql image's mysql uid and gid.
+inline constexpr int mysql_uid = 999;
+
 /// Mount points shared by the containers.
 inline constexpr const char* data_dir = "/var/lib/mysql";
 inline constexpr const char* conf_dir = "/etc/mysql/conf.d";
@@ -39,6 +42,14 @@ nlohmann::json sidecar_env(const config::failover_group& g, std::size_t site_ind
 /// Deployment mysql-<g>-<site>: replicas 1, strategy Recreate, pod labels role=replica and
 /// healthy=no (the live values are patched on pods, never on the template), config volume from
 /// `config_map`, annotation spec-hash over everything that needs a rollout when it changes.
+/// From reconciler version 5: ServiceAccount mysql-<g> without a mounted token, the pod security
+/// context (spec.podSecurityContext, else non-root uid/gid/fsGroup 999, seccomp RuntimeDefault)
+/// and the mysql container's (spec.containerSecurityContext, else read-only root, no privilege
+/// escalation, capabilities dropped) with emptyDirs at /tmp and /var/run/mysqld, the init
+/// ConfigMap at /docker-entrypoint-initdb.d with the accounts' environment, resources (mysqld:
+/// sites[].resources else spec.resources; sidecar: spec.sidecarResources), spec.tolerations
+/// after the operator's, affinity, priorityClassName, podLabels/podAnnotations, and the sidecar's
+/// credentials volume reduced to username and password.
 nlohmann::json render_deployment(const config::failover_group& g, std::size_t site_index,
                                  const std::string& config_map, const std::string& config_hash,
                                  const render_options& opts);

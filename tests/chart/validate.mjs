@@ -140,6 +140,13 @@ for (const d of chartDocs) {
   if (d.kind === 'ClusterRole' || d.kind === 'Role')
     for (const r of d.rules)
       if ([...r.verbs, ...r.resources, ...r.apiGroups].includes('*')) fail(d.kind, `wildcard in ${JSON.stringify(r)}`);
+  // Least privilege (issue 19): Secrets are read by name only, never listed or watched
+  // cluster-wide (a list would hand the operator every Secret of the cluster).
+  if (d.kind === 'ClusterRole')
+    for (const r of d.rules)
+      if ((r.apiGroups ?? []).includes('') && r.resources.includes('secrets') &&
+          r.verbs.some((v) => ['list', 'watch', 'deletecollection'].includes(v)))
+        fail(d.kind, `cluster-wide Secret ${r.verbs.join('/')} in ${JSON.stringify(r)}`);
   if (d.kind === 'ConfigMap' && d.metadata.labels?.grafana_dashboard) {
     for (const [k, v] of Object.entries(d.data)) {
       try {

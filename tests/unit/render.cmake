@@ -5,5 +5,6 @@ br_test(unit_render
           ${CMAKE_CURRENT_LIST_DIR}/render_workload_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/render_traffic_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/render_rollout_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/render_pods_test.cpp
   LIBS br_config_render
   LABELS unit)

@@ -43,11 +43,19 @@ std::map<std::string, std::string> cnf_of(const json& doc, std::size_t site) {
   return m;
 }
 
+/// The per-site my.cnf ConfigMaps (not the group's init ConfigMap).
+std::vector<const json*> my_cnf_maps(const std::vector<json>& objects) {
+  std::vector<const json*> out;
+  for (const auto* cm : of_kind(objects, "ConfigMap"))
+    if ((*cm)["data"].contains("my.cnf")) out.push_back(cm);
+  return out;
+}
+
 /// site -> {ConfigMap name, my.cnf content} from a full render.
 std::map<std::string, std::pair<std::string, std::string>> config_maps(const json& doc) {
   std::map<std::string, std::pair<std::string, std::string>> out;
   auto r = render(doc);
-  for (const auto* cm : of_kind(r.objects, "ConfigMap"))
+  for (const auto* cm : my_cnf_maps(r.objects))
     out[(*cm)["metadata"]["labels"]["shipstream.io/site"]] = {(*cm)["metadata"]["name"],
                                                               (*cm)["data"]["my.cnf"]};
   return out;
@@ -151,7 +159,7 @@ BOOST_AUTO_TEST_CASE(config_map_name_changes_exactly_when_content_changes) {
 
 BOOST_AUTO_TEST_CASE(deployment_mounts_its_config_map) {
   auto r = render(base_doc());
-  for (const auto* cm : of_kind(r.objects, "ConfigMap")) {
+  for (const auto* cm : my_cnf_maps(r.objects)) {
     std::string site = (*cm)["metadata"]["labels"]["shipstream.io/site"];
     BOOST_TEST_CONTEXT(site) {
       BOOST_TEST((*cm)["immutable"] == true);
@@ -162,7 +170,7 @@ BOOST_AUTO_TEST_CASE(deployment_mounts_its_config_map) {
       BOOST_TEST_REQUIRE(dep);
       std::string mounted;
       for (const auto& v : (*dep)["spec"]["template"]["spec"]["volumes"])
-        if (v.contains("configMap")) mounted = v["configMap"]["name"];
+        if (v["name"] == "config") mounted = v["configMap"]["name"];
       BOOST_TEST(mounted == (*cm)["metadata"]["name"]);
       BOOST_TEST(
           (*dep)["spec"]["template"]["metadata"]["annotations"]["shipstream.io/config-hash"] ==
@@ -184,9 +192,9 @@ BOOST_AUTO_TEST_CASE(unused_config_maps_wait_for_every_deployment) {
   auto old_r = render(old_doc);
   auto new_r = render(new_doc);
   std::vector<std::string> live;
-  for (const auto* cm : of_kind(old_r.objects, "ConfigMap"))
+  for (const auto* cm : my_cnf_maps(old_r.objects))
     live.push_back((*cm)["metadata"]["name"]);
-  for (const auto* cm : of_kind(new_r.objects, "ConfigMap"))
+  for (const auto* cm : my_cnf_maps(new_r.objects))
     live.push_back((*cm)["metadata"]["name"]);
   // Mid ordered update: pdx already rolled, iad and sea still on the old config.
   std::vector<json> deployments;
@@ -195,7 +203,7 @@ BOOST_AUTO_TEST_CASE(unused_config_maps_wait_for_every_deployment) {
   deployments.push_back(*find(new_r.objects, "Deployment", "mysql-orders-pdx"));
   auto unused = unused_config_maps(live, deployments, new_r.objects);
   std::string old_pdx;
-  for (const auto* cm : of_kind(old_r.objects, "ConfigMap"))
+  for (const auto* cm : my_cnf_maps(old_r.objects))
     if ((*cm)["metadata"]["labels"]["shipstream.io/site"] == "pdx")
       old_pdx = (*cm)["metadata"]["name"];
   BOOST_TEST(unused == std::vector<std::string>{old_pdx}, boost::test_tools::per_element());
