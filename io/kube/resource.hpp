@@ -31,6 +31,7 @@ inline const resource_ref namespaces{"", "v1", "namespaces", false};
 inline const resource_ref pods{"", "v1", "pods", true};
 inline const resource_ref configmaps{"", "v1", "configmaps", true};
 inline const resource_ref secrets{"", "v1", "secrets", true};
+inline const resource_ref serviceaccounts{"", "v1", "serviceaccounts", true};
 inline const resource_ref crds{"apiextensions.k8s.io", "v1", "customresourcedefinitions", false};
 inline const resource_ref nodes{"", "v1", "nodes", false};
 inline const resource_ref services{"", "v1", "services", true};

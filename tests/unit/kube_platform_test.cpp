@@ -1,6 +1,7 @@
 // Pure pieces of the Kubernetes platform and reconciler: pod labels, DNSEndpoint writes, taints,
 // object writes, reconciler versions, switchover checks, finalizers, status parts.
 #include <boost/test/unit_test.hpp>
+#include <set>
 
 #include "actors/operator/kube/core/generated_credentials.hpp"
 #include "actors/operator/kube/platform/kube_dns.hpp"
@@ -330,6 +331,13 @@ BOOST_AUTO_TEST_CASE(credentials_are_generated_only_for_a_group_that_never_ran) 
   BOOST_TEST(secret["data"].contains("password"));
   BOOST_TEST(secret["data"].contains("MYSQL_ROOT_PASSWORD"));
   BOOST_TEST(secret["data"]["password"] != secret["data"]["MYSQL_ROOT_PASSWORD"]);
+  BOOST_TEST(secret["data"]["MYSQL_REPLICATION_USER"] == "cmVwbA==");  // "repl"
+  BOOST_TEST(secret["data"]["MYSQL_MONITOR_USER"] == "bW9uaXRvcg==");  // "monitor"
+  std::set<std::string> passwords;
+  for (const char* k : {"password", "MYSQL_ROOT_PASSWORD", "MYSQL_REPLICATION_PASSWORD",
+                        "MYSQL_MONITOR_PASSWORD"})
+    passwords.insert(secret["data"][k].get<std::string>());
+  BOOST_TEST(passwords.size() == 4u);  // four distinct random passwords
   // The keys Secret: generated once per key pair, completed for a new site, kept otherwise.
   for (const char* n : {"a", "b"}) {
     config::site_spec site;

@@ -40,7 +40,11 @@ json generated_operator_secret(const config::failover_group& g,
   return group_owned_secret(g, g.spec.credentials->operator_secret,
                             {{"username", base64_encode("bloodraven")},
                              {"password", base64_encode(random_text(32))},
-                             {"MYSQL_ROOT_PASSWORD", base64_encode(random_text(32))}});
+                             {"MYSQL_ROOT_PASSWORD", base64_encode(random_text(32))},
+                             {"MYSQL_REPLICATION_USER", base64_encode("repl")},
+                             {"MYSQL_REPLICATION_PASSWORD", base64_encode(random_text(32))},
+                             {"MYSQL_MONITOR_USER", base64_encode("monitor")},
+                             {"MYSQL_MONITOR_PASSWORD", base64_encode(random_text(32))}});
 }
 
 std::map<std::string, std::string> secret_data(const json& secret) {

@@ -24,8 +24,10 @@ inline constexpr const char* reason_credentials_generated = "CredentialsGenerate
 bool may_generate_operator_secret(const config::failover_group& g, bool group_pvcs_exist);
 
 /// Pure given `random_text` (n -> n random characters): Secret <operatorSecret> in the group's
-/// namespace with the reference's keys (username "bloodraven", password, MYSQL_ROOT_PASSWORD;
-/// base64), owned by the group, labelled as the group's.
+/// namespace with the reference's keys (username "bloodraven", password, MYSQL_ROOT_PASSWORD)
+/// and the least-privilege accounts' (MYSQL_REPLICATION_USER "repl", MYSQL_REPLICATION_PASSWORD,
+/// MYSQL_MONITOR_USER "monitor", MYSQL_MONITOR_PASSWORD), base64, owned by the group, labelled
+/// as the group's. The init script (config/render/accounts.hpp) creates the accounts from them.
 nlohmann::json generated_operator_secret(const config::failover_group& g,
                                          const std::function<std::string(size_t)>& random_text);
 

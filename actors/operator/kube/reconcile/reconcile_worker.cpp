@@ -25,6 +25,7 @@ const kube::resource_ref* resource_of(const std::string& kind) {
   if (kind == "Deployment") return &kube::resources::deployments;
   if (kind == "Service") return &kube::resources::services;
   if (kind == "PodDisruptionBudget") return &kube::resources::pdbs;
+  if (kind == "ServiceAccount") return &kube::resources::serviceaccounts;
   return nullptr;
 }
 
