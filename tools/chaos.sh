@@ -2,10 +2,12 @@
 # tools/chaos.sh -- run the full chaos scenario set (tests/chaos) and print one line per scenario.
 #
 # Usage: tools/chaos.sh [--policy Safe|Fast] [--build-dir DIR] [--no-build] [--mutant-gate-open]
-#                       [SCENARIO...]
+#                       [--mutant-no-catch-up] [SCENARIO...]
 #   SCENARIO names a test case of tests/chaos/scenarios_test.cpp (default: all of them).
 #   --mutant-gate-open: run against a deliberately broken operator whose promotion gate always
 #   opens (target bloodraven-mutant-gate-open): proves the checker catches a missing gate.
+#   --mutant-no-catch-up: run against an operator whose switchover drains only what the candidate
+#   received (target bloodraven-mutant-no-catch-up): proves the switchover scenario catches the loss.
 #   Env: BR_CHAOS_KEYS_DIR (operator and site keys; default: generated per run), BR_CHAOS_DIR
 #   (where each scenario keeps its logs; default /tmp/br-chaos-<pid>).
 # Needs root (network namespaces, iptables, the MySQL sandbox). Uses sandbox instances 31-33 only.
@@ -16,15 +18,16 @@ ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
 BUILD=${BR_BUILD_DIR:-$ROOT/build}
 POLICY=""
 BUILD_IT=1
-MUTANT=0
+MUTANT=""
 NAMES=()
 while (( $# )); do
   case $1 in
     --policy) POLICY=$2; shift 2 ;;
     --build-dir) BUILD=$(realpath -m -- "$2"); shift 2 ;;
     --no-build) BUILD_IT=0; shift ;;
-    --mutant-gate-open) MUTANT=1; shift ;;
-    -h | --help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --mutant-gate-open) MUTANT=gate-open; shift ;;
+    --mutant-no-catch-up) MUTANT=no-catch-up; shift ;;
+    -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "chaos.sh: unknown option $1" >&2; exit 2 ;;
     *) NAMES+=("$1"); shift ;;
   esac
@@ -34,11 +37,11 @@ if (( BUILD_IT )); then
   [[ -f $BUILD/build.ninja ]] || { echo "chaos.sh: $BUILD is not a configured Ninja build dir" >&2; exit 2; }
   ninja -C "$BUILD" -j2 chaos_full bloodraven bloodraven-sidecar
 fi
-if (( MUTANT )); then
-  (( BUILD_IT )) && ninja -C "$BUILD" -j2 bloodraven-mutant-gate-open
-  export BR_CHAOS_OPERATOR_BIN=$BUILD/tests/bloodraven-mutant-gate-open
+if [[ -n $MUTANT ]]; then
+  (( BUILD_IT )) && ninja -C "$BUILD" -j2 "bloodraven-mutant-$MUTANT"
+  export BR_CHAOS_OPERATOR_BIN=$BUILD/tests/bloodraven-mutant-$MUTANT
   [[ -x $BR_CHAOS_OPERATOR_BIN ]] || { echo "chaos.sh: $BR_CHAOS_OPERATOR_BIN not built" >&2; exit 2; }
-  echo "chaos.sh: MUTANT operator (promotion gate always open): $BR_CHAOS_OPERATOR_BIN"
+  echo "chaos.sh: MUTANT operator ($MUTANT): $BR_CHAOS_OPERATOR_BIN"
 fi
 BIN=$BUILD/tests/chaos_full
 [[ -x $BIN ]] || { echo "chaos.sh: $BIN not built" >&2; exit 2; }

@@ -24,3 +24,8 @@ br_test(chaos_invariants SOURCES ${CMAKE_CURRENT_LIST_DIR}/invariants_test.cpp
 add_executable(bloodraven-mutant-gate-open EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/actors/operator/main.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mutant_gate_open.cpp)
 target_link_libraries(bloodraven-mutant-gate-open PRIVATE br_actors_operator br_warnings)
+
+# MUTANT operator (test-only): a switchover drains only what the candidate received (no catch-up).
+add_executable(bloodraven-mutant-no-catch-up EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/actors/operator/main.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/mutant_no_catch_up.cpp)
+target_link_libraries(bloodraven-mutant-no-catch-up PRIVATE br_actors_operator br_warnings)
