@@ -77,6 +77,25 @@ void read(const json& v, const std::string& path, transaction_loss& out, field_e
       .field("count", out.count);
 }
 
+void read(const json& v, const std::string& path, bootstrap_site_status& out,
+          field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("name", out.name)
+      .field("phase", out.phase)
+      .field("message", out.message)
+      .field("startedAt", out.started_at)
+      .field("finishedAt", out.finished_at);
+}
+
+void read(const json& v, const std::string& path, bootstrap_status& out, field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("phase", out.phase)
+      .field("source", out.source)
+      .field("seedSite", out.seed_site)
+      .field("message", out.message)
+      .field("sites", out.sites);
+}
+
 void read(const json& v, const std::string& path, group_status& out, field_errors& errs) {
   json_reader r{v, path, errs, /*strict=*/false};
   r.field("activeSite", out.active_site)
@@ -88,7 +107,8 @@ void read(const json& v, const std::string& path, group_status& out, field_error
       .field("epoch", out.epoch)
       .field("deposingSite", out.deposing_site)
       .field("observedAt", out.observed_at)
-      .field("lastFailoverLosses", out.last_failover_losses);
+      .field("lastFailoverLosses", out.last_failover_losses)
+      .field("bootstrap", out.bootstrap);
 }
 
 namespace {
@@ -129,6 +149,24 @@ void to_json(json& j, const condition& c) {
   put(j, "lastTransitionTime", c.last_transition_time);
 }
 
+void to_json(json& j, const bootstrap_site_status& s) {
+  j = json::object();
+  j["name"] = s.name;
+  put(j, "phase", s.phase);
+  put(j, "message", s.message);
+  put(j, "startedAt", s.started_at);
+  put(j, "finishedAt", s.finished_at);
+}
+
+void to_json(json& j, const bootstrap_status& s) {
+  j = json::object();
+  put(j, "phase", s.phase);
+  put(j, "source", s.source);
+  put(j, "seedSite", s.seed_site);
+  put(j, "message", s.message);
+  if (!s.sites.empty()) j["sites"] = s.sites;
+}
+
 void to_json(json& j, const group_status& s) {
   j = json::object();
   put(j, "activeSite", s.active_site);
@@ -145,6 +183,7 @@ void to_json(json& j, const group_status& s) {
     for (const auto& l : s.last_failover_losses)
       losses.push_back({{"site", l.site}, {"kind", l.kind}, {"gtidSet", l.gtid_set}, {"count", l.count}});
   }
+  if (s.bootstrap) j["bootstrap"] = *s.bootstrap;
 }
 
 void from_json(const json& j, group_status& s) {

@@ -27,6 +27,8 @@ void read(const nlohmann::json& v, const std::string& path, group_status& out, f
 // nlohmann ADL hooks; from_json throws std::invalid_argument listing every error.
 void to_json(nlohmann::json& j, const site_status& s);
 void to_json(nlohmann::json& j, const condition& c);
+void to_json(nlohmann::json& j, const bootstrap_site_status& s);
+void to_json(nlohmann::json& j, const bootstrap_status& s);
 void to_json(nlohmann::json& j, const group_status& s);
 void from_json(const nlohmann::json& j, group_status& s);
 

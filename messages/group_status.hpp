@@ -108,6 +108,27 @@ struct transaction_loss {
   bool operator==(const transaction_loss&) const = default;
 };
 
+/// status.bootstrap.sites[]: one site of the latest bootstrap / auto-clone / reclone.
+struct bootstrap_site_status {
+  std::string name;
+  std::string phase;  // Pending|Promoting|Cloning|WaitingForRestart|SetupReplication|Done|Failed|Blocked
+  std::string message;
+  std::optional<timestamp> started_at;
+  std::optional<timestamp> finished_at;
+  bool operator==(const bootstrap_site_status&) const = default;
+};
+
+/// status.bootstrap (contract of issue 19): the latest bootstrap (fresh-deploy), auto-clone or
+/// reclone, or why a new group is not bootstrapped yet (phase Pending: waiting; Failed: refused).
+struct bootstrap_status {
+  std::string phase;   // Pending|Promoting|Cloning|WaitingForRestart|SetupReplication|Done|Failed
+  std::string source;  // fresh-deploy | auto-clone | reclone
+  std::string seed_site;
+  std::string message;
+  std::vector<bootstrap_site_status> sites;
+  bool operator==(const bootstrap_status&) const = default;
+};
+
 struct group_status {
   std::string active_site;  // "" while there is no confirmed primary
   std::vector<site_status> sites;
@@ -120,8 +141,21 @@ struct group_status {
   std::string deposing_site;
   std::optional<timestamp> observed_at;
   std::vector<transaction_loss> last_failover_losses;
+  std::optional<bootstrap_status> bootstrap;
   bool operator==(const group_status&) const = default;
 };
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, bootstrap_site_status& x) {
+  return f(caf::meta::type_name("bootstrap_site_status"), x.name, x.phase, x.message,
+           ms_time_field{x.started_at}, ms_time_field{x.finished_at});
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, bootstrap_status& x) {
+  return f(caf::meta::type_name("bootstrap_status"), x.phase, x.source, x.seed_site, x.message,
+           x.sites);
+}
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, site_status& x) {
@@ -149,7 +183,7 @@ typename Inspector::result_type inspect(Inspector& f, group_status& x) {
   return f(caf::meta::type_name("group_status"), x.active_site, x.sites,
            ms_time_field{x.last_failover}, x.last_failover_target, x.promotion_gtid_executed,
            x.conditions, x.epoch, x.deposing_site, ms_time_field{x.observed_at},
-           x.last_failover_losses);
+           x.last_failover_losses, opt_field<bootstrap_status>{x.bootstrap});
 }
 
 }  // namespace br::config

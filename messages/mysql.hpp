@@ -42,6 +42,9 @@ enum class mysql_op : uint8_t {
                       ///< switch first when its table is missing
   ensure_switch,      ///< create/repair table, row and event; value = arming ("armed", ...)
   promote_switch,     ///< promote through the switch (retries); value = arming after it
+  read_purged,        ///< value = gtid_purged (server format)
+  show_grants,        ///< SHOW GRANTS of the target's own account; value = the lines, '\n'-joined
+  read_clone_state,   ///< value = STATE of the latest performance_schema.clone_status row, or ""
 };
 
 
@@ -143,6 +146,9 @@ inline std::string to_string(mysql_op op) {
     case mysql_op::heartbeat: return "heartbeat";
     case mysql_op::ensure_switch: return "ensure_switch";
     case mysql_op::promote_switch: return "promote_switch";
+    case mysql_op::read_purged: return "read_purged";
+    case mysql_op::show_grants: return "show_grants";
+    case mysql_op::read_clone_state: return "read_clone_state";
   }
   return "unknown";
 }

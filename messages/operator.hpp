@@ -51,7 +51,19 @@ typename Inspector::result_type inspect(Inspector& f, topology_view& x) {
            x.observed_at_ms, x.signature);
 }
 
-enum class plan_kind : uint8_t { failover, switchover, recover, reclone };
+/// bootstrap: a new group's seed promoted (docs/architecture.md "How a group comes into being");
+/// auto_clone: a non-active site brought in from the active site (CLONE when needed, then
+/// replication), for a bootstrap or an empty site that came back.
+enum class plan_kind : uint8_t { failover, switchover, recover, reclone, bootstrap, auto_clone };
+
+/// Plans that make their candidate the active primary.
+inline bool is_promotion_kind(plan_kind k) {
+  return k == plan_kind::failover || k == plan_kind::switchover || k == plan_kind::bootstrap;
+}
+/// Plans that repair (or bring in) their candidate from the active primary `source`.
+inline bool is_repair_kind(plan_kind k) {
+  return k == plan_kind::recover || k == plan_kind::reclone || k == plan_kind::auto_clone;
+}
 
 /// Steps of a plan, in order. A plan resumes from its persisted phase; phases after `promoting`
 /// never promote again.
@@ -71,6 +83,8 @@ enum class plan_phase : uint8_t {
   done,
   failed,
   cloning,          ///< reclone only: CLONE INSTANCE from the active primary (appended: values stay)
+  verifying_accounts,  ///< bootstrap: SHOW GRANTS of the operator and replication accounts
+  restarting,          ///< auto_clone: wait for the recipient to answer after its CLONE restart
 };
 
 
@@ -157,12 +171,55 @@ struct plan_result {
   bool source_kept = false;
   std::string source_gtid;
   std::vector<gtid_loss> losses;
+  /// auto_clone: "cloned" | "not needed: <why>" (the site replicates without a CLONE).
+  std::string clone_outcome;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, plan_result& x) {
   return f(caf::meta::type_name("plan_result"), x.id, x.ok, x.reached, x.error, x.promotion_gtid,
-           x.fence_outcome, x.not_repointed, x.source_kept, x.source_gtid, x.losses);
+           x.fence_outcome, x.not_repointed, x.source_kept, x.source_gtid, x.losses,
+           x.clone_outcome);
+}
+
+/// One site of a bootstrap or auto-clone (status.bootstrap.sites[]).
+struct bootstrap_site {
+  std::string name;
+  /// "seed" | "clone" (empty, or behind the seed's purged set: decided again at cloning) |
+  /// "replicate" | "divergent" (holds transactions the seed lacks: never cloned)
+  std::string action;
+  /// Pending | Promoting | Cloning | WaitingForRestart | SetupReplication | Done | Failed | Blocked
+  std::string phase = "Pending";
+  std::string message;
+  int64_t started_ms = 0;
+  int64_t finished_ms = 0;
+  uint32_t attempts = 0;
+  bool operator==(const bootstrap_site&) const = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, bootstrap_site& x) {
+  return f(caf::meta::type_name("bootstrap_site"), x.name, x.action, x.phase, x.message,
+           x.started_ms, x.finished_ms, x.attempts);
+}
+
+/// The latest bootstrap or auto-clone (status.bootstrap); empty `source` = none ever.
+struct bootstrap_record {
+  std::string source;  ///< "fresh-deploy" | "auto-clone" | "reclone"
+  std::string seed;    ///< the seed (fresh-deploy) or the donor (the active site)
+  std::string phase;   ///< Promoting | Cloning | WaitingForRestart | SetupReplication | Done | Failed
+  std::string message;
+  int64_t started_ms = 0;
+  int64_t finished_ms = 0;
+  std::vector<bootstrap_site> sites;
+  bool operator==(const bootstrap_record&) const = default;
+  bool in_progress() const { return !source.empty() && phase != "Done"; }
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, bootstrap_record& x) {
+  return f(caf::meta::type_name("bootstrap_record"), x.source, x.seed, x.phase, x.message,
+           x.started_ms, x.finished_ms, x.sites);
 }
 
 /// Per-site recovery bookkeeping that must survive restarts.
@@ -189,13 +246,15 @@ struct durable_state {
   std::map<std::string, site_recovery> recovery;
   /// What the last promotion could not carry over (empty: nothing); shown in the status.
   std::vector<gtid_loss> last_failover_losses;
+  /// The latest bootstrap / auto-clone, its phases persisted with the plan's (status.bootstrap).
+  bootstrap_record bootstrap;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, durable_state& x) {
   return f(caf::meta::type_name("durable_state"), x.view, x.last_failover_ms,
            x.last_failover_target, x.promotion_gtid, x.plan_active, x.plan, x.recovery,
-           x.last_failover_losses);
+           x.last_failover_losses, x.bootstrap);
 }
 
 /// A Kubernetes-style Event (type Normal|Warning, reason from the ).
@@ -221,6 +280,8 @@ inline std::string to_string(plan_kind k) {
     case plan_kind::switchover: return "switchover";
     case plan_kind::recover: return "recover";
     case plan_kind::reclone: return "reclone";
+    case plan_kind::bootstrap: return "bootstrap";
+    case plan_kind::auto_clone: return "auto_clone";
   }
   return "failover";
 }
@@ -242,6 +303,8 @@ inline std::string to_string(plan_phase p) {
     case plan_phase::done: return "done";
     case plan_phase::failed: return "failed";
     case plan_phase::cloning: return "cloning";
+    case plan_phase::verifying_accounts: return "verifying_accounts";
+    case plan_phase::restarting: return "restarting";
   }
   return "pending";
 }

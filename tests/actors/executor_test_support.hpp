@@ -37,6 +37,10 @@ struct sim_server {
   int sessions = 2;              ///< application sessions a kill finds (then none)
   /// The applier is slow: a wait never reaches its target (even with the applier running).
   bool lagging = false;
+  std::string purged = {};  ///< gtid_purged
+  std::string clone_state = {};  ///< performance_schema.clone_status STATE ("" = never cloned)
+  /// SHOW GRANTS of every account on this server (default: everything the operator needs).
+  std::vector<std::string> grants = {"GRANT ALL PRIVILEGES ON *.* TO `any`@`%`"};
 };
 
 struct fleet {
@@ -147,8 +151,18 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
       o.value = f.switch_arming;
       break;
     case mysql_op::clone:
+      s.clone_state = "Completed";
       s.gtid = f.servers[cmd.source.site].gtid;
       s.writable = false;  // boots fenced (S5)
+      break;
+    case mysql_op::read_purged:
+      o.value = s.purged;
+      break;
+    case mysql_op::read_clone_state:
+      o.value = s.clone_state;
+      break;
+    case mysql_op::show_grants:
+      for (const auto& g : s.grants) o.value += (o.value.empty() ? "" : "\n") + g;
       break;
   }
   return o;

@@ -72,6 +72,46 @@ std::vector<candidate_gtid> candidate_sets(const std::vector<std::string>& sites
   return out;
 }
 
+namespace {
+
+std::optional<config::timestamp> ms_stamp(int64_t ms) {
+  if (ms <= 0) return std::nullopt;
+  return config::timestamp(std::chrono::milliseconds(ms));
+}
+
+/// status.bootstrap and the Bootstrapping condition: the latest record, or the note of a new
+/// group that waits or was refused.
+void add_bootstrap_status(config::group_status& st, const bootstrap_record& rec,
+                          const std::string& note) {
+  config::bootstrap_status b;
+  bool fresh_waiting = !note.empty();
+  if (!rec.source.empty()) {
+    b.phase = rec.phase;
+    b.source = rec.source;
+    b.seed_site = rec.seed;
+    b.message = rec.message;
+    for (const auto& s : rec.sites)
+      b.sites.push_back({s.name, s.phase, s.message, ms_stamp(s.started_ms), ms_stamp(s.finished_ms)});
+  }
+  if (fresh_waiting) {
+    bool refused = note.rfind("refused", 0) == 0;
+    if (rec.source.empty() || rec.phase != "Failed") b.phase = refused ? "Failed" : "Pending";
+    if (b.source.empty()) b.source = "fresh-deploy";
+    b.message = note;
+  }
+  if (b.phase.empty()) return;
+  bool active = b.phase != "Done" && b.phase != "Failed";
+  st.conditions.push_back({"Bootstrapping", active ? "True" : "False",
+                           b.phase == "Done" ? "BootstrapCompleted"
+                           : b.phase == "Failed" ? "BootstrapFailed"
+                                                 : "Bootstrap" + b.phase,
+                           b.message.empty() ? b.source + " " + b.phase : b.message,
+                           std::nullopt});
+  st.bootstrap = std::move(b);
+}
+
+}  // namespace
+
 config::group_status build_group_status(const status_inputs& in) {
   using namespace std::chrono;
   config::group_status st;
@@ -131,6 +171,7 @@ config::group_status build_group_status(const status_inputs& in) {
     st.conditions.push_back({"RecoveryPending", "True",
                              blocked ? "DivergentTransactions" : "RecoveryInProgress",
                              recovery_message, std::nullopt});
+  add_bootstrap_status(st, in.durable.bootstrap, in.bootstrap_note);
   return st;
 }
 

@@ -53,6 +53,8 @@ struct status_inputs {
   topology_view view;
   group_evaluation evaluation;
   bool evaluated = false;
+  /// A new group not bootstrapped yet: "waiting: ..." | "refused: ..." (group_state).
+  std::string bootstrap_note;
 };
 
 /// The group status (config/group_status.hpp shape). lastSeen is truncated to whole seconds so a

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "actors/operator/decide/bootstrap_record.hpp"
 #include "actors/operator/decide/coordinator_decide.hpp"
 #include "actors/operator/decide/recovery.hpp"
 #include "actors/operator/decide/step_context.hpp"
@@ -18,13 +19,15 @@ durable_state apply_change(durable_state d, const durable_change& c) {
             if (x.bump) d.view = {x.plan.epoch, "", x.plan.old_primary, x.at_ms, {}};
             d.plan_active = true;
             d.plan = x.plan;
+            record_plan_started(d.bootstrap, x.plan, x.at_ms);
             if (x.plan.kind == plan_kind::recover)
               d.recovery[x.plan.candidate].state = "RecoveryInProgress";
           },
           [&](const change_plan_done& x) {
             const auto& plan = x.plan;
-            bool promotion = plan.kind == plan_kind::failover || plan.kind == plan_kind::switchover;
+            bool promotion = is_promotion_kind(plan.kind);
             d.plan_active = false;
+            record_plan_done(d.bootstrap, plan, x.result, x.at_ms);
             if (!x.result.ok) {
               d.plan.phase = plan_phase::failed;
               // A failed rejoin is tried again on a later poll (after plan_retry_delay).
@@ -42,7 +45,8 @@ durable_state apply_change(durable_state d, const durable_change& c) {
               return;
             }
             d.view = {std::max(plan.epoch, d.view.epoch) + 1, plan.candidate, "", x.at_ms, {}};
-            d.last_failover_ms = x.at_ms;
+            // A bootstrap is no failover: it starts no anti-flap cooldown (S7).
+            if (plan.kind != plan_kind::bootstrap) d.last_failover_ms = x.at_ms;
             d.last_failover_target = plan.candidate;
             d.promotion_gtid =
                 x.result.promotion_gtid.empty() ? d.plan.promotion_gtid : x.result.promotion_gtid;
@@ -54,6 +58,7 @@ durable_state apply_change(durable_state d, const durable_change& c) {
           },
           [&](const change_phase& x) {
             d.plan.phase = x.phase;
+            record_plan_phase(d.bootstrap, d.plan, x.phase);
             if (!x.facts.promotion_gtid.empty()) d.plan.promotion_gtid = x.facts.promotion_gtid;
             if (!x.facts.source_gtid.empty()) d.plan.source_gtid = x.facts.source_gtid;
             if (!x.facts.losses.empty()) d.plan.losses = x.facts.losses;
@@ -64,6 +69,11 @@ durable_state apply_change(durable_state d, const durable_change& c) {
           },
           [&](const change_mark_blocked& x) {
             d.recovery[x.site] = {"RecoveryBlocked", x.divergent_gtid, x.divergent_count};
+          },
+          [&](const change_bootstrap& x) {
+            d.bootstrap = x.record;
+            for (const auto& b : x.blocked)
+              d.recovery[b.site] = {"RecoveryBlocked", b.divergent_gtid, b.divergent_count};
           },
       },
       c);
@@ -113,6 +123,7 @@ void change_persisted(context& c, const durable_change& change, bool ok) {
                  [&](const change_adopt&) {},
                  [&](const change_mark_pending&) {},
                  [&](const change_mark_blocked& x) { recovery_persisted(c, x, ok); },
+                 [&](const change_bootstrap& x) { bootstrap_persisted(c, x, ok); },
                  [&](const auto&) { plan_persisted(c, change, ok); },
              },
              change);

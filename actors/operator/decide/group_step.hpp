@@ -52,6 +52,10 @@ struct group_rules {
   size_t max_executor_respawns = 5;
   /// How often the active site's dead man's switch is checked (installed and armed).
   caf::timespan switch_check_interval{std::chrono::minutes(1)};
+  /// The bootstrap seed (config::effective_seed_site); empty = the first primary candidate.
+  std::string seed_site;
+  /// Bootstrap and auto-clone: off only for tests of the rules that came before them.
+  bool bootstrap = true;
 };
 
 // -- durable changes -----------------------------------------------------------------------------
@@ -93,8 +97,16 @@ struct change_mark_blocked {
   uint64_t divergent_count = 0;
 };
 
-using durable_change = std::variant<change_adopt, change_start_plan, change_plan_done,
-                                    change_phase, change_mark_pending, change_mark_blocked>;
+/// A bootstrap or auto-clone is decided: its record (status.bootstrap) replaces the previous one;
+/// `blocked`: sites that hold transactions the seed lacks (RecoveryBlocked, never cloned).
+struct change_bootstrap {
+  bootstrap_record record;
+  std::vector<change_mark_blocked> blocked;
+};
+
+using durable_change =
+    std::variant<change_adopt, change_start_plan, change_plan_done, change_phase,
+                 change_mark_pending, change_mark_blocked, change_bootstrap>;
 
 /// `d` with `c` applied (the epoch clamp of S6 is the caller's, see step).
 durable_state apply_change(durable_state d, const durable_change& c);
@@ -128,6 +140,8 @@ struct group_state {
   std::map<std::string, mono_time> switch_checked;  ///< last switch check per site
   std::map<std::string, mono_time> receiver_restarts;  ///< last receiver restart per follower
   std::set<std::string> receiver_inflight;             ///< receiver restarts in flight
+  /// A new group not bootstrapped yet: why ("waiting for ..." | "refused: ..."), for the status.
+  std::string bootstrap_note;
 };
 
 /// A persist is queued or running, a plan runs, or the state is not loaded yet.
@@ -223,6 +237,8 @@ enum class metric_kind : uint8_t {
   reclone,            ///< site
   reassert,           ///< site
   transactions_lost,  ///< site, value = transaction count, detail = "discarded" | "stranded"
+  bootstrap_phase,    ///< detail = phase that ended, value = its duration in seconds
+  clone_operation,    ///< site (recipient), detail = source (fresh-deploy | auto-clone | reclone)
 };
 
 namespace effect {

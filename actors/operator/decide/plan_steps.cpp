@@ -19,6 +19,12 @@ std::vector<plan_phase> plan_steps(plan_kind kind) {
     case plan_kind::reclone:
       return {p::cloning,           p::fencing_old, p::stopping_replica,
               p::resetting_replica, p::repointing,  p::confirming};
+    case plan_kind::bootstrap:
+      return {p::verifying_accounts, p::stopping_replica, p::resetting_replica, p::recording_gtid,
+              p::promoting,          p::confirming,       p::steering};
+    case plan_kind::auto_clone:
+      return {p::fencing_old,       p::cloning,    p::restarting, p::stopping_replica,
+              p::resetting_replica, p::repointing, p::confirming};
   }
   return {};
 }
@@ -31,7 +37,7 @@ resume_plan resume_steps(plan_kind kind, plan_phase persisted) {
     return r;
   }
   if (persisted == plan_phase::done) {
-    r.promotion_done = kind == plan_kind::failover || kind == plan_kind::switchover;
+    r.promotion_done = is_promotion_kind(kind);
     return r;
   }
   auto it = std::find(all.begin(), all.end(), persisted);
@@ -71,7 +77,11 @@ caf::timespan step_deadline(plan_phase phase, const failover_plan& plan,
       return plan.kind == plan_kind::switchover ? plan.max_lag_wait + 3 * plan.step_timeout
                                                 : plan.drain_timeout;
     case plan_phase::cloning:
+    case plan_phase::restarting:
       return std::max(plan.step_timeout, clone_timeout) + plan.step_timeout;
+    case plan_phase::verifying_accounts:
+      // Two SHOW GRANTS per site (the plan's followers and its candidate).
+      return plan.step_timeout * static_cast<int64_t>(2 * (plan.followers.size() + 1));
     case plan_phase::repointing: {
       auto n =
           std::max<size_t>(1, plan.kind == plan_kind::failover || plan.kind == plan_kind::switchover

@@ -9,6 +9,14 @@
 //                         resetting_replica, repointing (CHANGE SOURCE + START on that site),
 //                         confirming (a probe shows IO and SQL threads ON)
 //   reclone:              cloning, then the recover steps
+//   bootstrap:            verifying_accounts (SHOW GRANTS of the operator and replication
+//                         accounts on every site), stopping_replica, resetting_replica,
+//                         recording_gtid, promoting, confirming, steering (the seed; no old
+//                         primary, so no fence and no gate: every site was seen fenced)
+//   auto_clone:           fencing_old (the recipient), cloning (CLONE only when clone_need says
+//                         so, decided again on every run: a resumed plan never clones twice a
+//                         site that already holds the donor's data), restarting (the recipient
+//                         answers again), then the recover steps from stopping_replica
 //
 // resume_steps(kind, persisted): the steps still to run when the last completed (persisted)
 // phase is `persisted`: `pending` = all of them; a phase of the list = the ones after it; `done`
@@ -28,7 +36,8 @@
 //              switchover: max_lag_wait + 3 x step_timeout (the wait is not best-effort there:
 //              past it the switchover is rolled back)
 //   cloning    max(step_timeout, clone_timeout) + step_timeout (the CLONE's own deadline plus
-//              room for its answer)
+//              room for its answer); restarting the same (spec.cloneTimeout)
+//   verifying_accounts  step_timeout x 2 x (followers + 1)
 //   repointing step_timeout per follower (at least one): four commands each
 #pragma once
 

@@ -122,6 +122,18 @@ void maybe_restart_receivers(context& c);
 void on_receiver_started(context& c, const input::receiver_started& in);
 void recovery_persisted(context& c, const change_mark_blocked& change, bool ok);
 
+// Bootstrap and auto-clone (step_bootstrap.cpp).
+/// A new group with no writable site: wait, refuse or start the bootstrap. True when it applied
+/// (the ordinary no-primary/failover rules must not run for a group that never had a primary).
+bool maybe_bootstrap(context& c);
+/// After the seed is active: bring in the next site of a fresh-deploy bootstrap.
+void continue_bootstrap(context& c);
+/// An empty non-active site while the active site has data: clone it (source auto-clone).
+void maybe_auto_clone(context& c);
+void bootstrap_persisted(context& c, const change_bootstrap& x, bool ok);
+/// Events and metrics of a bootstrap/auto-clone/reclone plan that ended (once persisted).
+void bootstrap_plan_done(context& c, const change_plan_done& x);
+
 // The active site's dead man's switch (step_heartbeat.cpp).
 void maybe_heartbeat(context& c, const std::string& site, const site_report& r);
 void on_heartbeat_done(context& c, const input::heartbeat_done& in);

@@ -92,6 +92,9 @@ void evaluate_and_act(context& c) {
   status_changed(c, false);
   if (ev.verdict == group_verdict::healthy) st.alerts.clear();
   if (busy(st)) return;
+  // A group that never had a primary and has no writable site is bootstrapped (or waits, or is
+  // refused) instead of failing over or alerting (step_bootstrap.cpp).
+  if (ev.writable.empty() && maybe_bootstrap(c)) return;
   switch (ev.verdict) {
     case group_verdict::fence:
       for (const auto& s : ev.fence) c.fence(s);
@@ -105,7 +108,12 @@ void evaluate_and_act(context& c) {
     case group_verdict::healthy:
     case group_verdict::degraded:
       maybe_adopt(c, ev);
-      if (!busy(st)) check_returning(c, obs);
+      continue_bootstrap(c);
+      maybe_auto_clone(c);
+      // While a fresh-deploy bootstrap brings its sites in, they are not returning primaries.
+      if (!busy(st) && !(st.durable.bootstrap.source == "fresh-deploy" &&
+                         st.durable.bootstrap.phase != "Done"))
+        check_returning(c, obs);
       maybe_restart_receivers(c);
       break;
     case group_verdict::no_primary:

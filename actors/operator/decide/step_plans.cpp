@@ -13,7 +13,8 @@ namespace br::step_detail {
 
 namespace {
 
-bool is_promotion(plan_kind k) { return k == plan_kind::failover || k == plan_kind::switchover; }
+bool is_promotion(plan_kind k) { return is_promotion_kind(k); }
+bool is_bootstrap_kind(plan_kind k) { return k == plan_kind::bootstrap || k == plan_kind::auto_clone; }
 
 /// Every transaction a promotion could not carry over, said once each: log, Event, metric
 /// (docs/safety.md S3, S4). Stranded sites are RecoveryBlocked by the same durable change.
@@ -67,7 +68,20 @@ void start_persisted(context& c, const change_start_plan& x, bool ok) {
     return;
   }
   c.st.respawns = 0;
-  if (is_promotion(plan.kind)) {
+  if (plan.kind == plan_kind::bootstrap) {
+    c.log(log_level::info, "bootstrap started", f);
+    c.emit("Normal", "BootstrapStarted",
+           "bootstrap of a new group started: seed " + plan.candidate + " becomes the active site at epoch " +
+               std::to_string(plan.epoch + 1),
+           plan.candidate);
+  } else if (plan.kind == plan_kind::auto_clone) {
+    f["donor"] = plan.source;
+    c.log(log_level::info, "site brought in from the active site", f);
+    if (c.st.durable.bootstrap.source == "auto-clone")
+      c.emit("Normal", "AutoCloneStarted",
+             plan.candidate + " came back empty: cloning it from the active site " + plan.source,
+             plan.candidate);
+  } else if (is_promotion(plan.kind)) {
     c.log(log_level::info, "initiating failover", f);
     c.emit("Normal", "FailoverStarted",
            "failover from " + (plan.old_primary.empty() ? std::string("(none)") : plan.old_primary) +
@@ -82,6 +96,17 @@ void start_persisted(context& c, const change_start_plan& x, bool ok) {
 void done_persisted(context& c, const change_plan_done& x, bool ok) {
   const auto& plan = x.plan;
   const auto& res = x.result;
+  if (ok) bootstrap_plan_done(c, x);
+  if (is_bootstrap_kind(plan.kind)) {
+    auto f = c.fields(plan.candidate);
+    f["plan"] = plan.id;
+    f["kind"] = to_string(plan.kind);
+    f["ok"] = res.ok;
+    if (!res.ok) f["error"] = res.error;
+    c.log(res.ok ? log_level::info : log_level::error,
+          res.ok ? "bootstrap plan done" : "bootstrap plan failed", f);
+    return;
+  }
   auto f = c.fields(plan.candidate);
   f["plan"] = plan.id;
   f["kind"] = to_string(plan.kind);
@@ -152,8 +177,7 @@ void start_plan(context& c, plan_kind kind, const std::string& candidate,
   plan.old_primary = old_primary;
   plan.old_primary_reachable = old_reachable;
   // Recover and reclone repair `candidate` from the current active primary.
-  if (kind == plan_kind::recover || kind == plan_kind::reclone)
-    plan.source = st.durable.view.active_site;
+  if (is_repair_kind(kind)) plan.source = st.durable.view.active_site;
   if (is_promotion(kind)) plan.followers = plan_followers(rules.sites, candidate, old_primary);
   plan.policy = rules.policy;
   plan.drain_timeout = rules.drain_timeout;

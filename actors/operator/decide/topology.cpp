@@ -13,7 +13,8 @@ const topology& async_replication_topology() {
   static const topology t{
       "async-replication",
       mysql_op::probe,
-      {plan_kind::failover, plan_kind::switchover, plan_kind::recover, plan_kind::reclone},
+      {plan_kind::failover, plan_kind::switchover, plan_kind::recover, plan_kind::reclone,
+       plan_kind::bootstrap, plan_kind::auto_clone},
       &step,
   };
   return t;

@@ -29,6 +29,7 @@ config::group_status status_of(self_ptr self) {
   in.view = g.view;
   in.evaluation = g.evaluation;
   in.evaluated = g.evaluated;
+  in.bootstrap_note = g.bootstrap_note;
   return build_group_status(in);
 }
 

@@ -205,6 +205,12 @@ void record_metric(self_ptr self, const effect::metric& m) {
     case metric_kind::transactions_lost:
       opmetrics::transactions_lost(g, m.site, m.detail).Increment(m.value);
       break;
+    case metric_kind::bootstrap_phase:
+      opmetrics::bootstrap_phase_seconds(g, m.detail).Observe(m.value);
+      break;
+    case metric_kind::clone_operation:
+      opmetrics::clone_operations(g, m.site, m.detail).Increment();
+      break;
   }
 }
 

@@ -66,14 +66,59 @@ std::string epoch_regression(const std::string& stored_text, const durable_state
          std::to_string(next.view.epoch) + ": the epoch never goes down (S6)";
 }
 
+namespace {
+
+json bootstrap_json(const bootstrap_record& b) {
+  json sites = json::array();
+  for (const auto& x : b.sites)
+    sites.push_back({{"name", x.name},
+                     {"action", x.action},
+                     {"phase", x.phase},
+                     {"message", x.message},
+                     {"startedMs", x.started_ms},
+                     {"finishedMs", x.finished_ms},
+                     {"attempts", x.attempts}});
+  return {{"source", b.source},       {"seed", b.seed},
+          {"phase", b.phase},         {"message", b.message},
+          {"startedMs", b.started_ms}, {"finishedMs", b.finished_ms},
+          {"sites", sites}};
+}
+
+bootstrap_record bootstrap_from_json(const json& j) {
+  bootstrap_record b;
+  b.source = get<std::string>(j, "source");
+  b.seed = get<std::string>(j, "seed");
+  b.phase = get<std::string>(j, "phase");
+  b.message = get<std::string>(j, "message");
+  b.started_ms = get<int64_t>(j, "startedMs");
+  b.finished_ms = get<int64_t>(j, "finishedMs");
+  const auto& sites = member(j, "sites");
+  if (!sites.is_array()) throw bad_member("wrong type of member bootstrap.sites");
+  for (const auto& x : sites) {
+    bootstrap_site s;
+    s.name = get<std::string>(x, "name");
+    s.action = get<std::string>(x, "action");
+    s.phase = get<std::string>(x, "phase");
+    s.message = get<std::string>(x, "message");
+    s.started_ms = get<int64_t>(x, "startedMs");
+    s.finished_ms = get<int64_t>(x, "finishedMs");
+    s.attempts = get<uint32_t>(x, "attempts");
+    b.sites.push_back(std::move(s));
+  }
+  return b;
+}
+
+}  // namespace
+
 caf::expected<plan_kind> parse_plan_kind(const std::string& s) {
-  for (auto k : {plan_kind::failover, plan_kind::switchover, plan_kind::recover, plan_kind::reclone})
+  for (auto k : {plan_kind::failover, plan_kind::switchover, plan_kind::recover, plan_kind::reclone,
+                 plan_kind::bootstrap, plan_kind::auto_clone})
     if (to_string(k) == s) return k;
   return caf::make_error(caf::sec::invalid_argument, "unknown plan kind " + s);
 }
 
 caf::expected<plan_phase> parse_plan_phase(const std::string& s) {
-  for (int i = 0; i <= static_cast<int>(plan_phase::cloning); ++i) {
+  for (int i = 0; i <= static_cast<int>(plan_phase::restarting); ++i) {
     auto p = static_cast<plan_phase>(i);
     if (to_string(p) == s) return p;
   }
@@ -119,6 +164,7 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
         {"losses", losses_json(p.losses)}}},
       {"recovery", recovery},
       {"lastFailoverLosses", losses_json(s.last_failover_losses)},
+      {"bootstrap", bootstrap_json(s.bootstrap)},
   };
 }
 
@@ -169,6 +215,8 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
     if (p.contains("losses")) s.plan.losses = losses_from_json(member(p, "losses"));
     if (j.contains("lastFailoverLosses"))
       s.last_failover_losses = losses_from_json(member(j, "lastFailoverLosses"));
+    // Added with issue 19; older state files have none.
+    if (j.contains("bootstrap")) s.bootstrap = bootstrap_from_json(member(j, "bootstrap"));
     const auto& rec = member(j, "recovery");
     if (!rec.is_object()) throw bad_member("wrong type of member recovery");
     for (auto it = rec.begin(); it != rec.end(); ++it) {

@@ -4,6 +4,7 @@
 //   executor_promote.cpp     draining, recording_gtid, promoting, confirming
 //   executor_steer.cpp       steering (router, DNS, taints)
 //   executor_repair.cpp      repointing, cloning (and the repair of a returning site)
+//   executor_bootstrap.cpp   verifying_accounts, auto_clone's cloning (clone_need), restarting
 //   failover_executor.cpp    the driver: resume, start each step, deadlines, the behaviour
 #pragma once
 
@@ -64,6 +65,7 @@ struct executor_state {
   size_t taint_index = 0;    ///< steering: index into deps.sites
   bool promotion_done = false;  ///< resumed after `promoting` was persisted
   mono_time step_started{};     ///< when the current step started (session drain window)
+  size_t verify_index = 0;      ///< verifying_accounts: index into deps.sites
   static inline const char* name = "failover_executor";
 };
 
@@ -144,5 +146,9 @@ void run_steering(exec_ptr self);          // executor_steer.cpp
 
 void run_repointing(exec_ptr self);        // executor_repair.cpp
 void run_cloning(exec_ptr self);
+
+void run_verifying_accounts(exec_ptr self);  // executor_bootstrap.cpp
+void run_auto_cloning(exec_ptr self);
+void run_restarting(exec_ptr self);
 
 }  // namespace br::executor

@@ -15,7 +15,7 @@ namespace br::executor {
 void run_fencing_old(exec_ptr self) {
   auto& st = self->state;
   const auto& p = st.plan;
-  if (p.kind == plan_kind::recover || p.kind == plan_kind::reclone) {
+  if (is_repair_kind(p.kind)) {
     // Repairing a site: it is fenced before anything else touches it.
     run_sql_must(self, mysql_op::fence, p.candidate, [=] { step_done(self); });
     return;

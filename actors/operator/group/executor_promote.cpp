@@ -149,7 +149,7 @@ void run_draining(exec_ptr self) {
 void run_stopping_replica(exec_ptr self) {
   auto cand = self->state.plan.candidate;
   auto kind = self->state.plan.kind;
-  if (kind == plan_kind::recover || kind == plan_kind::reclone) {
+  if (is_repair_kind(kind)) {
     // A repaired site is fenced and about to follow the active primary: nothing is promoted.
     run_sql_must(self, mysql_op::stop_replica, cand, [=] { step_done(self); });
     return;
@@ -219,7 +219,7 @@ void run_promoting(exec_ptr self) {
 void confirm_probe(exec_ptr self) {
   auto& st = self->state;
   auto cand = st.plan.candidate;
-  bool repair = st.plan.kind == plan_kind::recover || st.plan.kind == plan_kind::reclone;
+  bool repair = is_repair_kind(st.plan.kind);
   run_sql(self, mysql_op::probe, cand, [=](mysql_outcome& o) {
     auto& s = self->state;
     if (o.ok && !repair) {

@@ -113,7 +113,7 @@ void repoint_next(exec_ptr self) {
 
 void run_repointing(exec_ptr self) {
   auto& st = self->state;
-  bool repair = st.plan.kind == plan_kind::recover || st.plan.kind == plan_kind::reclone;
+  bool repair = is_repair_kind(st.plan.kind);
   auto primary = repair ? st.plan.source : st.plan.candidate;
   run_sql(self, mysql_op::read_gtid, primary, [=](mysql_outcome& o) {
     if (!o.ok) {

@@ -52,7 +52,16 @@ void run_step(exec_ptr self) {
       run_repointing(self);
       return;
     case plan_phase::cloning:
-      run_cloning(self);
+      if (st.plan.kind == plan_kind::auto_clone)
+        run_auto_cloning(self);
+      else
+        run_cloning(self);
+      return;
+    case plan_phase::verifying_accounts:
+      run_verifying_accounts(self);
+      return;
+    case plan_phase::restarting:
+      run_restarting(self);
       return;
     case plan_phase::pending:
     case plan_phase::done:
@@ -122,7 +131,7 @@ void begin(exec_ptr self) {
     fail(self, r.error);
     return;
   }
-  bool repair = p.kind == plan_kind::recover || p.kind == plan_kind::reclone;
+  bool repair = is_repair_kind(p.kind);
   if (repair && (p.source.empty() || p.source == p.candidate)) {
     st.current = r.steps.empty() ? p.phase : r.steps.front();
     fail(self, p.source.empty()
@@ -168,6 +177,10 @@ executor_actor::behavior_type executor(exec_ptr self, failover_plan plan, execut
         if (stale(self, seq)) return;
         if (self->state.current == plan_phase::killing_sessions)
           run_killing_sessions(self);
+        else if (self->state.current == plan_phase::restarting)
+          run_restarting(self);
+        else if (self->state.current == plan_phase::cloning)
+          run_auto_cloning(self);
         else
           confirm_probe(self);
       },

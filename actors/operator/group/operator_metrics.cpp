@@ -90,6 +90,28 @@ prometheus::Counter& transactions_lost(const group_labels& g, const std::string&
   return family.Add(l);
 }
 
+prometheus::Histogram& bootstrap_phase_seconds(const group_labels& g, const std::string& phase) {
+  static auto& family = prometheus::BuildHistogram()
+                            .Name("bloodraven_bootstrap_phase_seconds")
+                            .Help("Duration of a bootstrap or auto-clone phase, per phase.")
+                            .Register(*metrics::process_registry());
+  return family.Add({{"namespace", g.namespace_name}, {"group", g.group}, {"phase", phase}},
+                    prometheus::Histogram::BucketBoundaries{0.5, 1, 2, 5, 10, 20, 30, 60, 120,
+                                                            300, 600, 1800});
+}
+
+prometheus::Counter& clone_operations(const group_labels& g, const std::string& site,
+                                      const std::string& source) {
+  static auto& family = prometheus::BuildCounter()
+                            .Name("bloodraven_clone_operations_total")
+                            .Help("Sites brought in from the active site by a bootstrap, "
+                                  "auto-clone or reclone plan that completed.")
+                            .Register(*metrics::process_registry());
+  auto l = labels(g, site);
+  l["source"] = source;
+  return family.Add(l);
+}
+
 prometheus::Gauge& divergent_transactions(const group_labels& g, const std::string& site) {
   static auto& family = prometheus::BuildGauge()
                             .Name("bloodraven_divergent_transactions")

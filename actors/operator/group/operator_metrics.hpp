@@ -28,6 +28,9 @@ prometheus::Counter& split_brain_auto_resolve(const group_labels& g, const std::
 prometheus::Counter& primary_reassert(const group_labels& g, const std::string& site);
 prometheus::Counter& reclone_operations(const group_labels& g, const std::string& site);
 /// Transactions a promotion could not carry over, by site and kind (discarded | stranded).
+prometheus::Histogram& bootstrap_phase_seconds(const group_labels& g, const std::string& phase);
+prometheus::Counter& clone_operations(const group_labels& g, const std::string& site,
+                                      const std::string& source);
 prometheus::Counter& transactions_lost(const group_labels& g, const std::string& site,
                                        const std::string& kind);
 prometheus::Gauge& divergent_transactions(const group_labels& g, const std::string& site);

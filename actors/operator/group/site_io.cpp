@@ -321,6 +321,28 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
       }
       break;
     }
+    case mysql_op::read_purged: {
+      auto r = conn.query("SELECT @@global.gtid_purged AS gtid_purged");
+      if (fail_if(r, out, st, key)) return out;
+      auto v = r->rows.empty() ? std::nullopt : r->get(0, "gtid_purged");
+      out.value = v ? *v : "";
+      out.value.erase(std::remove(out.value.begin(), out.value.end(), '\n'), out.value.end());
+      break;
+    }
+    case mysql_op::show_grants: {
+      // The session's own account: SHOW GRANTS FOR another user needs SELECT on mysql.*.
+      auto r = conn.query("SHOW GRANTS");
+      if (fail_if(r, out, st, key)) return out;
+      for (const auto& row : r->rows)
+        if (!row.empty() && row[0]) out.value += (out.value.empty() ? "" : "\n") + *row[0];
+      break;
+    }
+    case mysql_op::read_clone_state: {
+      auto r = conn.query(d.clone_status_sql());
+      if (fail_if(r, out, st, key)) return out;
+      if (!r->rows.empty()) out.value = r->get(0, "state").value_or("");
+      break;
+    }
     case mysql_op::wait_executed:
     case mysql_op::clone:
       break;  // handled above

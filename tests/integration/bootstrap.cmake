@@ -1,0 +1,9 @@
+# How a group comes into being (issue 19, acceptance 2): bloodraven --standalone bootstraps fresh
+# sandbox servers 71-73 (seed promoted, others cloned and replicating), never clones a divergent
+# site, and does not clone twice across an operator killed mid-CLONE. Long: label bootstrap.
+br_test(integration_bootstrap
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/bootstrap_test.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/mysql_sandbox.cpp
+  LIBS br_actors_common br_io_http br_io_mysql nlohmann_json::nlohmann_json
+  LABELS "integration;mysql;process;bootstrap" DEPENDS bloodraven RUN_SERIAL TIMEOUT 1500)
