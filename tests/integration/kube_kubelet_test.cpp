@@ -1,0 +1,388 @@
+// The process kubelet (tests/support/process_kubelet) on a rendered group: the API simulator holds
+// what config/render produces for a two-site group (plus its generated Secrets); the kubelet runs
+// the pods for real: mysqld 9.7 from the sandbox chroot through the official image's first-start
+// behaviour, the real bloodraven-sidecar, each pod in its own network and mount namespace. No
+// operator runs here: the test plays its part (pod labels) where needed. In order: a missing Secret
+// key (CreateContainerConfigError), the rendered fenced my.cnf on an empty PVC (the image's first
+// start cannot set the root password under super_read_only: CrashLoopBackOff, ERROR 1290), a
+// my.cnf without the fence (initialised, init scripts run, users exist, the rendered server-id),
+// the sidecar answering on its pod IP, Service names resolving and routing to the labelled pod,
+// kill -9 of mysqld (restartCount 1, data kept), a wiped PVC (an empty server on the next start),
+// and a rollout (new generation: old pod stopped, new one started).
+#include <boost/test/unit_test.hpp>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "actors/operator/kube/core/generated_credentials.hpp"
+#include "config/failover_group.hpp"
+#include "config/render/group_objects.hpp"
+#include "config/render/names.hpp"
+#include "io/codec/base64.hpp"
+#include "io/kube/client.hpp"
+#include "io/log/log.hpp"
+#include "io/mysql/connection.hpp"
+#include "tests/support/eventually.hpp"
+#include "tests/support/kube_sim/simulator.hpp"
+#include "tests/support/kube_sim/test_support.hpp"
+#include "tests/support/process_kubelet/command.hpp"
+#include "tests/support/process_kubelet/kubelet.hpp"
+
+using namespace br;
+using namespace std::chrono_literals;
+using nlohmann::json;
+namespace kl = br::test::kubelet;
+
+namespace {
+
+const std::string group = "kt";
+const std::string ns = "default";
+const std::string dep_a = "mysql-kt-a", dep_b = "mysql-kt-b";
+
+bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout) {
+  return br::test::eventually(pred, timeout, 200ms);
+}
+
+json group_document() {
+  auto site = [](const std::string& name) {
+    return json{{"name", name},
+                {"role", "primary-candidate"},
+                {"lbIP", name == "a" ? "192.0.2.71" : "192.0.2.72"},
+                {"zone", "zone-" + name},
+                {"taintNodeSelector", {{"shipstream.io/site." + group, name}}},
+                {"storage", {{"size", "1Gi"}}}};
+  };
+  json doc = {{"apiVersion", "shipstream.io/v1alpha1"},
+              {"kind", "MysqlFailoverGroup"},
+              {"metadata", {{"name", group}, {"namespace", ns}}},
+              {"spec",
+               {{"credentials", {{"operatorSecret", group + "-operator"}}},
+                {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
+                {"replication", {{"user", "repl"}, {"password", "replpw"}, {"tls", true}}},
+                {"sites", json::array({site("a"), site("b")})}}}};
+  return doc;
+}
+
+/// The group as the operator would parse it (uid: the simulator's, so the objects' owner
+/// references resolve and its garbage collector keeps them).
+config::failover_group parsed_group(json doc, const std::string& uid) {
+  doc["metadata"]["uid"] = uid;
+  auto r = config::load_group_json(doc.dump(), config::run_mode::kubernetes);
+  std::string errs;
+  for (const auto& e : r.errors) errs += e.path + ": " + e.message + "; ";
+  BOOST_TEST_REQUIRE(r.ok(), "group: " << errs);
+  r.group.metadata.uid = uid;
+  return r.group;
+}
+
+/// The rendered my.cnf without the operator's boot fence (read-only, super-read-only).
+std::string unfenced(const std::string& cnf) {
+  std::string out;
+  std::istringstream in(cnf);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("read-only", 0) != 0 && l.rfind("super-read-only", 0) != 0) out += l + "\n";
+  return out;
+}
+
+std::string http_status_line(const std::string& ip, int port, const std::string& path) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval tv{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, ip.c_str(), &a.sin_addr);
+  std::string got;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    std::string req = "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) > 0) {
+      char buf[512];
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n > 0) got.assign(buf, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  return got.substr(0, got.find("\r\n"));
+}
+
+/// getaddrinfo from this (the test's) thread: what the operator in a test process would get.
+std::string resolve(const std::string& name) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* res = nullptr;
+  if (::getaddrinfo(name.c_str(), nullptr, &hints, &res) != 0 || !res) return "";
+  char buf[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(res->ai_addr)->sin_addr, buf, sizeof buf);
+  ::freeaddrinfo(res);
+  return buf;
+}
+
+struct kubelet_fixture {
+  br::kube_sim::simulator sim;
+  std::shared_ptr<kube::client> c;
+  std::unique_ptr<kl::process_kubelet> kubelet;
+  config::failover_group g;
+  std::map<std::string, std::string> creds;  // the generated operator Secret's data
+
+  kubelet_fixture() {
+    log::set_level(log::level::warn);
+    sim.start();
+    kube::client_options co;
+    co.timeout = 5s;
+    co.identity = "test";
+    c = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
+    co.identity = "process-kubelet";
+    auto o = kl::options::from_test_env();
+    o.ns = ns;
+    kubelet = std::make_unique<kl::process_kubelet>(
+        std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co), o);
+  }
+  ~kubelet_fixture() {
+    if (boost::unit_test::framework::current_test_case().p_name.get().empty()) return;
+    for (const auto& d : {dep_a, dep_b})
+      for (const char* cn : {"mysql", "sidecar"}) {
+        auto log = kubelet->container_log(d, cn);
+        if (log.size() > 20000) log = log.substr(log.size() - 20000);
+        BOOST_TEST_MESSAGE("---- " << d << "/" << cn << " log tail ----\n" << log);
+      }
+    kubelet->stop();
+    sim.stop();
+  }
+
+  void must_create(const kube::resource_ref& r, const json& obj) {
+    auto made = c->create(r, r.namespaced ? ns : "", obj);
+    BOOST_TEST_REQUIRE(made.ok(), "create " << obj["metadata"].value("name", "") << ": "
+                                            << (made.ok() ? "" : made.error().describe()));
+  }
+
+  json get(const kube::resource_ref& r, const std::string& name) {
+    auto got = c->get(r, ns, name);
+    return got ? *got : json(nullptr);
+  }
+
+  std::optional<kl::container_view> mysql(const std::string& d) { return kubelet->container(d, "mysql"); }
+
+  std::string describe(const std::string& d) {
+    auto m = mysql(d);
+    return "pod " + kubelet->pod_name(d) + " ip " + kubelet->pod_ip(d) + " mysql " +
+           (m ? std::to_string(m->pid) + " " + m->waiting_reason + ": " + m->waiting_message : "none") +
+           "; kubelet error: " + kubelet->error();
+  }
+
+  mysql::connect_options root_at(const std::string& host) {
+    mysql::connect_options o;
+    o.host = host;
+    o.port = 3306;
+    o.user = "root";
+    o.password = creds.at("MYSQL_ROOT_PASSWORD");
+    o.connect_timeout = 2s;
+    return o;
+  }
+
+  /// One value as root over TCP, "" when the server cannot be reached.
+  std::string scalar(const std::string& host, const std::string& sql) {
+    auto conn = mysql::connection::open(root_at(host));
+    if (!conn) return "";
+    auto r = conn->query(sql);
+    if (!r || r->rows.empty() || !r->rows[0][0]) return "";
+    return *r->rows[0][0];
+  }
+
+  void set_role(const std::string& deployment, const std::string& role) {
+    const auto pod = kubelet->pod_name(deployment);
+    BOOST_TEST_REQUIRE(!pod.empty());
+    auto r = c->merge_patch(kube::resources::pods, ns, pod,
+                            {{"metadata", {{"labels", {{std::string{render::label_role}, role}}}}}});
+    BOOST_TEST_REQUIRE(r.ok(), (r.ok() ? "" : r.error().describe()));
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(kube_kubelet, kubelet_fixture)
+
+BOOST_AUTO_TEST_CASE(rendered_pods_run_for_real) {
+  BOOST_TEST_REQUIRE(kubelet->start(), "kubelet: " << kubelet->error());
+  std::string dns_err;
+  BOOST_TEST_REQUIRE(kl::use_cluster_dns(kubelet->hosts_file(), dns_err), dns_err);
+
+  // -- the group, the rendered objects, the generated Secrets ----------------------------------
+  must_create(kube::resources::crds, br::kube_sim::test::yaml_to_json(YAML::LoadFile(
+      std::string(std::getenv("BR_SOURCE_DIR")) + "/charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml")));
+  must_create(br::kube_sim::test::mfg_ref, group_document());
+  g = parsed_group(group_document(), get(br::kube_sim::test::mfg_ref, group)["metadata"].value("uid", ""));
+  auto rendered = render::render_group(g, {});
+  BOOST_TEST_REQUIRE(rendered.ok());
+  auto secret = generated_operator_secret(g, random_password);
+  creds = secret_data(secret);
+  bool added = false;
+  must_create(kube::resources::secrets, generated_keys_secret(g, completed_keys(g, {}, added)));
+  // (1) first without MYSQL_ROOT_PASSWORD: the mysql container cannot be configured.
+  json partial = secret;
+  partial["data"].erase("MYSQL_ROOT_PASSWORD");
+  must_create(kube::resources::secrets, partial);
+  const std::string init_cm = "mysql-" + group + "-init";
+  bool rendered_init = false;
+  std::string cnf_b;
+  for (auto& obj : rendered.objects) {
+    const auto kind = obj.value("kind", "");
+    const auto name = obj["metadata"].value("name", "");
+    if (kind == "ConfigMap" && name == init_cm) rendered_init = true;
+    if (kind == "ConfigMap" && name.rfind(dep_b + "-config-", 0) == 0) {
+      // Site b gets the my.cnf without the boot fence (see case (2) for why); a keeps it verbatim.
+      cnf_b = unfenced(obj["data"]["my.cnf"].get<std::string>());
+      obj["data"]["my.cnf"] = cnf_b;
+    }
+  }
+  if (!rendered_init) {
+    // Until the renderer ships the init ConfigMap (contract item 2), the test mounts its own at
+    // the agreed place so the init-script path of the first start is exercised all the same.
+    rendered.objects.push_back(
+        {{"apiVersion", "v1"},
+         {"kind", "ConfigMap"},
+         {"metadata", {{"name", init_cm}, {"namespace", ns}}},
+         {"data",
+          {{"bloodraven-users.sh",
+            "docker_process_sql <<'EOSQL'\nSET sql_log_bin=0;\n"
+            "CREATE USER IF NOT EXISTS 'kubelet_init'@'%' IDENTIFIED BY 'kubelet_init_pw';\n"
+            "GRANT PROCESS ON *.* TO 'kubelet_init'@'%';\nEOSQL\n"}}}});
+    for (auto& obj : rendered.objects) {
+      if (obj.value("kind", "") != "Deployment") continue;
+      auto& pod_spec = obj["spec"]["template"]["spec"];
+      pod_spec["volumes"].push_back({{"name", "init"}, {"configMap", {{"name", init_cm}}}});
+      for (auto& ctr : pod_spec["containers"])
+        if (ctr.value("name", "") == "mysql")
+          ctr["volumeMounts"].push_back({{"name", "init"}, {"mountPath", "/docker-entrypoint-initdb.d"}, {"readOnly", true}});
+    }
+  }
+  for (const auto& obj : rendered.objects) {
+    const auto kind = obj.value("kind", "");
+    if (kind == "Deployment") must_create(kube::resources::deployments, obj);
+    else if (kind == "ConfigMap") must_create(kube::resources::configmaps, obj);
+    else if (kind == "PersistentVolumeClaim") must_create(kube::resources::pvcs, obj);
+    else if (kind == "Service") must_create(kube::resources::services, obj);
+    else if (kind == "Secret") must_create(kube::resources::secrets, obj);
+  }
+  BOOST_TEST_REQUIRE(eventually([&] {
+    auto m = mysql(dep_b);
+    return m && m->waiting_reason == "CreateContainerConfigError";
+  }, 30s), "no CreateContainerConfigError for the missing key: " << describe(dep_b));
+  BOOST_TEST(mysql(dep_b)->waiting_message.find("couldn't find key MYSQL_ROOT_PASSWORD") != std::string::npos,
+             mysql(dep_b)->waiting_message);
+  BOOST_TEST(mysql(dep_b)->pid == -1);
+  {
+    auto pod = get(kube::resources::pods, kubelet->pod_name(dep_b));
+    BOOST_TEST(pod["status"]["containerStatuses"][0]["state"]["waiting"].value("reason", "") ==
+               "CreateContainerConfigError");
+    BOOST_TEST(pod["status"].value("podIP", "") == kubelet->pod_ip(dep_b));
+  }
+  {
+    auto full = get(kube::resources::secrets, group + "-operator");
+    full["data"] = secret["data"];
+    BOOST_TEST_REQUIRE(c->update(kube::resources::secrets, full).ok());
+  }
+
+  // -- (2) the rendered my.cnf boots fenced: the image's first start fails under it ------------
+  BOOST_TEST(eventually([&] {
+    auto m = mysql(dep_a);
+    return m && m->restarts >= 1 &&
+           kubelet->container_log(dep_a, "mysql").find("--super-read-only option so it cannot execute") != std::string::npos;
+  }, 120s), "site a (fenced my.cnf) did not fail its first start with ERROR 1290");
+
+  // -- (3) b: initialised from the ConfigMap my.cnf on an empty PVC, init scripts run ----------
+  const auto ip_b = kubelet->pod_ip(dep_b);
+  BOOST_TEST_REQUIRE(eventually([&] { return scalar(ip_b, "SELECT @@server_id") == "102"; }, 180s),
+                     "b's mysqld never answered on " << ip_b);
+  BOOST_TEST(scalar(ip_b, "SELECT @@datadir") == "/var/lib/mysql/");
+  BOOST_TEST(scalar(ip_b, "SELECT @@gtid_mode") == "ON");
+  BOOST_TEST(scalar(ip_b, "SELECT @@log_bin_basename") == "/var/lib/mysql/mysql-bin");
+  BOOST_TEST(std::filesystem::exists(kubelet->pvc_dir("mysql-kt-b-data") + "/mysql-bin.index"));
+  const std::string init_user = rendered_init ? creds["MYSQL_REPLICATION_USER"] : "kubelet_init";
+  BOOST_TEST(scalar(ip_b, "SELECT COUNT(*) FROM mysql.user WHERE user='" + init_user + "'") == "1", init_user);
+  BOOST_TEST(eventually([&] {
+    auto pod = get(kube::resources::pods, kubelet->pod_name(dep_b));
+    for (const auto& cnd : pod["status"].value("conditions", json::array()))
+      if (cnd.value("type", "") == "Ready") return cnd.value("status", "") == "True";
+    return false;
+  }, 60s), "b's pod is not Ready");
+
+  // -- (4) the sidecar: the real binary, on the pod's IP ----------------------------------------
+  BOOST_TEST(eventually([&] { return http_status_line(ip_b, render::sidecar_health_port, "/livez").find(" 200") != std::string::npos; }, 60s),
+             "sidecar /livez on " << ip_b << ": " << http_status_line(ip_b, render::sidecar_health_port, "/livez"));
+  BOOST_TEST(kubelet->container_log(dep_b, "sidecar").find("MY_SITE") == std::string::npos);  // env, not args
+
+  // -- (5) Services: names resolve here; -primary follows the role label ---------------------
+  const auto svc_b = resolve("mysql-kt-b.default.svc.cluster.local");
+  BOOST_TEST(!svc_b.empty());
+  BOOST_TEST(svc_b == kubelet->service_ip("mysql-kt-b"));
+  BOOST_TEST(eventually([&] { return scalar("mysql-kt-b.default.svc.cluster.local", "SELECT @@server_id") == "102"; }, 30s));
+  const std::string primary = "mysql-kt-primary.default.svc.cluster.local";
+  BOOST_TEST(resolve(primary) == kubelet->service_ip("mysql-kt-primary"));
+  BOOST_TEST(scalar(primary, "SELECT 1") == "");  // no pod is labelled primary yet
+  set_role(dep_b, "primary");
+  BOOST_TEST(eventually([&] { return scalar(primary, "SELECT @@server_id") == "102"; }, 30s),
+             "-primary does not route to b");
+  BOOST_TEST(scalar(primary, "CREATE DATABASE kubelet_marker") == "");
+  BOOST_TEST(scalar(ip_b, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name='kubelet_marker'") == "1");
+
+  // -- (6) kill -9 of mysqld: the container restarts, the data stays --------------------------
+  const auto before = *mysql(dep_b);
+  BOOST_TEST_REQUIRE(before.pid > 0);
+  BOOST_TEST(before.restarts == 0);
+  ::kill(before.pid, SIGKILL);
+  BOOST_TEST(eventually([&] { auto m = mysql(dep_b); return m && m->restarts == 1 && m->pid > 0 && m->pid != before.pid; }, 30s));
+  BOOST_TEST(eventually([&] {
+    return scalar(ip_b, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name='kubelet_marker'") == "1";
+  }, 90s), "b did not come back with its data after kill -9");
+  BOOST_TEST(get(kube::resources::pods, kubelet->pod_name(dep_b))["status"]["containerStatuses"][0].value("restartCount", 0) == 1);
+
+  // -- (7) a wiped PVC: the next pod starts an empty, freshly initialised server --------------
+  const auto old_pod = kubelet->pod_name(dep_b);
+  const auto old_pid = mysql(dep_b)->pid;
+  BOOST_TEST_REQUIRE(c->remove(kube::resources::pods, ns, old_pod).ok());
+  BOOST_TEST_REQUIRE(eventually([&] { return kubelet->pod_name(dep_b) != old_pod && !kubelet->pod_name(dep_b).empty(); }, 60s));
+  BOOST_TEST(::kill(old_pid, 0) != 0);  // the old pod's mysqld is gone
+  // The new pod may already run on the old data: wipe, then restart its mysqld.
+  kubelet->wipe_pvc("mysql-kt-b-data");
+  if (auto m = mysql(dep_b); m && m->pid > 0) ::kill(m->pid, SIGKILL);
+  BOOST_TEST(eventually([&] {
+    return scalar(kubelet->pod_ip(dep_b), "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name='kubelet_marker'") == "0";
+  }, 180s), "no empty server after the PVC was wiped");
+  BOOST_TEST(scalar(kubelet->pod_ip(dep_b), "SELECT COUNT(*) FROM mysql.user WHERE user='" + init_user + "'") == "1");
+
+  // -- (8) a rollout of a (new generation) with an unfenced my.cnf on a wiped PVC --------------
+  const auto old_a = kubelet->pod_name(dep_a);
+  kubelet->wipe_pvc("mysql-kt-a-data");
+  {
+    json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+               {"metadata", {{"name", "kt-a-unfenced"}, {"namespace", ns}}},
+               {"data", {{"my.cnf", [&] {
+                  std::string a = cnf_b;
+                  auto at = a.find("server-id = 102");
+                  if (at != std::string::npos) a.replace(at, 15, "server-id = 101");
+                  return a;
+                }()}}}};
+    must_create(kube::resources::configmaps, cm);
+    auto d = get(kube::resources::deployments, dep_a);
+    for (auto& v : d["spec"]["template"]["spec"]["volumes"])
+      if (v.value("name", "") == "config") v["configMap"]["name"] = "kt-a-unfenced";
+    BOOST_TEST_REQUIRE(c->update(kube::resources::deployments, d).ok());
+  }
+  BOOST_TEST(eventually([&] { return kubelet->pod_name(dep_a) != old_a && !kubelet->pod_name(dep_a).empty(); }, 60s));
+  BOOST_TEST(eventually([&] { return scalar(kubelet->pod_ip(dep_a), "SELECT @@server_id") == "101"; }, 180s),
+             "a did not come up after its rollout");
+  // The operator's move of -primary: relabel, and the rules follow.
+  set_role(dep_b, "replica");
+  set_role(dep_a, "primary");
+  BOOST_TEST(eventually([&] { return scalar(primary, "SELECT @@server_id") == "101"; }, 30s),
+             "-primary did not follow the label to a");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,902 @@
+// Process kubelet (tests): pods of rendered Deployments run for real (see kubelet.hpp).
+#include "tests/support/process_kubelet/kubelet.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tests/support/process_kubelet/command.hpp"
+#include "tests/support/process_kubelet/pod_config.hpp"
+#include "tests/support/process_kubelet/pod_network.hpp"
+
+namespace br::test::kubelet {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+std::string now_rfc3339() {
+  char buf[32];
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Rewrites the file in place (same inode): bind mounts of it see the new content.
+void write_in_place(const std::string& path, const std::string& text) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  [[maybe_unused]] auto n = ::write(fd, text.data(), text.size());
+  ::close(fd);
+}
+
+void write_file(const std::string& path, const std::string& text, int mode) {
+  fs::create_directories(fs::path(path).parent_path());
+  const auto tmp = path + ".brk-tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
+    out << text;
+  }
+  ::chmod(tmp.c_str(), static_cast<mode_t>(mode));
+  ::rename(tmp.c_str(), path.c_str());
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+bool is_mysql_image(const std::string& image) {
+  return image.rfind("mysql:", 0) == 0 || image.find("/mysql:") != std::string::npos ||
+         image == "mysql";
+}
+bool is_sidecar_image(const std::string& image) { return image.find("sidecar") != std::string::npos; }
+
+std::optional<int64_t> security_value(const json& pod_spec, const json& container, const char* key) {
+  const json csc = container.value("securityContext", json::object());
+  if (csc.contains(key) && csc[key].is_number_integer()) return csc[key].get<int64_t>();
+  const json psc = pod_spec.value("securityContext", json::object());
+  if (psc.contains(key) && psc[key].is_number_integer()) return psc[key].get<int64_t>();
+  return std::nullopt;
+}
+
+int port_of(const json& port, const json& container) {
+  if (port.is_number_integer()) return port.get<int>();
+  if (port.is_string())
+    for (const auto& p : container.value("ports", json::array()))
+      if (p.value("name", "") == port.get<std::string>()) return p.value("containerPort", 0);
+  return 0;
+}
+
+/// tcpSocket: connect; httpGet: a 2xx/3xx status. 1 s bound.
+bool probe_once(const std::string& ip, const json& probe, const json& container) {
+  json action;
+  bool http = false;
+  if (probe.contains("tcpSocket")) {
+    action = probe["tcpSocket"];
+  } else if (probe.contains("httpGet")) {
+    action = probe["httpGet"];
+    http = true;
+  } else {
+    return false;
+  }
+  const int port = port_of(action.value("port", json()), container);
+  if (port <= 0) return false;
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, ip.c_str(), &a.sin_addr);
+  bool ok = false;
+  int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  pollfd p{fd, POLLOUT, 0};
+  if (rc == 0 || (errno == EINPROGRESS && ::poll(&p, 1, 1000) == 1)) {
+    int err = 0;
+    socklen_t len = sizeof err;
+    ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    ok = err == 0;
+  }
+  if (ok && http) {
+    ok = false;
+    const std::string req = "GET " + action.value("path", "/") + " HTTP/1.1\r\nHost: " + ip +
+                            "\r\nConnection: close\r\n\r\n";
+    if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size())) {
+      std::string got;
+      const auto deadline = steady::now() + 1s;
+      char buf[256];
+      while (got.find("\r\n") == std::string::npos && steady::now() < deadline) {
+        pollfd r{fd, POLLIN, 0};
+        if (::poll(&r, 1, 200) != 1) continue;
+        ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        got.append(buf, static_cast<size_t>(n));
+      }
+      // "HTTP/1.1 200 OK"
+      if (got.size() > 12 && got.rfind("HTTP/", 0) == 0) {
+        int code = std::atoi(got.c_str() + got.find(' ') + 1);
+        ok = code >= 200 && code < 400;
+      }
+    }
+  }
+  ::close(fd);
+  return ok;
+}
+
+void kill_namespace(const std::string& mnt_ns, int sig) {
+  for (pid_t pid : pids_in_mount_namespace(mnt_ns)) ::kill(pid, sig);
+}
+
+}  // namespace
+
+// ----------------------------------------------------------------------------------------------
+
+struct process_kubelet::pod_state {
+  struct container_rt {
+    std::string name;
+    json spec;
+    pid_t pid = -1;
+    int restarts = 0;
+    bool ever_started = false;
+    bool ready = false;
+    std::string started_at;
+    steady::time_point started{}, next_start{}, next_probe{};
+    int backoff_ms = 0;
+    int last_exit = -1;
+    std::string waiting_reason = "ContainerCreating", waiting_message;
+    std::string log;
+  };
+  std::string name, deployment;
+  int64_t generation = 0;
+  int index = 0;
+  std::string ip, dir;
+  json pod;  // the object we created (spec, metadata at creation)
+  pid_t pause = -1;
+  std::string mnt_ns;
+  bool sandbox_ready = false;
+  std::string sandbox_error;
+  steady::time_point next_sandbox_try{};
+  std::string start_time;
+  std::vector<container_rt> containers;
+  std::string status_written;
+  json labels;  // latest from the API
+};
+
+options options::from_test_env() {
+  options o;
+  const char* src = std::getenv("BR_SOURCE_DIR");
+  const char* bin = std::getenv("BR_BINARY_DIR");
+  const std::string s = src ? src : ".", b = bin ? bin : "build";
+  const char* sb = std::getenv("BR_SANDBOX_DIR");
+  o.chroot = (sb ? std::string(sb) : s + "/.sandbox") + "/root";
+  o.sidecar_binary = b + "/actors/bloodraven-sidecar";
+  o.entrypoint_script = s + "/tests/support/process_kubelet/mysql-entrypoint.sh";
+  return o;
+}
+
+process_kubelet::process_kubelet(std::shared_ptr<kube::client> c, options o)
+    : c_(std::move(c)), opts_(std::move(o)) {}
+
+process_kubelet::~process_kubelet() { stop(); }
+
+std::string process_kubelet::error() const {
+  std::lock_guard<std::mutex> lk(mx_);
+  return error_;
+}
+
+void process_kubelet::cleanup(const std::string& state_dir) {
+  std::error_code ec;
+  // Processes first: every pod's pause process and whatever runs in its mount namespace.
+  if (fs::exists(state_dir + "/pods", ec)) {
+    for (const auto& d : fs::directory_iterator(state_dir + "/pods", ec)) {
+      const auto ns = read_text(d.path().string() + "/mnt_ns");
+      const pid_t pause = static_cast<pid_t>(std::atoi(read_text(d.path().string() + "/pause.pid").c_str()));
+      if (ns.empty()) continue;
+      for (int round = 0; round < 50; ++round) {
+        auto pids = pids_in_mount_namespace(ns);
+        if (pause > 0 && mount_namespace_of(pause) == ns) ::kill(pause, SIGKILL);
+        if (pids.empty()) break;
+        for (pid_t p : pids) ::kill(p, SIGKILL);
+        ::usleep(100000);
+      }
+    }
+  }
+  // Temporary servers daemonize out of the container's process group but stay in its mount
+  // namespace: covered above. Then the networks and the host mount points.
+  remove_all_networks();
+  const auto created = read_text(state_dir + "/host_mountpoints");
+  std::vector<std::string> dirs;
+  std::istringstream in(created);
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty()) dirs.push_back(l);
+  std::sort(dirs.begin(), dirs.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  for (const auto& d : dirs) ::rmdir(d.c_str());
+  fs::remove_all(state_dir, ec);
+}
+
+bool process_kubelet::start() {
+  cleanup(opts_.state_dir);
+  std::error_code ec;
+  fs::create_directories(opts_.state_dir + "/pods", ec);
+  fs::create_directories(opts_.state_dir + "/pvc", ec);
+  fs::create_directories(opts_.state_dir + "/logs", ec);
+  fs::create_directories(opts_.state_dir + "/bin", ec);
+  std::string err;
+  if (!setup_host_network(err)) {
+    std::lock_guard<std::mutex> lk(mx_);
+    error_ = err;
+    return false;
+  }
+  fs::copy_file(opts_.entrypoint_script, opts_.state_dir + "/bin/entrypoint.sh",
+                fs::copy_options::overwrite_existing, ec);
+  ::chmod((opts_.state_dir + "/bin/entrypoint.sh").c_str(), 0755);
+  {
+    std::lock_guard<std::mutex> lk(mx_);
+    int n = 0;
+    for (const auto& hs : opts_.host_services) cluster_ips_[hs.ns + "/" + hs.name] = cluster_ip(n++);
+    hosts_ = hosts_text(cluster_ips_);
+    write_in_place(hosts_file(), hosts_);
+  }
+  started_ = true;
+  thread_ = std::thread([this] { loop(); });
+  return true;
+}
+
+void process_kubelet::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  if (!started_) return;
+  started_ = false;
+  std::lock_guard<std::mutex> lk(mx_);
+  for (auto& [_, p] : pods_) stop_pod(*p, false);
+  pods_.clear();
+  cleanup(opts_.state_dir);
+}
+
+void process_kubelet::loop() {
+  while (!stop_.load()) {
+    {
+      std::lock_guard<std::mutex> lk(mx_);
+      tick();
+    }
+    std::this_thread::sleep_for(opts_.tick);
+  }
+}
+
+std::string process_kubelet::pvc_dir(const std::string& claim) const {
+  return opts_.state_dir + "/pvc/" + opts_.ns + "/" + claim;
+}
+
+void process_kubelet::wipe_pvc(const std::string& claim) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(pvc_dir(claim), ec)) fs::remove_all(e.path(), ec);
+}
+
+int process_kubelet::allocate_index() {
+  std::set<int> used;
+  for (const auto& [_, p] : pods_) used.insert(p->index);
+  for (int i = 1; i <= max_pods; ++i)
+    if (!used.contains(i)) return i;
+  return -1;
+}
+
+std::string process_kubelet::pod_name(const std::string& deployment) const {
+  std::lock_guard<std::mutex> lk(mx_);
+  auto it = pods_.find(deployment);
+  return it == pods_.end() ? "" : it->second->name;
+}
+
+std::string process_kubelet::pod_ip(const std::string& deployment) const {
+  std::lock_guard<std::mutex> lk(mx_);
+  auto it = pods_.find(deployment);
+  return it == pods_.end() ? "" : it->second->ip;
+}
+
+std::optional<container_view> process_kubelet::container(const std::string& deployment,
+                                                         const std::string& name) const {
+  std::lock_guard<std::mutex> lk(mx_);
+  auto it = pods_.find(deployment);
+  if (it == pods_.end()) return std::nullopt;
+  for (const auto& c : it->second->containers)
+    if (c.name == name) return container_view{c.pid, c.restarts, c.ready, c.waiting_reason, c.waiting_message};
+  return std::nullopt;
+}
+
+std::string process_kubelet::container_log(const std::string& deployment,
+                                           const std::string& name) const {
+  std::string path;
+  {
+    std::lock_guard<std::mutex> lk(mx_);
+    auto it = pods_.find(deployment);
+    if (it == pods_.end()) return {};
+    for (const auto& c : it->second->containers)
+      if (c.name == name) path = c.log;
+  }
+  return path.empty() ? "" : read_text(path);
+}
+
+std::string process_kubelet::service_ip(const std::string& service, const std::string& ns) const {
+  std::lock_guard<std::mutex> lk(mx_);
+  auto it = cluster_ips_.find((ns.empty() ? opts_.ns : ns) + "/" + service);
+  return it == cluster_ips_.end() ? "" : it->second;
+}
+
+// ----------------------------------------------------------------------------------------------
+
+void process_kubelet::tick() {
+  auto deps = c_->list(kube::resources::deployments, opts_.ns, {}, 3s);
+  auto pods = c_->list(kube::resources::pods, opts_.ns, {}, 3s);
+  auto secrets = c_->list(kube::resources::secrets, opts_.ns, {}, 3s);
+  auto cms = c_->list(kube::resources::configmaps, opts_.ns, {}, 3s);
+  auto pvcs = c_->list(kube::resources::pvcs, opts_.ns, {}, 3s);
+  auto svcs = c_->list(kube::resources::services, opts_.ns, {}, 3s);
+  for (const auto* r : {&deps, &pods, &secrets, &cms, &pvcs, &svcs})
+    if (!*r) {
+      error_ = "list: " + r->error().describe();
+      return;  // next tick
+    }
+  secrets_ = (*secrets)["items"];
+  configmaps_ = (*cms)["items"];
+  pvcs_ = (*pvcs)["items"];
+  std::map<std::string, json> api_pods;
+  for (const auto& p : (*pods)["items"]) api_pods[p["metadata"].value("name", "")] = p;
+  std::map<std::string, json> wanted;
+  const json managed = {{"app.kubernetes.io/managed-by", "bloodraven"}};
+  for (const auto& d : (*deps)["items"])
+    if (selector_matches(managed, d["metadata"].value("labels", json::object())))
+      wanted[d["metadata"].value("name", "")] = d;
+  if (std::getenv("BRK_DEBUG"))
+    std::fprintf(stderr, "process kubelet: %zu deployments (%zu managed), %zu pods, %zu of ours, %zu secrets, ns %s, %s\n",
+                 (*deps)["items"].size(), wanted.size(), api_pods.size(), pods_.size(), secrets_.size(),
+                 opts_.ns.c_str(), c_->cfg().server.c_str());
+
+  // Pods deleted through the API, or whose Deployment is gone: stop them.
+  for (auto it = pods_.begin(); it != pods_.end();) {
+    auto& p = *it->second;
+    const bool gone = !api_pods.contains(p.name);
+    const bool orphan = !wanted.contains(p.deployment);
+    const bool old = !orphan && wanted[p.deployment]["metadata"].value("generation", int64_t{1}) > p.generation;
+    if (gone || orphan || old) {
+      stop_pod(p, !gone);
+      it = pods_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  // The Deployment controller: one pod per Deployment, from its current template.
+  for (const auto& [name, d] : wanted) {
+    const int64_t gen = d["metadata"].value("generation", int64_t{1});
+    if (!pods_.contains(name)) {
+      const int index = allocate_index();
+      if (index < 0) continue;
+      const json tmpl = d["spec"].value("template", json::object());
+      auto p = std::make_unique<pod_state>();
+      p->deployment = name;
+      p->generation = gen;
+      p->index = index;
+      p->ip = kubelet::pod_ip(index);
+      p->name = name + "-" + std::to_string(gen) + "-" + std::to_string(++pod_seq_[name]);
+      p->labels = tmpl.value("metadata", json::object()).value("labels", json::object());
+      json md = {{"name", p->name}, {"namespace", opts_.ns}, {"labels", p->labels}};
+      const json ann = tmpl.value("metadata", json::object()).value("annotations", json::object());
+      if (!ann.empty()) md["annotations"] = ann;
+      md["ownerReferences"] = json::array(
+          {{{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name},
+            {"uid", d["metadata"].value("uid", "")}, {"controller", true}}});
+      p->pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", md},
+                {"spec", tmpl.value("spec", json::object())}};
+      p->pod["spec"]["nodeName"] = "process-kubelet";
+      auto made = c_->create(kube::resources::pods, opts_.ns, p->pod, 3s);
+      if (!made && !made.error().already_exists()) {
+        error_ = "create pod " + p->name + ": " + made.error().describe();
+        continue;
+      }
+      if (made) api_pods[p->name] = *made;
+      p->dir = opts_.state_dir + "/pods/" + p->name;
+      for (const auto& cs : p->pod["spec"].value("containers", json::array())) {
+        pod_state::container_rt c;
+        c.name = cs.value("name", "");
+        c.spec = cs;
+        c.log = opts_.state_dir + "/logs/" + p->name + "_" + c.name + ".log";
+        p->containers.push_back(std::move(c));
+      }
+      p->start_time = now_rfc3339();
+      pods_[name] = std::move(p);
+    }
+    // Deployment status: observed, and ready when its pod is.
+    auto& p = *pods_[name];
+    bool ready = p.sandbox_ready && !p.containers.empty();
+    for (const auto& c : p.containers) ready = ready && c.ready;
+    json st = {{"observedGeneration", gen}, {"replicas", 1}, {"updatedReplicas", 1},
+               {"readyReplicas", ready ? 1 : 0}, {"availableReplicas", ready ? 1 : 0}};
+    if (!ready) st["unavailableReplicas"] = 1;
+    if (deployment_status_written_[name] != st.dump() || d.value("status", json::object()) != st) {
+      json obj = d;
+      obj["status"] = st;
+      if (c_->update_status(kube::resources::deployments, obj, 3s))
+        deployment_status_written_[name] = st.dump();
+    }
+  }
+  for (auto& [_, p] : pods_) {
+    auto it = api_pods.find(p->name);
+    if (it == api_pods.end()) continue;
+    p->labels = it->second["metadata"].value("labels", json::object());
+    run_pod(*p, it->second);
+  }
+  sync_services((*svcs)["items"]);
+}
+
+void process_kubelet::run_pod(pod_state& p, const json& api_pod) {
+  const auto now = steady::now();
+  if (!p.sandbox_ready) {
+    if (now < p.next_sandbox_try) return;
+    std::string err;
+    if (!create_sandbox(p, err)) {
+      p.sandbox_error = err;
+      for (auto& c : p.containers) {
+        c.waiting_reason = "ContainerCreating";
+        c.waiting_message = err;
+      }
+      p.next_sandbox_try = now + 2s;
+      write_pod_status(p, api_pod);
+      return;
+    }
+    p.sandbox_ready = true;
+  }
+  for (size_t i = 0; i < p.containers.size(); ++i) {
+    auto& c = p.containers[i];
+    if (c.pid > 0) {
+      const int rc = reap(c.pid);
+      if (rc >= 0) {
+        c.pid = -1;
+        c.ready = false;
+        c.last_exit = rc;
+        ++c.restarts;
+        const bool ran_long = now - c.started > 30s;
+        c.backoff_ms = ran_long || c.backoff_ms == 0 ? 500 : std::min(8000, c.backoff_ms * 2);
+        c.next_start = now + std::chrono::milliseconds(c.backoff_ms);
+        c.waiting_reason = "CrashLoopBackOff";
+        c.waiting_message = "exited with " + std::to_string(rc);
+      }
+    }
+    if (c.pid < 0 && now >= c.next_start) start_container(p, i);
+  }
+  probe(p);
+  write_pod_status(p, api_pod);
+}
+
+bool process_kubelet::materialise_volumes(pod_state& p, std::string& err) {
+  pod_refs refs;
+  for (const auto& s : secrets_) refs.secrets[s["metadata"].value("name", "")] = s;
+  for (const auto& c : configmaps_) refs.configmaps[c["metadata"].value("name", "")] = c;
+  const json spec = p.pod["spec"];
+  const auto fs_group = security_value(spec, json::object(), "fsGroup");
+  std::error_code ec;
+  for (const auto& v : spec.value("volumes", json::array())) {
+    const auto name = v.value("name", "");
+    const auto dir = p.dir + "/vol/" + name;
+    if (v.contains("persistentVolumeClaim")) {
+      const auto claim = v["persistentVolumeClaim"].value("claimName", "");
+      bool exists = false;
+      for (const auto& pvc : pvcs_) exists = exists || pvc["metadata"].value("name", "") == claim;
+      if (!exists) {
+        err = "persistentvolumeclaim \"" + claim + "\" not found";
+        return false;
+      }
+      fs::create_directories(pvc_dir(claim), ec);
+      if (fs_group) {
+        ::chown(pvc_dir(claim).c_str(), static_cast<uid_t>(-1), static_cast<gid_t>(*fs_group));
+        ::chmod(pvc_dir(claim).c_str(), 02775);
+      }
+    } else if (v.contains("emptyDir")) {
+      if (!fs::exists(dir)) {
+        fs::create_directories(dir, ec);
+        ::chmod(dir.c_str(), 0777);
+        if (fs_group) ::chown(dir.c_str(), static_cast<uid_t>(-1), static_cast<gid_t>(*fs_group));
+      }
+    } else if (v.contains("configMap") || v.contains("secret")) {
+      auto files = project_volume(v, refs);
+      if (!files.error.empty()) {
+        err = "MountVolume.SetUp failed for volume \"" + name + "\": " + files.error;
+        return false;
+      }
+      fs::create_directories(dir, ec);
+      ::chmod(dir.c_str(), 0755);
+      for (const auto& f : files.files) {
+        const auto path = dir + "/" + f.path;
+        write_file(path, f.content, f.mode);
+        if (fs_group) ::chown(path.c_str(), static_cast<uid_t>(-1), static_cast<gid_t>(*fs_group));
+      }
+    } else {
+      err = "volume \"" + name + "\": only persistentVolumeClaim, emptyDir, configMap and secret "
+            "volumes are run by the process kubelet";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool process_kubelet::create_sandbox(pod_state& p, std::string& err) {
+  std::error_code ec;
+  if (p.pause > 0) {  // a failed earlier try
+    kill_namespace(p.mnt_ns, SIGKILL);
+    ::kill(p.pause, SIGKILL);
+    (void)reap(p.pause);
+    p.pause = -1;
+  }
+  fs::create_directories(p.dir + "/vol", ec);
+  for (const char* d : {"/tmp", "/run-mysqld", "/mysql-files"}) {
+    fs::create_directories(p.dir + d, ec);
+    ::chmod((p.dir + d).c_str(), 01777);
+  }
+  if (!materialise_volumes(p, err)) return false;
+  if (!add_pod_network(p.index, rules_, err)) return false;
+
+  // Mounts, done by the pause process inside its new private mount namespace.
+  struct mnt {
+    std::string src, target;
+    bool ro = false, file = false;
+  };
+  std::vector<mnt> mounts;
+  std::set<std::string> host_created;
+  auto target_for = [&](const json& container, const std::string& path, bool file) -> std::string {
+    std::string t;
+    if (is_mysql_image(container.value("image", ""))) {
+      t = path_in_root(opts_.chroot, path);
+    } else {
+      t = path;
+    }
+    if (!fs::exists(t)) {
+      // Mount points: created in the chroot, or on the host (recorded, removed by cleanup()).
+      fs::path dir = file ? fs::path(t).parent_path() : fs::path(t);
+      std::vector<fs::path> made;
+      for (fs::path q = dir; !q.empty() && !fs::exists(q); q = q.parent_path()) made.push_back(q);
+      fs::create_directories(dir, ec);
+      if (file) write_in_place(t, "");
+      if (!is_mysql_image(container.value("image", "")))
+        for (const auto& m : made) host_created.insert(m.string());
+    }
+    return t;
+  };
+  const json spec = p.pod["spec"];
+  for (const auto& cs : spec.value("containers", json::array())) {
+    std::set<std::string> paths;
+    for (const auto& vm : cs.value("volumeMounts", json::array())) {
+      const auto vname = vm.value("name", "");
+      const auto mpath = vm.value("mountPath", "");
+      paths.insert(mpath);
+      std::string src;
+      for (const auto& v : spec.value("volumes", json::array())) {
+        if (v.value("name", "") != vname) continue;
+        src = v.contains("persistentVolumeClaim")
+                  ? pvc_dir(v["persistentVolumeClaim"].value("claimName", ""))
+                  : p.dir + "/vol/" + vname;
+      }
+      if (src.empty()) {
+        err = "container " + cs.value("name", "") + ": volumeMount " + vname + " names no volume";
+        return false;
+      }
+      if (vm.contains("subPath")) src += "/" + vm.value("subPath", "");
+      mounts.push_back({src, target_for(cs, mpath, false), vm.value("readOnly", false), false});
+    }
+    mounts.push_back({hosts_file(), target_for(cs, "/etc/hosts", true), true, true});
+    if (is_mysql_image(cs.value("image", ""))) {
+      auto add_default = [&](const std::string& path, const std::string& src) {
+        for (const auto& q : paths)
+          if (path_in_root(opts_.chroot, q) == path_in_root(opts_.chroot, path)) return;
+        mounts.push_back({src, target_for(cs, path, false), false, false});
+      };
+      add_default("/tmp", p.dir + "/tmp");
+      add_default("/var/run/mysqld", p.dir + "/run-mysqld");
+      add_default("/var/lib/mysql-files", p.dir + "/mysql-files");
+      mounts.push_back({opts_.state_dir + "/bin", target_for(cs, "/brk-kubelet", false), true, false});
+    }
+  }
+  {
+    std::ofstream rec(opts_.state_dir + "/host_mountpoints", std::ios::app);
+    for (const auto& h : host_created) rec << h << "\n";
+  }
+  std::sort(mounts.begin(), mounts.end(),
+            [](const mnt& a, const mnt& b) { return a.target.size() < b.target.size(); });
+  std::string script = "set -e\n";
+  for (const auto& m : mounts) {
+    script += "mount --bind " + quote(m.src) + " " + quote(m.target) + "\n";
+    if (m.ro) script += "mount -o remount,bind,ro " + quote(m.target) + "\n";
+  }
+  script += "touch " + quote(p.dir + "/sandbox.ready") + "\nexec sleep 2147483647\n";
+  write_file(p.dir + "/sandbox.sh", script, 0644);
+  fs::remove(p.dir + "/sandbox.ready", ec);
+  p.pause = spawn({"/usr/bin/nsenter", "--net=/run/netns/" + pod_netns(p.index), "--", "/usr/bin/unshare",
+                   "--mount", "--propagation", "private", "--", "/bin/sh", p.dir + "/sandbox.sh"},
+                  {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, p.dir + "/sandbox.log");
+  if (p.pause <= 0) {
+    err = "cannot start the pod's pause process";
+    return false;
+  }
+  write_file(p.dir + "/pause.pid", std::to_string(p.pause), 0644);
+  const auto deadline = steady::now() + 10s;
+  while (!fs::exists(p.dir + "/sandbox.ready")) {
+    if (reap(p.pause) >= 0 || steady::now() > deadline) {
+      err = "pod sandbox setup failed: " + read_text(p.dir + "/sandbox.log");
+      ::kill(p.pause, SIGKILL);
+      (void)reap(p.pause);
+      p.pause = -1;
+      return false;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  p.mnt_ns = mount_namespace_of(p.pause);
+  write_file(p.dir + "/mnt_ns", p.mnt_ns, 0644);
+  return true;
+}
+
+void process_kubelet::start_container(pod_state& p, size_t i) {
+  auto& c = p.containers[i];
+  const auto now = steady::now();
+  c.next_start = now + 1s;  // a failure below retries in a second
+  std::string err;
+  if (!materialise_volumes(p, err)) {
+    c.waiting_reason = "ContainerCreating";
+    c.waiting_message = err;
+    return;
+  }
+  pod_refs refs;
+  for (const auto& s : secrets_) refs.secrets[s["metadata"].value("name", "")] = s;
+  for (const auto& m : configmaps_) refs.configmaps[m["metadata"].value("name", "")] = m;
+  json pod_for_env = p.pod;
+  auto env = resolve_env(c.spec, pod_for_env, p.ip, refs);
+  if (!env.error.empty()) {
+    c.waiting_reason = "CreateContainerConfigError";
+    c.waiting_message = env.error;
+    return;
+  }
+  const auto image = c.spec.value("image", "");
+  if (c.spec.contains("command")) {
+    c.waiting_reason = "CreateContainerError";
+    c.waiting_message = "containers[" + c.name + "].command: not supported by the process kubelet";
+    return;
+  }
+  const json spec = p.pod["spec"];
+  const auto uid = security_value(spec, c.spec, "runAsUser");
+  const auto gid = security_value(spec, c.spec, "runAsGroup");
+  const auto fs_group = security_value(spec, json::object(), "fsGroup");
+  std::vector<std::string> argv = {"/usr/bin/nsenter", "-t", std::to_string(p.pause), "-m", "-n", "--"};
+  std::vector<std::string> envp = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                                   "HOSTNAME=" + p.name};
+  for (const auto& [k, v] : env.env) envp.push_back(k + "=" + v);
+  if (is_mysql_image(image)) {
+    argv.push_back("/usr/sbin/chroot");
+    if (uid) {
+      argv.push_back("--userspec=" + std::to_string(*uid) + ":" + std::to_string(gid.value_or(*uid)));
+      if (fs_group) argv.push_back("--groups=" + std::to_string(*fs_group));
+    }
+    argv.insert(argv.end(), {opts_.chroot, "/bin/bash", "/brk-kubelet/entrypoint.sh"});
+    auto args = c.spec.value("args", json::array({"mysqld"}));
+    for (const auto& a : args) argv.push_back(a.get<std::string>());
+    envp.push_back("BRK_MYSQLD_EXTRA_ARGS=" + opts_.mysqld_extra_args);
+  } else if (is_sidecar_image(image)) {
+    if (uid) {
+      argv.insert(argv.end(), {"/usr/bin/setpriv", "--reuid=" + std::to_string(*uid),
+                               "--regid=" + std::to_string(gid.value_or(*uid))});
+      argv.push_back(fs_group ? "--groups=" + std::to_string(*fs_group) : "--clear-groups");
+      argv.push_back("--");
+    }
+    argv.push_back(opts_.sidecar_binary);
+    // The sanitizer build's settings (not part of the pod): the test's own, passed through.
+    for (const char* k : {"ASAN_OPTIONS", "UBSAN_OPTIONS"})
+      if (const char* v = std::getenv(k)) envp.push_back(std::string(k) + "=" + v);
+    for (const auto& a : c.spec.value("args", json::array())) argv.push_back(a.get<std::string>());
+  } else {
+    c.waiting_reason = "CreateContainerError";
+    c.waiting_message = "image " + image + " is not run by the process kubelet (mysql:* or *sidecar*)";
+    return;
+  }
+  {
+    std::ofstream log(c.log, std::ios::app);
+    log << "---- process kubelet: container " << c.name << " start " << (c.restarts + 1) << " at "
+        << now_rfc3339() << "\n";
+  }
+  c.pid = spawn(argv, envp, c.log);
+  if (c.pid <= 0) {
+    c.waiting_reason = "CreateContainerError";
+    c.waiting_message = "spawn failed";
+    return;
+  }
+  c.ever_started = true;
+  c.started = now;
+  c.started_at = now_rfc3339();
+  c.waiting_reason.clear();
+  c.waiting_message.clear();
+  c.next_probe = now + 500ms;
+}
+
+void process_kubelet::probe(pod_state& p) {
+  const auto now = steady::now();
+  for (auto& c : p.containers) {
+    if (c.pid <= 0) {
+      c.ready = false;
+      continue;
+    }
+    if (now < c.next_probe) continue;
+    c.next_probe = now + 1s;
+    c.ready = c.spec.contains("readinessProbe") ? probe_once(p.ip, c.spec["readinessProbe"], c.spec) : true;
+  }
+}
+
+void process_kubelet::write_pod_status(pod_state& p, const json& api_pod) {
+  bool all_ready = p.sandbox_ready && !p.containers.empty();
+  bool any_running = false;
+  json statuses = json::array();
+  for (const auto& c : p.containers) {
+    all_ready = all_ready && c.ready;
+    json s = {{"name", c.name}, {"image", c.spec.value("image", "")}, {"ready", c.ready},
+              {"restartCount", c.restarts}, {"started", c.pid > 0}};
+    if (c.pid > 0) {
+      any_running = true;
+      s["state"] = {{"running", {{"startedAt", c.started_at}}}};
+    } else {
+      s["state"] = {{"waiting", {{"reason", c.waiting_reason}, {"message", c.waiting_message}}}};
+    }
+    if (c.last_exit >= 0) s["lastState"] = {{"terminated", {{"exitCode", c.last_exit}}}};
+    statuses.push_back(s);
+  }
+  const std::string ready = all_ready ? "True" : "False";
+  json st = {{"phase", any_running ? "Running" : "Pending"},
+             {"hostIP", gateway_ip},
+             {"startTime", p.start_time},
+             {"conditions", json::array({{{"type", "PodScheduled"}, {"status", "True"}},
+                                         {{"type", "Initialized"}, {"status", "True"}},
+                                         {{"type", "ContainersReady"}, {"status", ready}},
+                                         {{"type", "Ready"}, {"status", ready}}})},
+             {"containerStatuses", statuses}};
+  if (p.sandbox_ready) {
+    st["podIP"] = p.ip;
+    st["podIPs"] = json::array({{{"ip", p.ip}}});
+  }
+  const auto dump = st.dump();
+  if (dump == p.status_written && api_pod.value("status", json::object()) == st) return;
+  json obj = api_pod;
+  obj["status"] = st;
+  if (c_->update_status(kube::resources::pods, obj, 3s)) p.status_written = dump;
+}
+
+void process_kubelet::sync_services(const json& services) {
+  // ClusterIPs: kept for the kubelet's lifetime, host services first.
+  std::vector<json> pods;
+  for (const auto& [_, p] : pods_) {
+    bool ready = p->sandbox_ready && !p->containers.empty();
+    for (const auto& c : p->containers) ready = ready && c.ready;
+    json md = p->pod["metadata"];
+    md["labels"] = p->labels;
+    pods.push_back({{"metadata", md},
+                    {"spec", p->pod["spec"]},
+                    {"status",
+                     {{"podIP", p->sandbox_ready ? p->ip : ""},
+                      {"conditions", json::array({{{"type", "Ready"}, {"status", ready ? "True" : "False"}}})}}}});
+  }
+  std::vector<service_rule> rules;
+  for (const auto& hs : opts_.host_services)
+    rules.push_back({cluster_ips_[hs.ns + "/" + hs.name], hs.port, {gateway_ip, hs.host_port}});
+  std::set<std::string> present;
+  for (const auto& hs : opts_.host_services) present.insert(hs.ns + "/" + hs.name);
+  for (const auto& s : services) {
+    const auto key = opts_.ns + "/" + s["metadata"].value("name", "");
+    present.insert(key);
+    if (!cluster_ips_.contains(key)) {
+      std::set<std::string> used;
+      for (const auto& [_, ip] : cluster_ips_) used.insert(ip);
+      for (int n = 0; first_cluster_ip + n <= last_cluster_ip; ++n)
+        if (!used.contains(cluster_ip(n))) {
+          cluster_ips_[key] = cluster_ip(n);
+          break;
+        }
+    }
+    if (!cluster_ips_.contains(key)) continue;
+    for (const auto& [port, eps] : service_endpoints(s, pods))
+      if (!eps.empty()) rules.push_back({cluster_ips_[key], port, eps.front()});
+  }
+  for (auto it = cluster_ips_.begin(); it != cluster_ips_.end();)
+    it = present.contains(it->first) ? std::next(it) : cluster_ips_.erase(it);
+  const auto hosts = hosts_text(cluster_ips_);
+  if (hosts != hosts_) {
+    write_in_place(hosts_file(), hosts);
+    hosts_ = hosts;
+  }
+  const auto doc = nat_rules_document(service_chain, rules);
+  if (doc != rules_) {
+    std::string err;
+    bool ok = load_rules(0, doc, err);
+    for (const auto& [_, p] : pods_)
+      if (p->sandbox_ready) ok = load_rules(p->index, doc, err) && ok;
+    if (ok) rules_ = doc;
+    else error_ = err;
+  }
+}
+
+void process_kubelet::stop_pod(pod_state& p, bool delete_object) {
+  if (delete_object) (void)c_->remove(kube::resources::pods, opts_.ns, p.name, {}, 3s);
+  const int64_t grace = p.pod["spec"].value("terminationGracePeriodSeconds", int64_t{30});
+  const auto bound = std::min<std::chrono::seconds>(std::chrono::seconds(std::max<int64_t>(grace, 1)),
+                                                    opts_.max_grace);
+  for (auto& c : p.containers)
+    if (c.pid > 0) ::kill(-c.pid, SIGTERM);
+  const auto deadline = steady::now() + bound;
+  while (steady::now() < deadline) {
+    bool any = false;
+    for (auto& c : p.containers)
+      if (c.pid > 0) {
+        if (reap(c.pid) >= 0) c.pid = -1;
+        else any = true;
+      }
+    if (!any) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  for (auto& c : p.containers)
+    if (c.pid > 0) ::kill(-c.pid, SIGKILL);
+  // Everything left in the pod's mount namespace (a daemonized temporary server, strays).
+  for (int round = 0; round < 100; ++round) {
+    for (auto& c : p.containers)
+      if (c.pid > 0 && reap(c.pid) >= 0) c.pid = -1;
+    auto left = pids_in_mount_namespace(p.mnt_ns);
+    left.erase(std::remove(left.begin(), left.end(), p.pause), left.end());
+    if (left.empty()) break;
+    for (pid_t pid : left) ::kill(pid, SIGKILL);
+    std::this_thread::sleep_for(50ms);
+  }
+  if (p.pause > 0) {
+    ::kill(p.pause, SIGKILL);
+    for (int i = 0; i < 100 && reap(p.pause) < 0; ++i) std::this_thread::sleep_for(20ms);
+  }
+  remove_pod_network(p.index);
+  std::error_code ec;
+  fs::remove_all(p.dir, ec);
+}
+
+bool use_cluster_dns(const std::string& hosts_file, std::string& err) {
+  if (::unshare(CLONE_NEWNS) != 0) {
+    err = std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno);
+    return false;
+  }
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    err = std::string("mount --make-rprivate /: ") + std::strerror(errno);
+    return false;
+  }
+  if (::mount(hosts_file.c_str(), "/etc/hosts", nullptr, MS_BIND, nullptr) != 0) {
+    err = std::string("bind ") + hosts_file + " over /etc/hosts: " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace br::test::kubelet

@@ -1,0 +1,135 @@
+// Process kubelet (tests): runs the pods of rendered Deployments for real on this machine.
+//
+// SIMULATED here: the Deployment controller (one pod per Deployment, Recreate on a new
+// generation), the kubelet's bookkeeping (pod status written to the API simulator), the CNI plugin
+// and kube-proxy (tests/support/process_kubelet/pod_network.hpp) and cluster DNS (a hosts file).
+// REAL: everything inside a pod. Each pod has its own network namespace and IP and its own private
+// mount namespace (held by a "pause" process) where its volumes are bind-mounted at the rendered
+// mountPaths: PVCs are host directories that outlive pods, ConfigMap/Secret volumes are files
+// (Secret values decoded) re-materialised at every container start, emptyDirs live as long as the
+// pod. The mysql container (image mysql:*) is mysqld 9.7 from the sandbox chroot
+// (tools/mysql-sandbox) started through mysql-entrypoint.sh (the official image's documented first
+// start); the sidecar container (image containing "sidecar") is the built bloodraven-sidecar.
+// Containers are restarted when they exit (restartPolicy Always, backoff 0.5 s doubling to 8 s);
+// readiness is the container's tcpSocket/httpGet readinessProbe, probed from the host.
+// Not implemented (refused or ignored, as said): liveness probes and preStop hooks (ignored),
+// container `command` overrides (refused: CreateContainerError), images other than the two above
+// (refused), resource limits (mysqld gets the sandbox's memory settings instead),
+// readOnlyRootFilesystem/seccomp/capabilities (ignored; runAsUser/runAsGroup/fsGroup are applied).
+// Every command has a timeout; stop() and the destructor remove every process, mount namespace,
+// network namespace, veth, iptables chain and host mount point this kubelet made; cleanup() does
+// the same for what a crashed previous run left behind (state dir /tmp/brk-kubelet by default).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <sys/types.h>
+
+#include "io/kube/client.hpp"
+
+namespace br::test::kubelet {
+
+struct options {
+  std::string ns = "default";
+  std::string state_dir = "/tmp/brk-kubelet";  ///< PVCs, pod dirs, logs, hosts file
+  std::string chroot;              ///< the sandbox chroot (<source>/.sandbox/root)
+  std::string sidecar_binary;      ///< <build>/actors/bloodraven-sidecar
+  std::string entrypoint_script;   ///< <source>/tests/support/process_kubelet/mysql-entrypoint.sh
+  /// Appended to every mysqld invocation (BRK_MYSQLD_EXTRA_ARGS): memory, as the sandbox does.
+  std::string mysqld_extra_args = "--innodb-buffer-pool-size=64M --innodb-redo-log-capacity=16M";
+  /// Services that stand for processes on the host (e.g. the operator "bloodraven" port 8082):
+  /// a ClusterIP and DNS name whose port is DNATed to gateway_ip:host_port.
+  struct host_service {
+    std::string name, ns;
+    int port = 0, host_port = 0;
+  };
+  std::vector<host_service> host_services;
+  std::chrono::milliseconds tick{200};
+  std::chrono::seconds max_grace{20};  ///< bound on terminationGracePeriodSeconds
+  /// From BR_SOURCE_DIR / BR_BINARY_DIR (the test environment).
+  static options from_test_env();
+};
+
+struct container_view {
+  pid_t pid = -1;
+  int restarts = 0;
+  bool ready = false;
+  std::string waiting_reason, waiting_message;
+};
+
+class process_kubelet {
+ public:
+  process_kubelet(std::shared_ptr<kube::client> c, options o);
+  ~process_kubelet();  ///< stop()
+  process_kubelet(const process_kubelet&) = delete;
+  process_kubelet& operator=(const process_kubelet&) = delete;
+
+  /// cleanup() of leftovers, then the host network, the hosts file and the watch thread.
+  /// False (and `error()`) when the host network cannot be set up.
+  bool start();
+  /// Stops every pod (SIGTERM, SIGKILL after the bounded grace period), removes the networks and
+  /// the state directory (PVCs included). Idempotent.
+  void stop();
+  /// Crash-safe removal of what a previous run under `state_dir` left behind.
+  static void cleanup(const std::string& state_dir);
+  std::string error() const;
+
+  std::string hosts_file() const { return opts_.state_dir + "/hosts"; }
+  /// Host directory of a PersistentVolumeClaim (created on first use, kept across pods).
+  std::string pvc_dir(const std::string& claim) const;
+  /// Empties a PVC's directory (a lost volume); the running pod keeps its mount of it.
+  void wipe_pvc(const std::string& claim);
+
+  /// Of the Deployment's current pod; nullopt / "" when it has none.
+  std::string pod_name(const std::string& deployment) const;
+  std::string pod_ip(const std::string& deployment) const;
+  std::optional<container_view> container(const std::string& deployment,
+                                          const std::string& container) const;
+  std::string container_log(const std::string& deployment, const std::string& container) const;
+  /// "" when the Service has no ClusterIP (yet).
+  std::string service_ip(const std::string& service, const std::string& ns = {}) const;
+
+ private:
+  struct pod_state;
+  void loop();
+  void tick();
+  void stop_pod(pod_state& p, bool delete_object);
+  void run_pod(pod_state& p, const nlohmann::json& api_pod);
+  bool create_sandbox(pod_state& p, std::string& err);
+  bool materialise_volumes(pod_state& p, std::string& err);
+  void start_container(pod_state& p, size_t i);
+  void probe(pod_state& p);
+  void write_pod_status(pod_state& p, const nlohmann::json& api_pod);
+  void sync_services(const nlohmann::json& services);
+  int allocate_index();
+
+  std::shared_ptr<kube::client> c_;
+  options opts_;
+  std::atomic<bool> stop_{false};
+  bool started_ = false;
+  std::thread thread_;
+  mutable std::mutex mx_;
+  std::string error_;
+  std::map<std::string, std::unique_ptr<pod_state>> pods_;  // by deployment name
+  std::map<std::string, int64_t> pod_seq_;
+  std::map<std::string, std::string> deployment_status_written_;
+  std::map<std::string, std::string> cluster_ips_;  // "ns/name" -> IP
+  std::string rules_, hosts_;
+  nlohmann::json secrets_, configmaps_, pvcs_;  // this tick's lists
+};
+
+/// Makes the calling thread, and the threads it creates afterwards, resolve names through
+/// `hosts_file` (bind-mounted over /etc/hosts in a private mount namespace of this thread): how the
+/// operator in a test process sees the cluster DNS names. False + errno text on failure.
+bool use_cluster_dns(const std::string& hosts_file, std::string& err);
+
+}  // namespace br::test::kubelet
