@@ -12,8 +12,8 @@ br_test(integration_kube_kubelet
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_kubelet_test.cpp
   LIBS br_process_kubelet br_actors_operator br_kube_sim br_io_mysql yaml-cpp
   LABELS "integration;kube;mysql;process;kubelet" RUN_SERIAL DEPENDS bloodraven-sidecar TIMEOUT 900)
-# Not in the default run yet: the kill -9 / wiped-PVC steps still fail (see the issue-19 report);
-# run it with `ctest -R integration_kube_kubelet -C kubelet` after removing this line, or directly.
+# Not in the default run yet (passed once end to end, about 2.5 min; not yet repeated): run it
+# directly, as root: BR_SOURCE_DIR=<src> BR_BINARY_DIR=<build> build/tests/integration_kube_kubelet
 if(TARGET integration_kube_kubelet)
   set_tests_properties(integration_kube_kubelet PROPERTIES DISABLED TRUE)
 endif()

@@ -39,8 +39,9 @@ MYSQLD+=("$@" "${extra[@]}")
 if [ "$(id -u)" = 0 ]; then MYSQLD+=(--user=mysql); fi
 
 mysql_get_config() { # name: its value from mysqld --verbose --help
+  # awk reads to the end: an early exit would SIGPIPE mysqld and fail the pipeline (pipefail).
   "${MYSQLD[@]}" --verbose --help 2>/dev/null |
-    awk -v conf="$1" '$1 == conf && /^[^ \t]/ { sub(/^[^ \t]+[ \t]+/, ""); print; exit }'
+    awk -v conf="$1" '!done && $1 == conf && /^[^ \t]/ { sub(/^[^ \t]+[ \t]+/, ""); print; done = 1 }'
 }
 
 if ! out=$("${MYSQLD[@]}" --verbose --help 2>&1 >/dev/null); then
