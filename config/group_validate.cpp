@@ -363,16 +363,37 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
   return std::move(c.errs);
 }
 
+std::string site_node_label(std::string_view group) {
+  return "shipstream.io/site." + std::string{group};
+}
+
+bool selects_site(const string_map& selector, std::string_view group, std::string_view site) {
+  auto it = selector.find(site_node_label(group));
+  return it != selector.end() && it->second == site;
+}
+
 field_errors validate(const failover_group& group, run_mode mode) {
   field_errors errs;
-  if (group.metadata.name.empty())
+  const auto& name = group.metadata.name;
+  if (name.empty())
     errs.push_back({"metadata.name", "required"});
-  else if (!is_dns_label(group.metadata.name))
+  else if (!is_dns_label(name))
     errs.push_back(
-        {"metadata.name", "invalid group name " + in_quotes(group.metadata.name) +
+        {"metadata.name", "invalid group name " + in_quotes(name) +
                               ": use lowercase letters, digits and '-', at most 63 characters"});
   auto spec_errs = validate_spec(group.spec, mode);
   errs.insert(errs.end(), spec_errs.begin(), spec_errs.end());
+  // A selector may only pick nodes of its own site, so a group cannot taint arbitrary nodes.
+  if (is_dns_label(name))
+    for (std::size_t i = 0; i < group.spec.sites.size(); ++i) {
+      const auto& s = group.spec.sites[i];
+      if (s.taint_node_selector.empty() || !is_dns_label(s.name) ||  // the name is reported
+          selects_site(s.taint_node_selector, name, s.name))
+        continue;
+      errs.push_back({site_path(i, "taintNodeSelector"),
+                      "must carry the label " + in_quotes(site_node_label(name)) + " with value " +
+                          in_quotes(s.name) + " so that it selects only this site's nodes"});
+    }
   return errs;
 }
 

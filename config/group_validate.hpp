@@ -1,6 +1,7 @@
 // Semantic validation of a MysqlFailoverGroup: every violated rule, each with its field path.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "config/failover_group.hpp"
@@ -35,7 +36,17 @@ bool is_dns_label_or_subdomain(std::string_view s);
 /// adds: address for every site; lbIP and taints are optional. Paths are rooted at "spec".
 field_errors validate_spec(const group_spec& spec, run_mode mode);
 
-/// validate_spec plus metadata.name (required, DNS label).
+/// "shipstream.io/site.<group>": the node label that puts a node in one of the group's sites (its
+/// value is the site name). A site's taintNodeSelector must carry it with the site's name, so a
+/// group can only taint its own site's nodes (docs/architecture.md "Node taints").
+std::string site_node_label(std::string_view group);
+
+/// Pure: whether `selector` (a taintNodeSelector, or a node's labels) carries
+/// site_node_label(group) = site.
+bool selects_site(const string_map& selector, std::string_view group, std::string_view site);
+
+/// validate_spec plus metadata.name (required, DNS label) and, when the name is valid, every
+/// non-empty taintNodeSelector carrying site_node_label(name) = the site's name.
 field_errors validate(const failover_group& group, run_mode mode);
 
 }  // namespace br::config

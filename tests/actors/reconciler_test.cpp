@@ -57,7 +57,7 @@ struct reconciler_fixture : test::det_fixture {
       config::site_spec site;
       site.name = n;
       site.lb_ip = std::string("10.0.0.") + (n[0] == 'a' ? "1" : "2");
-      site.taint_node_selector = {{"site", n}};
+      site.taint_node_selector = {{"shipstream.io/site.orders", n}};
       g.spec.sites.push_back(site);
     }
     reconciler_options o;

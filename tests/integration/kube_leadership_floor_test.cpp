@@ -94,13 +94,13 @@ site_io_actor spawn_recording_io(caf::actor_system& sys, site_io_actor io,
 }
 
 json group_object(const std::string& name) {
-  auto site = [](const std::string& n) {
+  auto site = [&name](const std::string& n) {
     return json{{"name", n},
                 {"role", "primary-candidate"},
                 {"zone", "zone-" + n},
                 {"storage", {{"size", "10Gi"}}},
                 {"lbIP", "10.0.0.1"},
-                {"taintNodeSelector", {{"shipstream.io/db-site", n}}}};
+                {"taintNodeSelector", {{"shipstream.io/site." + name, n}}}};
   };
   return {{"apiVersion", "shipstream.io/v1alpha1"},
           {"kind", "MysqlFailoverGroup"},

@@ -38,7 +38,7 @@ json site(const std::string& name) {
   return {{"name", name},
           {"zone", "z-" + name},
           {"lbIP", name == "iad" ? "10.0.0.1" : "10.0.0.2"},
-          {"taintNodeSelector", {{"shipstream.io/db-site", name}}},
+          {"taintNodeSelector", {{"shipstream.io/site.orders", name}}},
           {"storage", {{"size", "1Gi"}}}};
 }
 

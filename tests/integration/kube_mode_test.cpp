@@ -57,12 +57,15 @@ json site(const std::string& name, const std::string& role = "primary-candidate"
             {"storage", {{"size", "10Gi"}}}};
   if (role != "read-only") {
     s["lbIP"] = "10.0.0." + std::to_string(name.size() + name[0] % 50);
-    s["taintNodeSelector"] = {{"shipstream.io/db-site", name}};
+    s["taintNodeSelector"] = json::object();  // group_object fills in the site label
   }
   return s;
 }
 
 json group_object(const std::string& name, json sites) {
+  for (auto& s : sites)  // a selector may only pick its own site's nodes
+    if (s.contains("taintNodeSelector"))
+      s["taintNodeSelector"] = {{"shipstream.io/site." + name, s.value("name", "")}};
   return {{"apiVersion", "shipstream.io/v1alpha1"},
           {"kind", "MysqlFailoverGroup"},
           {"metadata", {{"name", name}, {"namespace", "default"}}},
@@ -283,7 +286,7 @@ BOOST_AUTO_TEST_CASE(invalid_object_gets_event_and_condition_with_field_paths_an
   // Fixed: it starts and the InvalidSpec condition goes.
   auto fixed = kube::update_with_retry(*c, mfg_resource, "default", "broken", [&](json& obj) {
     obj["spec"]["sites"][1]["name"] = "pdx";
-    obj["spec"]["sites"][1]["taintNodeSelector"] = {{"shipstream.io/db-site", "pdx"}};
+    obj["spec"]["sites"][1]["taintNodeSelector"] = {{"shipstream.io/site.broken", "pdx"}};
     obj["spec"].erase("splitBrainPolicy");
     return true;
   });

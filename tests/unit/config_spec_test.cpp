@@ -112,15 +112,16 @@ spec:
       role: primary-candidate
       zone: z1
       lbIP: 10.0.0.1
-      taintNodeSelector: {site: iad}
+      taintNodeSelector: {shipstream.io/site.orders: iad}
       storage: {storageClassName: fast, size: 10Gi}
       mysqlConf: {max_connections: "500"}
     - name: pdx
       zone: z2
       lbIP: 10.0.0.2
-      taintNodeSelector: {site: pdx}
+      taintNodeSelector: {shipstream.io/site.orders: pdx}
       storage: {size: 10Gi}
-    - {name: ord, role: dr-only, zone: z3, lbIP: 10.0.0.3, taintNodeSelector: {site: ord},
+    - {name: ord, role: dr-only, zone: z3, lbIP: 10.0.0.3,
+       taintNodeSelector: {shipstream.io/site.orders: ord},
        storage: {size: 10Gi}}
   pollInterval: 1500ms
   failureThreshold: 4
@@ -164,12 +165,12 @@ constexpr const char* full_json = R"({
     "dns": {"hostname": "db.example.com", "ttl": 30},
     "sites": [
       {"name": "iad", "role": "primary-candidate", "zone": "z1", "lbIP": "10.0.0.1",
-       "taintNodeSelector": {"site": "iad"}, "storage": {"storageClassName": "fast", "size": "10Gi"},
+       "taintNodeSelector": {"shipstream.io/site.orders": "iad"}, "storage": {"storageClassName": "fast", "size": "10Gi"},
        "mysqlConf": {"max_connections": "500"}},
       {"name": "pdx", "zone": "z2", "lbIP": "10.0.0.2",
-       "taintNodeSelector": {"site": "pdx"}, "storage": {"size": "10Gi"}},
+       "taintNodeSelector": {"shipstream.io/site.orders": "pdx"}, "storage": {"size": "10Gi"}},
       {"name": "ord", "role": "dr-only", "zone": "z3", "lbIP": "10.0.0.3",
-       "taintNodeSelector": {"site": "ord"}, "storage": {"size": "10Gi"}}],
+       "taintNodeSelector": {"shipstream.io/site.orders": "ord"}, "storage": {"size": "10Gi"}}],
     "pollInterval": "1500ms", "failureThreshold": 4, "recoveryThreshold": 3,
     "failoverCooldown": "90m", "connectionDrainTimeout": "10s", "relayDrainTimeout": "45s",
     "mysqlConf": {"binlog_expire_logs_seconds": "86400"},

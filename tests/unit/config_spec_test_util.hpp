@@ -44,13 +44,13 @@ spec:
     - name: iad
       zone: us-east-1a
       lbIP: 10.0.0.1
-      taintNodeSelector: {site: iad}
+      taintNodeSelector: {shipstream.io/site.orders: iad}
       storage: {size: 10Gi}
     - name: pdx
       role: primary-candidate
       zone: us-west-2a
       lbIP: 10.0.0.2
-      taintNodeSelector: {site: pdx}
+      taintNodeSelector: {shipstream.io/site.orders: pdx}
       storage: {size: 10Gi}
     - name: sea
       role: read-only

@@ -196,10 +196,10 @@ BOOST_AUTO_TEST_CASE(watch_event_to_desired_group) {
                {{"secretName", "s"},
                 {"dns", {{"hostname", "g.example.com"}}},
                 {"sites", json::array({{{"name", "a"}, {"zone", "z"}, {"lbIP", "1.1.1.1"},
-                                        {"taintNodeSelector", {{"k", "a"}}},
+                                        {"taintNodeSelector", {{"shipstream.io/site.g", "a"}}},
                                         {"storage", {{"size", "1Gi"}}}},
                                        {{"name", "a"}, {"zone", "z"}, {"lbIP", "1.1.1.2"},
-                                        {"taintNodeSelector", {{"k", "b"}}},
+                                        {"taintNodeSelector", {{"shipstream.io/site.g", "b"}}},
                                         {"storage", {{"size", "1Gi"}}}}})}}}};
   auto bad = desire_from_event("ADDED", obj);
   BOOST_TEST(bad.ns == "ns1");

@@ -109,6 +109,26 @@ BOOST_AUTO_TEST_CASE(taint_selector_and_presence) {
   BOOST_TEST(!has_readonly_taint(nullptr, "g"));
 }
 
+BOOST_AUTO_TEST_CASE(only_nodes_labelled_for_the_site_may_be_tainted) {
+  struct row {
+    const char* what;
+    json labels;
+    bool may;
+  };
+  const row rows[] = {
+      {"labelled for the site", {{"shipstream.io/site.g", "a"}}, true},
+      {"labelled for the site, more labels", {{"shipstream.io/site.g", "a"}, {"x", "y"}}, true},
+      {"another site of the group", {{"shipstream.io/site.g", "b"}}, false},
+      {"the site of another group", {{"shipstream.io/site.h", "a"}}, false},
+      {"only a matching selector label", {{"kubernetes.io/os", "linux"}}, false},
+      {"no labels", json::object(), false},
+      {"labels missing", nullptr, false},
+      {"non-string value", {{"shipstream.io/site.g", 1}}, false},
+  };
+  for (const auto& r : rows)
+    BOOST_TEST_CONTEXT(r.what) { BOOST_TEST(may_taint_node(r.labels, "g", "a") == r.may); }
+}
+
 BOOST_AUTO_TEST_CASE(object_writes_by_kind) {
   json svc = {{"kind", "Service"},
               {"metadata", {{"name", "s"}, {"labels", {{"a", "1"}}}}},

@@ -71,7 +71,7 @@ BOOST_AUTO_TEST_CASE(which_edits_roll_which_sites) {
       {"lbIP", [](json& d) { d["spec"]["sites"][0]["lbIP"] = "10.1.1.1"; }, none, {}},
       {"taintNodeSelector",
        [](json& d) {
-         d["spec"]["sites"][1]["taintNodeSelector"] = {{"a", "b"}};
+         d["spec"]["sites"][1]["taintNodeSelector"]["node-pool"] = "db";
        },
        none,
        {}},

@@ -42,7 +42,7 @@ BOOST_AUTO_TEST_CASE(taints_go_on_every_non_active_steered_site) {
   auto doc = base_doc();
   doc["spec"]["sites"][2]["role"] = "dr-only";
   doc["spec"]["sites"][2]["lbIP"] = "10.0.0.3";
-  doc["spec"]["sites"][2]["taintNodeSelector"] = {{"site", "sea"}};
+  doc["spec"]["sites"][2]["taintNodeSelector"] = {{"shipstream.io/site.orders", "sea"}};
   auto g = group_of(doc);
   struct row {
     const char* active;

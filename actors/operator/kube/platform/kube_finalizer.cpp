@@ -29,7 +29,7 @@ std::string finalize_group(kube::client& c, const kube_platform_options& o,
                            const std::function<void()>& before_release) {
   std::string problems;
   for (const auto& s : spec.sites) {
-    auto p = set_nodes_taint(c, o, s.taint_node_selector, false);
+    auto p = set_nodes_taint(c, o, s.name, s.taint_node_selector, false);
     if (!p.empty()) problems += (problems.empty() ? "" : "; ") + ("site " + s.name + ": " + p);
   }
   if (!problems.empty()) return problems;

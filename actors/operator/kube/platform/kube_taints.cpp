@@ -3,6 +3,7 @@
 
 #include <caf/all.hpp>
 
+#include "config/group_validate.hpp"
 #include "config/render/names.hpp"
 #include "config/render/traffic.hpp"
 #include "io/kube/retry.hpp"
@@ -28,8 +29,15 @@ bool has_readonly_taint(const json& node_taints, const std::string& group) {
   return false;
 }
 
+bool may_taint_node(const json& node_labels, const std::string& group, const std::string& site) {
+  if (!node_labels.is_object()) return false;
+  auto it = node_labels.find(config::site_node_label(group));
+  return it != node_labels.end() && it->is_string() && it->get<std::string>() == site;
+}
+
 std::string set_nodes_taint(kube::client& c, const kube_platform_options& o,
-                            const config::string_map& selector, bool present) {
+                            const std::string& site, const config::string_map& selector,
+                            bool present) {
   if (selector.empty()) return "";
   if (!o.may_write()) return "not leading: the lease guard is not valid";
   kube::list_options lo;
@@ -39,6 +47,7 @@ std::string set_nodes_taint(kube::client& c, const kube_platform_options& o,
   std::string problems;
   for (const auto& node : nodes->value("items", json::array())) {
     auto name = node["metadata"].value("name", "");
+    bool outside = false;
     kube::retry_options ro;
     ro.attempts = 5;
     auto r = kube::update_with_retry(
@@ -48,6 +57,12 @@ std::string set_nodes_taint(kube::client& c, const kube_platform_options& o,
                                              : json::array();
           if (has_readonly_taint(taints, o.group) == present) return false;
           if (!o.may_write()) return false;
+          json labels = obj.contains("metadata") ? obj["metadata"].value("labels", json::object())
+                                                 : json::object();
+          if (present && !may_taint_node(labels, o.group, site)) {
+            outside = true;
+            return false;
+          }
           obj["spec"]["taints"] = render::with_readonly_taint(taints, o.group, present);
           return true;
         },
@@ -55,6 +70,10 @@ std::string set_nodes_taint(kube::client& c, const kube_platform_options& o,
         ro);
     if (!r && !r.error().not_found())
       problems += (problems.empty() ? "" : "; ") + ("node " + name + ": " + r.error().describe());
+    else if (outside)
+      problems += (problems.empty() ? "" : "; ") +
+                  ("node " + name + " not tainted: it lacks the label " +
+                   config::site_node_label(o.group) + "=" + site);
   }
   if (problems.empty() && !o.may_write()) return "not leading: the lease guard is not valid";
   return problems;
@@ -67,7 +86,7 @@ taint_actor::behavior_type kube_taints(taint_actor::pointer, kube_platform_optio
     auto g = o.context ? o.context->get() : config::failover_group{};
     const auto* s = config::find_site(g.spec, site);
     if (!s || s->role == site_role::read_only || s->taint_node_selector.empty()) return true;
-    auto problem = set_nodes_taint(*o.client, o, s->taint_node_selector, on);
+    auto problem = set_nodes_taint(*o.client, o, site, s->taint_node_selector, on);
     json f = {{"group", o.group}, {"namespace", o.ns}, {"site", site}, {"taint", on}};
     if (!problem.empty()) {
       f["error"] = problem;
