@@ -145,6 +145,15 @@ active_site() { # the operator's active site ("" when none)
   curl -fsS -m 2 "$(operator_url)/active-site?namespace=$GROUP_NS&group=$GROUP_NAME" | jq -r '.activeSite // ""'
 }
 active_site_is() { [[ $(active_site) == "$1" ]]; }
+bootstrap_status() { # the group's status.bootstrap as JSON (null when none)
+  curl -fsS -m 2 "$(operator_url)/status" | jq -c --arg g "$GROUP_NS/$GROUP_NAME" '.[$g].bootstrap'
+}
+bootstrap_done() { [[ $(bootstrap_status | jq -r '.phase // ""') == Done ]]; }
+bootstrap_summary() { # "siteK Phase Ns, ..." from status.bootstrap.sites (startedAt/finishedAt)
+  bootstrap_status | jq -r '[.sites[] | .name + " " + .phase +
+    (if .startedAt and .finishedAt then " " + (((.finishedAt | sub("\\.[0-9]+Z$"; "Z") | fromdate) -
+       (.startedAt | sub("\\.[0-9]+Z$"; "Z") | fromdate)) | tostring) + " s" else "" end)] | join(", ")'
+}
 active_index() { # -> K of the active siteK
   local a
   a=$(active_site 2>/dev/null) || return 1
