@@ -118,7 +118,13 @@ void cluster::write_group_file() {
     << "  replication: {user: repl, password: replpw}\n";
   if (!p_.prefer_site.empty()) y << "  splitBrainPolicy: {preferSite: " << p_.prefer_site << "}\n";
   if (!p_.relay_drain_timeout.empty()) y << "  relayDrainTimeout: " << p_.relay_drain_timeout << "\n";
-  if (!p_.max_lag_wait.empty()) y << "  plannedFailover: {maxLagWait: " << p_.max_lag_wait << "}\n";
+  if (!p_.max_lag_wait.empty() || !p_.drain_timeout.empty()) {
+    y << "  plannedFailover: {";
+    if (!p_.max_lag_wait.empty()) y << "maxLagWait: " << p_.max_lag_wait;
+    if (!p_.max_lag_wait.empty() && !p_.drain_timeout.empty()) y << ", ";
+    if (!p_.drain_timeout.empty()) y << "drainTimeout: " << p_.drain_timeout;
+    y << "}\n";
+  }
   y << "  sidecar: {leaseTimeout: " << p_.lease_timeout
     << ", peerCheckInterval: " << p_.peer_check_interval << ", fenceTimeout: " << p_.fence_timeout
     << ", bloodravenAddress: \"" << host_addr_ << ":" << operator_port_ << "\"}\n"

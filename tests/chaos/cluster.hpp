@@ -31,6 +31,7 @@ struct cluster_params {
   std::string prefer_site;                ///< splitBrainPolicy.preferSite ("" = none)
   std::string relay_drain_timeout;        ///< spec.relayDrainTimeout ("" = the default)
   std::string max_lag_wait;               ///< spec.plannedFailover.maxLagWait ("" = the default)
+  std::string drain_timeout;              ///< spec.plannedFailover.drainTimeout ("" = the default)
   std::string third_role = "read-only";   ///< role of s3 (s1, s2 are primary-candidates)
   std::string keys_dir;                   ///< operator and site keys (KEYS_DIR); "" = generated
   std::vector<std::string> operator_extra_args;
