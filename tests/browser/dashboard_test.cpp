@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "io/http/client.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/mysql_sandbox.hpp"
@@ -35,17 +36,8 @@ br::test::mysql_sandbox& sandbox() {
 
 std::string site_of(int i) { return "s" + std::to_string(i); }
 
-struct temp_dir {
-  std::filesystem::path path;
-  temp_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "br-dashboard-XXXXXX").string();
-    BOOST_TEST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
+struct temp_dir : br::test::temp_dir {
+  temp_dir() : br::test::temp_dir("br-dashboard") {}
 };
 
 /// `promtool check metrics` on `text`: exit code and output.

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "io/http/client.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/mysql_sandbox.hpp"
@@ -35,22 +36,8 @@ br::test::mysql_sandbox& sandbox() {
 
 std::string site_of(int i) { return "s" + std::to_string(i); }
 
-struct temp_dir {
-  std::filesystem::path path;
-  temp_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "br-bootstrap-XXXXXX").string();
-    BOOST_TEST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    auto p = (path / name).string();
-    std::ofstream(p) << text;
-    return p;
-  }
+struct temp_dir : br::test::temp_dir {
+  temp_dir() : br::test::temp_dir("br-bootstrap") {}
 };
 
 std::string group_yaml() {
