@@ -1,6 +1,6 @@
 # Kubernetes: API simulator library + kube-sim program, io/kube client conformance, kubectl, leader election.
 br_library(br_kube_sim FOLDER ${PROJECT_SOURCE_DIR}/tests/support/kube_sim
-  LIBS br_io_http Boost::headers nlohmann_json::nlohmann_json Threads::Threads)
+  LIBS br_io_http Boost::headers nlohmann_json::nlohmann_json Threads::Threads yaml-cpp)
 add_executable(kube-sim ${PROJECT_SOURCE_DIR}/tests/support/kube_sim/main.cpp)
 target_link_libraries(kube-sim PRIVATE br_kube_sim br_warnings)
 br_test(integration_kube_client

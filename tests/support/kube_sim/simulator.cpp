@@ -3,6 +3,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/write.hpp>
@@ -81,6 +82,8 @@ struct simulator::impl {
   std::list<std::unique_ptr<connection>> conns;
   failure_rule failure;
   std::vector<write_record> writes;
+  std::optional<rbac_enforcement> rbac;
+  std::vector<denial> denied;
   std::atomic<std::uint64_t> drop_gen{0};
   std::atomic<std::size_t> watches{0};
 
@@ -141,6 +144,16 @@ void simulator::compact() { impl_->db.compact(); }
 void simulator::set_failure_rule(failure_rule rule) {
   std::lock_guard lock{impl_->m};
   impl_->failure = std::move(rule);
+}
+
+void simulator::set_rbac(std::optional<rbac_enforcement> rbac) {
+  std::lock_guard lock{impl_->m};
+  impl_->rbac = std::move(rbac);
+}
+
+std::vector<denial> simulator::denials() const {
+  std::lock_guard lock{impl_->m};
+  return impl_->denied;
 }
 
 std::vector<write_record> simulator::writes() const {
@@ -322,12 +335,26 @@ bool simulator::impl::handle(tcp::socket& s, const bhttp::request<bhttp::string_
   resource_path rp;
   api_result r;
   int injected = 0;
+  std::optional<json> forbidden;
   {
     std::lock_guard lock{m};
-    if (failure && target) injected = failure(method, target->path, std::string{req[identity_header]});
+    const std::string identity{req[identity_header]};
+    if (failure && target) injected = failure(method, target->path, identity);
+    if (rbac && target &&
+        std::find(rbac->identities.begin(), rbac->identities.end(), identity) != rbac->identities.end()) {
+      auto w = target->query.find("watch");
+      auto a = attributes_of(method, target->path,
+                             w != target->query.end() && (w->second == "true" || w->second == "1"));
+      if (a && !allows(rbac->policy, *a)) {
+        forbidden = forbidden_status(*a, rbac->user);
+        denied.push_back({identity, method, target->path, *a, (*forbidden)["message"].get<std::string>()});
+      }
+    }
   }
   if (!target) {
     r = status_error(400, "BadRequest", "malformed request target");
+  } else if (forbidden) {
+    r = {403, std::move(*forbidden)};
   } else if (injected != 0) {
     r = status_error(injected, injected == 429 ? "TooManyRequests" : injected == 503 ? "ServiceUnavailable" : "InternalError",
                      "injected failure");

@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "tests/support/kube_sim/rbac.hpp"
 
 namespace br::kube_sim {
 
@@ -40,6 +43,15 @@ struct options {
 using failure_rule = std::function<int(const std::string& method, const std::string& path,
                                        const std::string& identity)>;
 
+/// A request the simulator refused under RBAC.
+struct denial {
+  std::string identity;
+  std::string method;
+  std::string path;
+  request_attributes attributes;
+  std::string message;  ///< the Status message sent
+};
+
 class simulator {
  public:
   explicit simulator(options o = {});
@@ -60,6 +72,10 @@ class simulator {
   void compact();
   /// Installs (or with {} removes) a fault-injection rule.
   void set_failure_rule(failure_rule rule);
+  /// Turns RBAC enforcement on (or with nullopt off); applies to requests received from now on.
+  void set_rbac(std::optional<rbac_enforcement> rbac);
+  /// Every request refused by RBAC so far, in arrival order.
+  std::vector<denial> denials() const;
   /// Every mutating request so far, in arrival order.
   std::vector<write_record> writes() const;
   std::size_t open_watches() const;
