@@ -31,6 +31,7 @@ inline constexpr std::string_view field_manager = "bloodraven";
 
 inline constexpr std::string_view mysql_container = "mysql";
 inline constexpr std::string_view sidecar_container = "sidecar";
+inline constexpr std::string_view init_datadir_container_name = "init-datadir";  // version 6
 inline constexpr int mysql_port = 3306;
 inline constexpr int sidecar_port = 8080;
 inline constexpr int sidecar_health_port = 8081;  // liveness-only listener (GET /livez), v >= 3

@@ -23,7 +23,11 @@ namespace br::render {
 ///      the accounts script, resources, tolerations, affinity, priorityClassName, podLabels and
 ///      podAnnotations, the sidecar's credentials reduced to username/password, and the Service
 ///      templates. The ServiceAccount and init ConfigMap are rendered only from this version.
-inline constexpr int current_reconciler_version = 5;
+///   6: an init container ("init-datadir") initialises an empty data directory with the fence on
+///      (mysqld --initialize-insecure --init-file: root password and accounts), because the
+///      image's own first start cannot run under super_read_only=ON; the mysql container no
+///      longer mounts the accounts script nor gets the accounts' passwords.
+inline constexpr int current_reconciler_version = 6;
 inline constexpr int oldest_reconciler_version = 1;
 
 inline bool is_supported_reconciler_version(int v) {

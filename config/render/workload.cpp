@@ -17,12 +17,18 @@ json value_env(const char* name, const std::string& value) {
 }
 
 json mysql_container_spec(const config::group_spec& spec);
+bool has_init_container(int reconciler_version);
 
 /// Version 5: the accounts' init script and environment, writable emptyDirs under a read-only
 /// root, resources (the site's, else the group's), the security context as given or secure.
-void shape_mysql_container(json& c, const config::group_spec& spec, std::size_t site_index) {
-  for (auto& e : users_env(credentials_secret(spec))) c["env"].push_back(std::move(e));
-  c["volumeMounts"].push_back({{"name", "init"}, {"mountPath", initdb_dir}, {"readOnly", true}});
+/// Version 6: the accounts' environment and script go to the init container only (the image's
+/// first-start path never runs: the data directory is initialised before mysqld starts).
+void shape_mysql_container(json& c, const config::group_spec& spec, std::size_t site_index,
+                           int reconciler_version) {
+  if (!has_init_container(reconciler_version)) {
+    for (auto& e : users_env(credentials_secret(spec))) c["env"].push_back(std::move(e));
+    c["volumeMounts"].push_back({{"name", "init"}, {"mountPath", initdb_dir}, {"readOnly", true}});
+  }
   c["volumeMounts"].push_back({{"name", "tmp"}, {"mountPath", "/tmp"}});
   c["volumeMounts"].push_back({{"name", "run-mysqld"}, {"mountPath", "/var/run/mysqld"}});
   const auto& site = spec.sites.at(site_index);
@@ -103,8 +109,26 @@ json mysql_container_spec(const config::group_spec& spec) {
 
 bool mounts_keys(int reconciler_version) { return reconciler_version >= 2; }
 bool shapes_pods(int reconciler_version) { return reconciler_version >= 5; }
+bool has_init_container(int reconciler_version) { return reconciler_version >= 6; }
 bool has_health_port(int reconciler_version) { return reconciler_version >= 3; }
 bool has_sidecar_state(int reconciler_version) { return reconciler_version >= 4; }
+
+/// Version 6: "init-datadir", the mysql container's image running init_datadir_script() with
+/// the same environment (root password + accounts), mounts (data, config, tmp, run) and
+/// security context and resources as the mysql container, and the init ConfigMap at
+/// init_script_dir.
+json init_datadir_container(const json& mysql, const config::group_spec& spec) {
+  json c = {{"name", std::string{init_datadir_container_name}},
+            {"image", mysql["image"]},
+            {"command", json::array({"bash", std::string{init_script_dir} + "/" + init_datadir_key})},
+            {"env", mysql["env"]}};
+  for (auto& e : users_env(credentials_secret(spec))) c["env"].push_back(std::move(e));
+  c["volumeMounts"] = mysql["volumeMounts"];
+  c["volumeMounts"].push_back({{"name", "init"}, {"mountPath", init_script_dir}, {"readOnly", true}});
+  for (const char* k : {"resources", "securityContext"})
+    if (mysql.contains(k)) c[k] = mysql[k];
+  return c;
+}
 
 json sidecar_ports(int reconciler_version) {
   json p =
@@ -280,9 +304,11 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
   if (!site.zone.empty()) pod_spec["nodeSelector"] = {{"topology.kubernetes.io/zone", site.zone}};
   json pod_annotations = {{annotation_config_hash, config_hash}};
   if (shapes_pods(opts.reconciler_version)) {
-    shape_mysql_container(pod_spec["containers"][0], spec, site_index);
+    shape_mysql_container(pod_spec["containers"][0], spec, site_index, opts.reconciler_version);
     shape_pod(pod_spec, pod_labels, pod_annotations, g);
   }
+  if (has_init_container(opts.reconciler_version))
+    pod_spec["initContainers"] = json::array({init_datadir_container(pod_spec["containers"][0], spec)});
 
   json deployment = {
       {"apiVersion", "apps/v1"},

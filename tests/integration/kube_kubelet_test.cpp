@@ -1,14 +1,13 @@
 // The process kubelet (tests/support/process_kubelet) on a rendered group: the API simulator holds
 // what config/render produces for a two-site group (plus its generated Secrets); the kubelet runs
-// the pods for real: mysqld 9.7 from the sandbox chroot through the official image's first-start
-// behaviour, the real bloodraven-sidecar, each pod in its own network and mount namespace. No
-// operator runs here: the test plays its part (pod labels) where needed. In order: a missing Secret
-// key (CreateContainerConfigError), the rendered fenced my.cnf on an empty PVC (the image's first
-// start cannot set the root password under super_read_only: CrashLoopBackOff, ERROR 1290), a
-// my.cnf without the fence (initialised, init scripts run, users exist, the rendered server-id),
-// the sidecar answering on its pod IP, Service names resolving and routing to the labelled pod,
-// kill -9 of mysqld (restartCount 1, data kept), a wiped PVC (an empty server on the next start),
-// and a rollout (new generation: old pod stopped, new one started).
+// the pods for real: the init container (reconciler version 6) and mysqld 9.7 from the sandbox
+// chroot, the real bloodraven-sidecar, each pod in its own network and mount namespace. No
+// operator runs here: the test plays its part (pod labels, lifting the fence) where needed. In
+// order: a missing Secret key (the init container's CreateContainerConfigError), the rendered
+// fenced my.cnf on empty PVCs (initialised by the init container: root and the accounts, no GTIDs,
+// booted super_read_only), the sidecar answering on its pod IP, Service names resolving and routing
+// to the labelled pod, kill -9 of mysqld (restartCount 1, data kept), a lost PVC (the next pod is
+// initialised empty), and a rollout (new generation: old pod stopped, new one started on the data).
 #include <boost/test/unit_test.hpp>
 
 #include <arpa/inet.h>
@@ -79,15 +78,6 @@ config::failover_group parsed_group(json doc, const std::string& uid) {
   BOOST_TEST_REQUIRE(r.ok(), "group: " << errs);
   r.group.metadata.uid = uid;
   return r.group;
-}
-
-/// The rendered my.cnf without the operator's boot fence (read-only, super-read-only).
-std::string unfenced(const std::string& cnf) {
-  std::string out;
-  std::istringstream in(cnf);
-  for (std::string l; std::getline(in, l);)
-    if (l.rfind("read-only", 0) != 0 && l.rfind("super-read-only", 0) != 0) out += l + "\n";
-  return out;
 }
 
 std::string http_status_line(const std::string& ip, int port, const std::string& path) {
@@ -224,44 +214,10 @@ BOOST_AUTO_TEST_CASE(rendered_pods_run_for_real) {
   creds = secret_data(secret);
   bool added = false;
   must_create(kube::resources::secrets, generated_keys_secret(g, completed_keys(g, {}, added)));
-  // (1) first without MYSQL_ROOT_PASSWORD: the mysql container cannot be configured.
+  // (1) first without MYSQL_ROOT_PASSWORD: the init container cannot be configured.
   json partial = secret;
   partial["data"].erase("MYSQL_ROOT_PASSWORD");
   must_create(kube::resources::secrets, partial);
-  const std::string init_cm = "mysql-" + group + "-init";
-  bool rendered_init = false;
-  std::string cnf_b;
-  for (auto& obj : rendered.objects) {
-    const auto kind = obj.value("kind", "");
-    const auto name = obj["metadata"].value("name", "");
-    if (kind == "ConfigMap" && name == init_cm) rendered_init = true;
-    if (kind == "ConfigMap" && name.rfind(dep_b + "-config-", 0) == 0) {
-      // Site b gets the my.cnf without the boot fence (see case (2) for why); a keeps it verbatim.
-      cnf_b = unfenced(obj["data"]["my.cnf"].get<std::string>());
-      obj["data"]["my.cnf"] = cnf_b;
-    }
-  }
-  if (!rendered_init) {
-    // Until the renderer ships the init ConfigMap (contract item 2), the test mounts its own at
-    // the agreed place so the init-script path of the first start is exercised all the same.
-    rendered.objects.push_back(
-        {{"apiVersion", "v1"},
-         {"kind", "ConfigMap"},
-         {"metadata", {{"name", init_cm}, {"namespace", ns}}},
-         {"data",
-          {{"bloodraven-users.sh",
-            "docker_process_sql <<'EOSQL'\nSET sql_log_bin=0;\n"
-            "CREATE USER IF NOT EXISTS 'kubelet_init'@'%' IDENTIFIED BY 'kubelet_init_pw';\n"
-            "GRANT PROCESS ON *.* TO 'kubelet_init'@'%';\nEOSQL\n"}}}});
-    for (auto& obj : rendered.objects) {
-      if (obj.value("kind", "") != "Deployment") continue;
-      auto& pod_spec = obj["spec"]["template"]["spec"];
-      pod_spec["volumes"].push_back({{"name", "init"}, {"configMap", {{"name", init_cm}}}});
-      for (auto& ctr : pod_spec["containers"])
-        if (ctr.value("name", "") == "mysql")
-          ctr["volumeMounts"].push_back({{"name", "init"}, {"mountPath", "/docker-entrypoint-initdb.d"}, {"readOnly", true}});
-    }
-  }
   for (const auto& obj : rendered.objects) {
     const auto kind = obj.value("kind", "");
     if (kind == "Deployment") must_create(kube::resources::deployments, obj);
@@ -271,16 +227,18 @@ BOOST_AUTO_TEST_CASE(rendered_pods_run_for_real) {
     else if (kind == "Secret") must_create(kube::resources::secrets, obj);
   }
   BOOST_TEST_REQUIRE(eventually([&] {
-    auto m = mysql(dep_b);
+    auto m = kubelet->container(dep_b, "init-datadir");
     return m && m->waiting_reason == "CreateContainerConfigError";
   }, 30s), "no CreateContainerConfigError for the missing key: " << describe(dep_b));
-  BOOST_TEST(mysql(dep_b)->waiting_message.find("couldn't find key MYSQL_ROOT_PASSWORD") != std::string::npos,
-             mysql(dep_b)->waiting_message);
+  BOOST_TEST(kubelet->container(dep_b, "init-datadir")->waiting_message.find("couldn't find key MYSQL_ROOT_PASSWORD") != std::string::npos,
+             kubelet->container(dep_b, "init-datadir")->waiting_message);
   BOOST_TEST(mysql(dep_b)->pid == -1);
+  BOOST_TEST(mysql(dep_b)->waiting_reason == "PodInitializing");
   {
     auto pod = get(kube::resources::pods, kubelet->pod_name(dep_b));
-    BOOST_TEST(pod["status"]["containerStatuses"][0]["state"]["waiting"].value("reason", "") ==
+    BOOST_TEST(pod["status"]["initContainerStatuses"][0]["state"]["waiting"].value("reason", "") ==
                "CreateContainerConfigError");
+    BOOST_TEST(pod["status"].value("phase", "") == "Pending");
     BOOST_TEST(pod["status"].value("podIP", "") == kubelet->pod_ip(dep_b));
   }
   {
@@ -289,36 +247,42 @@ BOOST_AUTO_TEST_CASE(rendered_pods_run_for_real) {
     BOOST_TEST_REQUIRE(c->update(kube::resources::secrets, full).ok());
   }
 
-  // -- (2) the rendered my.cnf boots fenced: the image's first start fails under it ------------
-  BOOST_TEST(eventually([&] {
-    auto m = mysql(dep_a);
-    return m && m->restarts >= 1 &&
-           kubelet->container_log(dep_a, "mysql").find("--super-read-only option so it cannot execute") != std::string::npos;
-  }, 120s), "site a (fenced my.cnf) did not fail its first start with ERROR 1290");
-
-  // -- (3) b: initialised from the ConfigMap my.cnf on an empty PVC, init scripts run ----------
-  const auto ip_b = kubelet->pod_ip(dep_b);
-  BOOST_TEST_REQUIRE(eventually([&] { return scalar(ip_b, "SELECT @@server_id") == "102"; }, 180s),
-                     "b's mysqld never answered on " << ip_b);
+  // -- (2) the rendered, fenced my.cnf on empty PVCs: initialised by the init container --------
+  const auto ip_a = kubelet->pod_ip(dep_a), ip_b = kubelet->pod_ip(dep_b);
+  for (const auto& [d, ip, id] : {std::tuple{dep_a, ip_a, "101"}, std::tuple{dep_b, ip_b, "102"}}) {
+    BOOST_TEST_CONTEXT(d) {
+      BOOST_TEST_REQUIRE(eventually([&] { return scalar(ip, "SELECT @@server_id") == id; }, 180s),
+                         d << "'s mysqld never answered on " << ip << ": " << describe(d));
+      BOOST_TEST(kubelet->container_log(d, "init-datadir").find("init-datadir: initialised") != std::string::npos,
+                 kubelet->container_log(d, "init-datadir"));
+      BOOST_TEST(scalar(ip, "SELECT CONCAT(@@read_only, @@super_read_only)") == "11");  // booted fenced
+      BOOST_TEST(scalar(ip, "SELECT @@gtid_executed") == "");  // no transactions of its own
+      for (const char* user : {"MYSQL_REPLICATION_USER", "MYSQL_MONITOR_USER", "username"})
+        BOOST_TEST(scalar(ip, "SELECT COUNT(*) FROM mysql.user WHERE user='" + creds[user] + "' AND host='%'") == "1", user);
+      BOOST_TEST(mysql(d)->restarts == 0);  // the first start did not fail
+    }
+  }
   BOOST_TEST(scalar(ip_b, "SELECT @@datadir") == "/var/lib/mysql/");
   BOOST_TEST(scalar(ip_b, "SELECT @@gtid_mode") == "ON");
   BOOST_TEST(scalar(ip_b, "SELECT @@log_bin_basename") == "/var/lib/mysql/mysql-bin");
   BOOST_TEST(std::filesystem::exists(kubelet->pvc_dir("mysql-kt-b-data") + "/mysql-bin.index"));
-  const std::string init_user = rendered_init ? creds["MYSQL_REPLICATION_USER"] : "kubelet_init";
-  BOOST_TEST(scalar(ip_b, "SELECT COUNT(*) FROM mysql.user WHERE user='" + init_user + "'") == "1", init_user);
   BOOST_TEST(eventually([&] {
     auto pod = get(kube::resources::pods, kubelet->pod_name(dep_b));
-    for (const auto& cnd : pod["status"].value("conditions", json::array()))
-      if (cnd.value("type", "") == "Ready") return cnd.value("status", "") == "True";
-    return false;
-  }, 60s), "b's pod is not Ready");
+    bool ready = false, initialized = false;
+    for (const auto& cnd : pod["status"].value("conditions", json::array())) {
+      if (cnd.value("type", "") == "Ready") ready = cnd.value("status", "") == "True";
+      if (cnd.value("type", "") == "Initialized") initialized = cnd.value("status", "") == "True";
+    }
+    return ready && initialized &&
+           pod["status"]["initContainerStatuses"][0]["state"]["terminated"].value("reason", "") == "Completed";
+  }, 60s), "b's pod is not Initialized and Ready");
 
-  // -- (4) the sidecar: the real binary, on the pod's IP ----------------------------------------
+  // -- (3) the sidecar: the real binary, on the pod's IP ----------------------------------------
   BOOST_TEST(eventually([&] { return http_status_line(ip_b, render::sidecar_health_port, "/livez").find(" 200") != std::string::npos; }, 60s),
              "sidecar /livez on " << ip_b << ": " << http_status_line(ip_b, render::sidecar_health_port, "/livez"));
   BOOST_TEST(kubelet->container_log(dep_b, "sidecar").find("MY_SITE") == std::string::npos);  // env, not args
 
-  // -- (5) Services: names resolve here; -primary follows the role label ---------------------
+  // -- (4) Services: names resolve here; -primary follows the role label ---------------------
   const auto svc_b = resolve("mysql-kt-b.default.svc.cluster.local");
   BOOST_TEST(!svc_b.empty());
   BOOST_TEST(svc_b == kubelet->service_ip("mysql-kt-b"));
@@ -329,10 +293,11 @@ BOOST_AUTO_TEST_CASE(rendered_pods_run_for_real) {
   set_role(dep_b, "primary");
   BOOST_TEST(eventually([&] { return scalar(primary, "SELECT @@server_id") == "102"; }, 30s),
              "-primary does not route to b");
+  scalar(primary, "SET GLOBAL super_read_only=OFF");  // the operator's promotion, played here
   BOOST_TEST(scalar(primary, "CREATE DATABASE kubelet_marker") == "");
   BOOST_TEST(scalar(ip_b, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name='kubelet_marker'") == "1");
 
-  // -- (6) kill -9 of mysqld: the container restarts, the data stays --------------------------
+  // -- (5) kill -9 of mysqld: the container restarts, the data stays --------------------------
   const auto before = *mysql(dep_b);
   BOOST_TEST_REQUIRE(before.pid > 0);
   BOOST_TEST(before.restarts == 0);
@@ -341,43 +306,38 @@ BOOST_AUTO_TEST_CASE(rendered_pods_run_for_real) {
   BOOST_TEST(eventually([&] {
     return scalar(ip_b, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name='kubelet_marker'") == "1";
   }, 90s), "b did not come back with its data after kill -9");
+  BOOST_TEST(scalar(ip_b, "SELECT @@super_read_only") == "1");  // a restart boots fenced again
   BOOST_TEST(get(kube::resources::pods, kubelet->pod_name(dep_b))["status"]["containerStatuses"][0].value("restartCount", 0) == 1);
 
-  // -- (7) a wiped PVC: the next pod starts an empty, freshly initialised server --------------
+  // -- (6) a lost PVC: the next pod's init container initialises an empty server --------------
   const auto old_pod = kubelet->pod_name(dep_b);
   const auto old_pid = mysql(dep_b)->pid;
-  BOOST_TEST_REQUIRE(c->remove(kube::resources::pods, ns, old_pod).ok());
-  BOOST_TEST_REQUIRE(eventually([&] { return kubelet->pod_name(dep_b) != old_pod && !kubelet->pod_name(dep_b).empty(); }, 60s));
+  kubelet->lose_pvc("mysql-kt-b-data");
   BOOST_TEST(::kill(old_pid, 0) != 0);  // the old pod's mysqld is gone
-  // The new pod may already run on the old data: wipe, then restart its mysqld.
-  kubelet->wipe_pvc("mysql-kt-b-data");
-  if (auto m = mysql(dep_b); m && m->pid > 0) ::kill(m->pid, SIGKILL);
+  BOOST_TEST_REQUIRE(eventually([&] { return kubelet->pod_name(dep_b) != old_pod && !kubelet->pod_name(dep_b).empty(); }, 60s));
   BOOST_TEST(eventually([&] {
     return scalar(kubelet->pod_ip(dep_b), "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name='kubelet_marker'") == "0";
-  }, 180s), "no empty server after the PVC was wiped");
-  BOOST_TEST(scalar(kubelet->pod_ip(dep_b), "SELECT COUNT(*) FROM mysql.user WHERE user='" + init_user + "'") == "1");
+  }, 180s), "no empty server after the PVC was lost: " << describe(dep_b));
+  BOOST_TEST(kubelet->container_log(dep_b, "init-datadir").find("init-datadir: initialised") != std::string::npos);
+  BOOST_TEST(scalar(kubelet->pod_ip(dep_b), "SELECT COUNT(*) FROM mysql.user WHERE user='" + creds["MYSQL_REPLICATION_USER"] + "'") == "1");
+  BOOST_TEST(scalar(kubelet->pod_ip(dep_b), "SELECT @@super_read_only") == "1");
 
-  // -- (8) a rollout of a (new generation) with an unfenced my.cnf on a wiped PVC --------------
+  // -- (7) a rollout (new generation): the new pod starts on a's data, not initialised again ---
   const auto old_a = kubelet->pod_name(dep_a);
-  kubelet->wipe_pvc("mysql-kt-a-data");
+  scalar(ip_a, "SET GLOBAL super_read_only=OFF");
+  scalar(ip_a, "CREATE DATABASE kubelet_a");
+  scalar(ip_a, "SET GLOBAL super_read_only=ON");
   {
-    json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"},
-               {"metadata", {{"name", "kt-a-unfenced"}, {"namespace", ns}}},
-               {"data", {{"my.cnf", [&] {
-                  std::string a = cnf_b;
-                  auto at = a.find("server-id = 102");
-                  if (at != std::string::npos) a.replace(at, 15, "server-id = 101");
-                  return a;
-                }()}}}};
-    must_create(kube::resources::configmaps, cm);
     auto d = get(kube::resources::deployments, dep_a);
-    for (auto& v : d["spec"]["template"]["spec"]["volumes"])
-      if (v.value("name", "") == "config") v["configMap"]["name"] = "kt-a-unfenced";
+    d["spec"]["template"]["metadata"]["annotations"]["kubelet-test/rollout"] = "1";
     BOOST_TEST_REQUIRE(c->update(kube::resources::deployments, d).ok());
   }
   BOOST_TEST(eventually([&] { return kubelet->pod_name(dep_a) != old_a && !kubelet->pod_name(dep_a).empty(); }, 60s));
-  BOOST_TEST(eventually([&] { return scalar(kubelet->pod_ip(dep_a), "SELECT @@server_id") == "101"; }, 180s),
-             "a did not come up after its rollout");
+  BOOST_TEST(eventually([&] {
+    return scalar(kubelet->pod_ip(dep_a), "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name='kubelet_a'") == "1";
+  }, 180s), "a did not come up on its data after its rollout: " << describe(dep_a));
+  BOOST_TEST(kubelet->container_log(dep_a, "init-datadir").find("holds a server: nothing to do") != std::string::npos,
+             kubelet->container_log(dep_a, "init-datadir"));
   // The operator's move of -primary: relabel, and the rules follow.
   set_role(dep_b, "replica");
   set_role(dep_a, "primary");

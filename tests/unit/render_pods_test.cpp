@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "config/render/accounts.hpp"
@@ -59,6 +60,7 @@ BOOST_AUTO_TEST_CASE(secure_defaults_and_accounts) {
   const auto* init = find(r.objects, "ConfigMap", "mysql-orders-init");
   BOOST_TEST_REQUIRE(init);
   BOOST_TEST((*init)["data"]["bloodraven-users.sh"] == users_script());
+  BOOST_TEST((*init)["data"]["init-datadir.sh"] == init_datadir_script());
   for (const char* site : {"iad", "pdx", "sea"}) {
     BOOST_TEST_CONTEXT(site) {
       const auto& pod = pod_of(r.objects, site);
@@ -81,23 +83,55 @@ BOOST_AUTO_TEST_CASE(secure_defaults_and_accounts) {
         BOOST_TEST_REQUIRE(v);
         BOOST_TEST(v->contains("emptyDir"));
       }
-      const auto* initdb = mount_at(mysql, "/docker-entrypoint-initdb.d");
-      BOOST_TEST_REQUIRE(initdb);
-      BOOST_TEST((*volume(pod, (*initdb)["name"]))["configMap"]["name"] == "mysql-orders-init");
+      // Version 6: the mysql container neither runs the accounts script nor holds the
+      // accounts' passwords; the init container does both.
+      BOOST_TEST(!mount_at(mysql, "/docker-entrypoint-initdb.d"));
+      std::map<std::string, json> mysql_env;
+      for (const auto& e : mysql["env"]) mysql_env[e["name"]] = e;
+      BOOST_TEST(mysql_env.size() == 1u);
+      BOOST_TEST(mysql_env.contains("MYSQL_ROOT_PASSWORD"));
+      BOOST_TEST_REQUIRE(spec["initContainers"].size() == 1u);
+      const auto& init = spec["initContainers"][0];
+      BOOST_TEST(init["name"] == "init-datadir");
+      BOOST_TEST(init["image"] == mysql["image"]);
+      BOOST_TEST(init["command"] == json::array({"bash", "/bloodraven-init/init-datadir.sh"}));
+      BOOST_TEST(init["securityContext"] == mysql["securityContext"]);
+      const auto* script = mount_at(init, "/bloodraven-init");
+      BOOST_TEST_REQUIRE(script);
+      BOOST_TEST((*volume(pod, (*script)["name"]))["configMap"]["name"] == "mysql-orders-init");
+      for (const char* dir : {"/var/lib/mysql", "/etc/mysql/conf.d", "/tmp", "/var/run/mysqld"})
+        BOOST_TEST(mount_at(init, dir), dir);
       std::map<std::string, json> env;
-      for (const auto& e : mysql["env"]) env[e["name"]] = e;
-      for (const char* k : {"BLOODRAVEN_OPERATOR_USER", "BLOODRAVEN_OPERATOR_PASSWORD",
-                            "MYSQL_REPLICATION_USER", "MYSQL_REPLICATION_PASSWORD",
-                            "MYSQL_MONITOR_USER", "MYSQL_MONITOR_PASSWORD"}) {
+      for (const auto& e : init["env"]) env[e["name"]] = e;
+      for (const char* k : {"MYSQL_ROOT_PASSWORD", "BLOODRAVEN_OPERATOR_USER",
+                            "BLOODRAVEN_OPERATOR_PASSWORD", "MYSQL_REPLICATION_USER",
+                            "MYSQL_REPLICATION_PASSWORD", "MYSQL_MONITOR_USER",
+                            "MYSQL_MONITOR_PASSWORD"}) {
         BOOST_TEST_REQUIRE(env.contains(k), k);
         const auto& ref = env[k]["valueFrom"]["secretKeyRef"];
         BOOST_TEST(ref["name"] == "orders-mysql");
-        BOOST_TEST(ref["optional"] == true);
+        BOOST_TEST(ref.value("optional", false) == (k != std::string{"MYSQL_ROOT_PASSWORD"}));
       }
       BOOST_TEST(!mysql.contains("resources"));
       BOOST_TEST(container(pod, "sidecar")["securityContext"]["readOnlyRootFilesystem"] == true);
     }
   }
+}
+
+// Version 5 (groups not yet rolled to 6): the image's first start runs the accounts script.
+BOOST_AUTO_TEST_CASE(version_5_has_no_init_container) {
+  render_options o;
+  o.reconciler_version = 5;
+  auto r = render(base_doc(), o);
+  const auto& pod = pod_of(r.objects, "iad");
+  BOOST_TEST(!pod["spec"].contains("initContainers"));
+  const auto& mysql = container(pod, "mysql");
+  const auto* initdb = mount_at(mysql, "/docker-entrypoint-initdb.d");
+  BOOST_TEST_REQUIRE(initdb);
+  BOOST_TEST((*volume(pod, (*initdb)["name"]))["configMap"]["name"] == "mysql-orders-init");
+  std::set<std::string> env;
+  for (const auto& e : mysql["env"]) env.insert(e["name"].get<std::string>());
+  BOOST_TEST(env.contains("BLOODRAVEN_OPERATOR_PASSWORD"));
 }
 
 BOOST_AUTO_TEST_CASE(version_4_renders_none_of_it) {

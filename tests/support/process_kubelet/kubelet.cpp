@@ -189,6 +189,10 @@ struct process_kubelet::pod_state {
   steady::time_point next_sandbox_try{};
   std::string start_time;
   std::vector<container_rt> containers;
+  /// spec.initContainers, run one after the other to completion before `containers`; a failed
+  /// one is restarted (backoff) and the pod stays Pending (Init:Error, Init:CrashLoopBackOff).
+  std::vector<container_rt> init_containers;
+  size_t init_done = 0;
   std::string status_written;
   json labels;  // latest from the API
 };
@@ -303,6 +307,30 @@ void process_kubelet::wipe_pvc(const std::string& claim) {
   for (const auto& e : fs::directory_iterator(pvc_dir(claim), ec)) fs::remove_all(e.path(), ec);
 }
 
+void process_kubelet::lose_pvc(const std::string& claim) {
+  std::lock_guard<std::mutex> lk(mx_);  // no tick in between: nothing restarts on the old data
+  for (auto it = pods_.begin(); it != pods_.end();) {
+    bool mounts = false;
+    for (const auto& v : it->second->pod["spec"].value("volumes", json::array()))
+      mounts = mounts || (v.contains("persistentVolumeClaim") &&
+                          v["persistentVolumeClaim"].value("claimName", "") == claim);
+    if (!mounts) {
+      ++it;
+      continue;
+    }
+    auto& p = *it->second;
+    // The node is gone: no SIGTERM, no grace, no shutdown writes into the volume.
+    for (auto* list : {&p.init_containers, &p.containers})
+      for (auto& c : *list)
+        if (c.pid > 0) ::kill(-c.pid, SIGKILL);
+    kill_namespace(p.mnt_ns, SIGKILL);
+    stop_pod(p, true);
+    it = pods_.erase(it);
+  }
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(pvc_dir(claim), ec)) fs::remove_all(e.path(), ec);
+}
+
 int process_kubelet::allocate_index() {
   std::set<int> used;
   for (const auto& [_, p] : pods_) used.insert(p->index);
@@ -328,8 +356,10 @@ std::optional<container_view> process_kubelet::container(const std::string& depl
   std::lock_guard<std::mutex> lk(mx_);
   auto it = pods_.find(deployment);
   if (it == pods_.end()) return std::nullopt;
-  for (const auto& c : it->second->containers)
-    if (c.name == name) return container_view{c.pid, c.restarts, c.ready, c.waiting_reason, c.waiting_message};
+  for (const auto* list : {&it->second->init_containers, &it->second->containers})
+    for (const auto& c : *list)
+      if (c.name == name)
+        return container_view{c.pid, c.restarts, c.ready, c.waiting_reason, c.waiting_message};
   return std::nullopt;
 }
 
@@ -340,8 +370,9 @@ std::string process_kubelet::container_log(const std::string& deployment,
     std::lock_guard<std::mutex> lk(mx_);
     auto it = pods_.find(deployment);
     if (it == pods_.end()) return {};
-    for (const auto& c : it->second->containers)
-      if (c.name == name) path = c.log;
+    for (const auto* list : {&it->second->init_containers, &it->second->containers})
+      for (const auto& c : *list)
+        if (c.name == name) path = c.log;
   }
   return path.empty() ? "" : read_text(path);
 }
@@ -424,13 +455,20 @@ void process_kubelet::tick() {
       }
       if (made) api_pods[p->name] = *made;
       p->dir = opts_.state_dir + "/pods/" + p->name;
-      for (const auto& cs : p->pod["spec"].value("containers", json::array())) {
-        pod_state::container_rt c;
-        c.name = cs.value("name", "");
-        c.spec = cs;
-        c.log = opts_.state_dir + "/logs/" + p->name + "_" + c.name + ".log";
-        p->containers.push_back(std::move(c));
-      }
+      for (const char* list : {"initContainers", "containers"})
+        for (const auto& cs : p->pod["spec"].value(list, json::array())) {
+          pod_state::container_rt c;
+          c.name = cs.value("name", "");
+          c.spec = cs;
+          c.log = opts_.state_dir + "/logs/" + p->name + "_" + c.name + ".log";
+          if (list == std::string{"initContainers"}) {
+            c.waiting_reason = "PodInitializing";
+            p->init_containers.push_back(std::move(c));
+          } else {
+            if (p->pod["spec"].contains("initContainers")) c.waiting_reason = "PodInitializing";
+            p->containers.push_back(std::move(c));
+          }
+        }
       p->start_time = now_rfc3339();
       pods_[name] = std::move(p);
     }
@@ -474,6 +512,32 @@ void process_kubelet::run_pod(pod_state& p, const json& api_pod) {
     }
     p.sandbox_ready = true;
   }
+  while (p.init_done < p.init_containers.size()) {
+    auto& c = p.init_containers[p.init_done];
+    if (c.pid > 0) {
+      const int rc = reap(c.pid);
+      if (rc < 0) break;  // still running
+      c.pid = -1;
+      c.last_exit = rc;
+      if (rc == 0) {
+        c.waiting_reason = "Completed";
+        c.waiting_message.clear();
+        ++p.init_done;
+        continue;
+      }
+      ++c.restarts;
+      c.backoff_ms = c.backoff_ms == 0 ? 500 : std::min(8000, c.backoff_ms * 2);
+      c.next_start = now + std::chrono::milliseconds(c.backoff_ms);
+      c.waiting_reason = c.restarts > 1 ? "CrashLoopBackOff" : "Error";
+      c.waiting_message = "exited with " + std::to_string(rc);
+    }
+    if (c.pid < 0 && now >= c.next_start) start_container(p, true, p.init_done);
+    break;
+  }
+  if (p.init_done < p.init_containers.size()) {
+    write_pod_status(p, api_pod);
+    return;
+  }
   for (size_t i = 0; i < p.containers.size(); ++i) {
     auto& c = p.containers[i];
     if (c.pid > 0) {
@@ -490,7 +554,7 @@ void process_kubelet::run_pod(pod_state& p, const json& api_pod) {
         c.waiting_message = "exited with " + std::to_string(rc);
       }
     }
-    if (c.pid < 0 && now >= c.next_start) start_container(p, i);
+    if (c.pid < 0 && now >= c.next_start) start_container(p, false, i);
   }
   probe(p);
   write_pod_status(p, api_pod);
@@ -590,7 +654,9 @@ bool process_kubelet::create_sandbox(pod_state& p, std::string& err) {
     return t;
   };
   const json spec = p.pod["spec"];
-  for (const auto& cs : spec.value("containers", json::array())) {
+  json all = spec.value("initContainers", json::array());
+  for (const auto& cs : spec.value("containers", json::array())) all.push_back(cs);
+  for (const auto& cs : all) {
     std::set<std::string> paths;
     for (const auto& vm : cs.value("volumeMounts", json::array())) {
       const auto vname = vm.value("name", "");
@@ -661,8 +727,8 @@ bool process_kubelet::create_sandbox(pod_state& p, std::string& err) {
   return true;
 }
 
-void process_kubelet::start_container(pod_state& p, size_t i) {
-  auto& c = p.containers[i];
+void process_kubelet::start_container(pod_state& p, bool init, size_t i) {
+  auto& c = init ? p.init_containers[i] : p.containers[i];
   const auto now = steady::now();
   c.next_start = now + 1s;  // a failure below retries in a second
   std::string err;
@@ -682,9 +748,10 @@ void process_kubelet::start_container(pod_state& p, size_t i) {
     return;
   }
   const auto image = c.spec.value("image", "");
-  if (c.spec.contains("command")) {
+  if (c.spec.contains("command") && !is_mysql_image(image)) {
     c.waiting_reason = "CreateContainerError";
-    c.waiting_message = "containers[" + c.name + "].command: not supported by the process kubelet";
+    c.waiting_message = "containers[" + c.name + "].command: only the mysql image's command can be "
+                        "overridden in the process kubelet";
     return;
   }
   const json spec = p.pod["spec"];
@@ -701,10 +768,18 @@ void process_kubelet::start_container(pod_state& p, size_t i) {
       argv.push_back("--userspec=" + std::to_string(*uid) + ":" + std::to_string(gid.value_or(*uid)));
       if (fs_group) argv.push_back("--groups=" + std::to_string(*fs_group));
     }
-    argv.insert(argv.end(), {opts_.chroot, "/bin/bash", "/brk-kubelet/entrypoint.sh"});
-    auto args = c.spec.value("args", json::array({"mysqld"}));
-    for (const auto& a : args) argv.push_back(a.get<std::string>());
-    envp.push_back("BRK_MYSQLD_EXTRA_ARGS=" + opts_.mysqld_extra_args);
+    if (c.spec.contains("command")) {
+      // command replaces the image's entrypoint (run as given, inside the chroot), as in a
+      // container runtime; args follow it.
+      argv.push_back(opts_.chroot);
+      for (const auto& a : c.spec["command"]) argv.push_back(a.get<std::string>());
+      for (const auto& a : c.spec.value("args", json::array())) argv.push_back(a.get<std::string>());
+    } else {
+      argv.insert(argv.end(), {opts_.chroot, "/bin/bash", "/brk-kubelet/entrypoint.sh"});
+      auto args = c.spec.value("args", json::array({"mysqld"}));
+      for (const auto& a : args) argv.push_back(a.get<std::string>());
+      envp.push_back("BRK_MYSQLD_EXTRA_ARGS=" + opts_.mysqld_extra_args);
+    }
   } else if (is_sidecar_image(image)) {
     if (uid) {
       argv.insert(argv.end(), {"/usr/bin/setpriv", "--reuid=" + std::to_string(*uid),
@@ -771,15 +846,31 @@ void process_kubelet::write_pod_status(pod_state& p, const json& api_pod) {
     if (c.last_exit >= 0) s["lastState"] = {{"terminated", {{"exitCode", c.last_exit}}}};
     statuses.push_back(s);
   }
+  json init_statuses = json::array();
+  for (size_t i = 0; i < p.init_containers.size(); ++i) {
+    const auto& c = p.init_containers[i];
+    json s = {{"name", c.name}, {"image", c.spec.value("image", "")}, {"ready", i < p.init_done},
+              {"restartCount", c.restarts}};
+    if (i < p.init_done)
+      s["state"] = {{"terminated", {{"exitCode", 0}, {"reason", "Completed"}}}};
+    else if (c.pid > 0)
+      s["state"] = {{"running", {{"startedAt", c.started_at}}}};
+    else
+      s["state"] = {{"waiting", {{"reason", c.waiting_reason}, {"message", c.waiting_message}}}};
+    if (c.last_exit > 0) s["lastState"] = {{"terminated", {{"exitCode", c.last_exit}}}};
+    init_statuses.push_back(s);
+  }
+  const bool initialized = p.init_done == p.init_containers.size();
   const std::string ready = all_ready ? "True" : "False";
   json st = {{"phase", any_running ? "Running" : "Pending"},
              {"hostIP", gateway_ip},
              {"startTime", p.start_time},
              {"conditions", json::array({{{"type", "PodScheduled"}, {"status", "True"}},
-                                         {{"type", "Initialized"}, {"status", "True"}},
+                                         {{"type", "Initialized"}, {"status", initialized ? "True" : "False"}},
                                          {{"type", "ContainersReady"}, {"status", ready}},
                                          {{"type", "Ready"}, {"status", ready}}})},
              {"containerStatuses", statuses}};
+  if (!init_statuses.empty()) st["initContainerStatuses"] = init_statuses;
   if (p.sandbox_ready) {
     st["podIP"] = p.ip;
     st["podIPs"] = json::array({{{"ip", p.ip}}});
@@ -849,25 +940,28 @@ void process_kubelet::stop_pod(pod_state& p, bool delete_object) {
   const int64_t grace = p.pod["spec"].value("terminationGracePeriodSeconds", int64_t{30});
   const auto bound = std::min<std::chrono::seconds>(std::chrono::seconds(std::max<int64_t>(grace, 1)),
                                                     opts_.max_grace);
-  for (auto& c : p.containers)
-    if (c.pid > 0) ::kill(-c.pid, SIGTERM);
+  std::vector<pod_state::container_rt*> all;
+  for (auto* list : {&p.init_containers, &p.containers})
+    for (auto& c : *list) all.push_back(&c);
+  for (auto* c : all)
+    if (c->pid > 0) ::kill(-c->pid, SIGTERM);
   const auto deadline = steady::now() + bound;
   while (steady::now() < deadline) {
     bool any = false;
-    for (auto& c : p.containers)
-      if (c.pid > 0) {
-        if (reap(c.pid) >= 0) c.pid = -1;
+    for (auto* c : all)
+      if (c->pid > 0) {
+        if (reap(c->pid) >= 0) c->pid = -1;
         else any = true;
       }
     if (!any) break;
     std::this_thread::sleep_for(50ms);
   }
-  for (auto& c : p.containers)
-    if (c.pid > 0) ::kill(-c.pid, SIGKILL);
+  for (auto* c : all)
+    if (c->pid > 0) ::kill(-c->pid, SIGKILL);
   // Everything left in the pod's mount namespace (a daemonized temporary server, strays).
   for (int round = 0; round < 100; ++round) {
-    for (auto& c : p.containers)
-      if (c.pid > 0 && reap(c.pid) >= 0) c.pid = -1;
+    for (auto* c : all)
+      if (c->pid > 0 && reap(c->pid) >= 0) c->pid = -1;
     auto left = pids_in_mount_namespace(p.mnt_ns);
     left.erase(std::remove(left.begin(), left.end(), p.pause), left.end());
     if (left.empty()) break;

@@ -12,8 +12,11 @@
 // start); the sidecar container (image containing "sidecar") is the built bloodraven-sidecar.
 // Containers are restarted when they exit (restartPolicy Always, backoff 0.5 s doubling to 8 s);
 // readiness is the container's tcpSocket/httpGet readinessProbe, probed from the host.
+// initContainers run one after the other to completion before the containers (a failed one is
+// restarted with backoff, the pod stays Pending, Initialized False). A mysql-image container's
+// `command` replaces the image's entrypoint and runs inside the chroot as given.
 // Not implemented (refused or ignored, as said): liveness probes and preStop hooks (ignored),
-// container `command` overrides (refused: CreateContainerError), images other than the two above
+// `command` of the sidecar image (refused: CreateContainerError), images other than the two above
 // (refused), resource limits (mysqld gets the sandbox's memory settings instead),
 // readOnlyRootFilesystem/seccomp/capabilities (ignored; runAsUser/runAsGroup/fsGroup are applied).
 // Every command has a timeout; stop() and the destructor remove every process, mount namespace,
@@ -88,6 +91,11 @@ class process_kubelet {
   std::string pvc_dir(const std::string& claim) const;
   /// Empties a PVC's directory (a lost volume); the running pod keeps its mount of it.
   void wipe_pvc(const std::string& claim);
+  /// A lost node with its local volume: every pod mounting the claim is killed at once (SIGKILL,
+  /// no grace: nothing written on shutdown) and deleted through the API, then the claim's
+  /// directory is emptied, all before the next tick, so the Deployment's next pod starts on an
+  /// empty volume (its init containers included).
+  void lose_pvc(const std::string& claim);
 
   /// Of the Deployment's current pod; nullopt / "" when it has none.
   std::string pod_name(const std::string& deployment) const;
@@ -106,7 +114,7 @@ class process_kubelet {
   void run_pod(pod_state& p, const nlohmann::json& api_pod);
   bool create_sandbox(pod_state& p, std::string& err);
   bool materialise_volumes(pod_state& p, std::string& err);
-  void start_container(pod_state& p, size_t i);
+  void start_container(pod_state& p, bool init, size_t i);
   void probe(pod_state& p);
   void write_pod_status(pod_state& p, const nlohmann::json& api_pod);
   void sync_services(const nlohmann::json& services);
