@@ -112,6 +112,7 @@ int load_kube_mode(std::map<std::string, std::string>& flags,
   out.source.client = client;
   out.source.groups = groups;
   out.source.instance = identity;
+  out.source.operator_namespace = flags["namespace"];  // copies of generated operator Secrets
   std::stringstream list(flags["watch-namespaces"]);
   for (std::string ns; std::getline(list, ns, ',');) {
     while (!ns.empty() && ns.front() == ' ') ns.erase(ns.begin());

@@ -172,7 +172,8 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("update", "shipstream.io", "mysqlfailovergroups", "shop", "g", "status"),
                         req("patch", "", "pods", "shop", "p"), req("patch", "", "nodes", "", "n1"),
                         req("create", "", "events", "shop"), req("create", "apps", "deployments", "shop"),
-                        req("update", "coordination.k8s.io", "leases", rel.ns, "l")})
+                        req("update", "coordination.k8s.io", "leases", rel.ns, "l"),
+                        req("delete", "", "secrets", rel.ns, "mysql-shop.g-operator")})
     BOOST_TEST(allows(p, a), show(a));
   // What it must not.
   for (const auto& a : {req("list", "", "secrets", ""), req("watch", "", "secrets", ""),

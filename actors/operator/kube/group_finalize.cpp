@@ -27,6 +27,7 @@ void run_finalizer(source_ptr self, const std::string& key) {
   po.guard = self->state.o.guard;
   auto spec = e.finalize_spec;
   auto uid = e.uid;
+  const auto operator_ns = self->state.o.operator_namespace;
   auto instance = self->state.o.instance;
   // The group's taint writer may still hold a taint the stopped executor queued; were it to run
   // after the untaint below, a node would stay tainted with no group left to clear it. So it is
@@ -39,6 +40,14 @@ void run_finalizer(source_ptr self, const std::string& key) {
     return {[=](finalize_atom) -> std::string {
       if (taints && !wait_gone(w->system(), taints, po.call_timeout * 2))
         return "the group's taint writer is still busy";
+      // The copy of a generated operator Secret in the operator's namespace has no owner to be
+      // collected with: deleted here, before the finalizer goes (a failure keeps it for a retry).
+      if (!operator_ns.empty()) {
+        auto copy = operator_secret_copy_name(po.ns, po.group);
+        auto gone = po.client->remove(kube::resources::secrets, operator_ns, copy, {}, po.call_timeout);
+        if (!gone && !gone.error().not_found())
+          return "operator Secret copy " + operator_ns + "/" + copy + " not deleted: " + gone.error().describe();
+      }
       // The closing Event is recorded here, before the finalizer goes: once it is gone the
       // group (and this group's Event sink) may vanish at any moment.
       return finalize_group(*po.client, po, spec, [&] {

@@ -137,9 +137,37 @@ std::shared_ptr<const auth::key_ring> ensure_keys(kube::client& c, const group_d
   return nullptr;
 }
 
+/// Keeps the copy of a generated operator Secret in the operator's namespace equal to the
+/// group's (created, or updated when the source changed; on each resolution of the group).
+/// Failures are logged and retried by the next resolution: nothing reads the copy to run.
+void sync_operator_copy(kube::client& c, const group_desired& d, const std::string& operator_ns) {
+  if (operator_ns.empty() || !d.group.spec.credentials) return;
+  auto source = c.get(kube::resources::secrets, d.ns, d.group.spec.credentials->operator_secret,
+                      std::chrono::seconds(5));
+  if (!source) return;
+  auto want = operator_secret_copy(d.group, *source, operator_ns);
+  if (!want) return;
+  const auto name = (*want)["metadata"]["name"].get<std::string>();
+  json f = {{"group", d.name}, {"namespace", d.ns}, {"copy", operator_ns + "/" + name}};
+  auto have = c.get(kube::resources::secrets, operator_ns, name, std::chrono::seconds(5));
+  if (!have && !have.error().not_found()) {
+    f["error"] = have.error().describe();
+    log::warn("operator Secret copy not readable", f);
+    return;
+  }
+  auto write = copy_write(have ? *have : json(nullptr), *want);
+  if (!write) return;
+  auto wrote = have ? c.update(kube::resources::secrets, *write, std::chrono::seconds(5))
+                    : c.create(kube::resources::secrets, operator_ns, *write, std::chrono::seconds(5));
+  if (!wrote) {
+    f["error"] = wrote.error().describe();
+    log::warn("operator Secret copy not written", f);
+    return;
+  }
+  log::info(have ? "operator Secret copy updated" : "operator Secret copy created", f);
+}
+
 }  // namespace
-
-
 
 watcher_actor::behavior_type watcher(watcher_actor::pointer, std::shared_ptr<kube::client> client,
                                      std::shared_ptr<kube::reflector> refl,
@@ -158,7 +186,7 @@ watcher_actor::behavior_type watcher(watcher_actor::pointer, std::shared_ptr<kub
 }
 
 resolver_actor::behavior_type resolver(resolver_actor::pointer,
-                                       std::shared_ptr<kube::client> client) {
+                                       std::shared_ptr<kube::client> client, std::string operator_ns) {
   return {[=](resolve_atom, const std::string& type, const std::string& text) -> group_desired {
     auto object = json::parse(text, nullptr, false);
     if (object.is_discarded()) object = json::object();
@@ -172,6 +200,7 @@ resolver_actor::behavior_type resolver(resolver_actor::pointer,
         },
         d.creds);
     if (!d.problem) d.creds.keys = ensure_keys(*client, d);
+    if (!d.problem) sync_operator_copy(*client, d, operator_ns);
     return d;
   },
   [=](annotate_atom, const std::string& ns, const std::string& name, const std::string& key,

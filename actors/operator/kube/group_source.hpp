@@ -76,6 +76,9 @@ struct group_source_options {
   /// refuses it once that leadership ended, S8). Set by the leadership actor; 0 = none.
   uint64_t leader_generation = 0;
   std::string instance;  ///< pod name (Event reportingInstance)
+  /// The operator's own namespace (POD_NAMESPACE): a group's generated operator Secret is copied
+  /// there (operator_secret_copy) and the copy deleted with the group. "" = no copy.
+  std::string operator_namespace;
   /// Wall clock of every group's actors (Event and condition times; empty = system clock).
   wall_source wall_clock;
   site_address_fn site_address = service_site_address;

@@ -127,9 +127,10 @@ watcher_actor::behavior_type watcher(watcher_actor::pointer, std::shared_ptr<kub
                                      std::shared_ptr<kube::reflector> refl,
                                      group_source_actor source);
 /// Parses, validates and reads the credentials of one object (blocking Secret reads, each
-/// bounded): (resolve, type, object JSON) -> group_desired.
+/// bounded): (resolve, type, object JSON) -> group_desired. A generated operator Secret is kept
+/// copied to `operator_ns` ("" = no copy).
 resolver_actor::behavior_type resolver(resolver_actor::pointer,
-                                       std::shared_ptr<kube::client> client);
+                                       std::shared_ptr<kube::client> client, std::string operator_ns);
 
 // group_entries.cpp: one group's platform actors, supervisor, conditions and Events.
 void report(source_ptr self);

@@ -47,6 +47,47 @@ json generated_operator_secret(const config::failover_group& g,
                              {"MYSQL_MONITOR_PASSWORD", base64_encode(random_text(32))}});
 }
 
+std::string operator_secret_copy_name(const std::string& group_ns, const std::string& group) {
+  return "mysql-" + group_ns + "." + group + "-operator";
+}
+
+std::optional<json> operator_secret_copy(const config::failover_group& g, const json& source,
+                                         const std::string& operator_ns) {
+  if (operator_ns.empty() || !source.is_object() || g.metadata.uid.empty()) return std::nullopt;
+  bool owned = false;
+  for (const auto& o : source.value("metadata", json::object()).value("ownerReferences", json::array()))
+    if (o.is_object() && o.value("uid", "") == g.metadata.uid) owned = true;
+  if (!owned) return std::nullopt;
+  json labels = {{std::string{render::label_group}, g.metadata.name},
+                 {label_group_namespace, g.metadata.namespace_name},
+                 {std::string{render::label_managed_by}, "bloodraven"}};
+  return json{{"apiVersion", "v1"},
+              {"kind", "Secret"},
+              {"type", source.value("type", "Opaque")},
+              {"metadata",
+               {{"name", operator_secret_copy_name(g.metadata.namespace_name, g.metadata.name)},
+                {"namespace", operator_ns},
+                {"labels", std::move(labels)}}},
+              {"data", source.value("data", json::object())}};
+}
+
+std::optional<json> copy_write(const json& have, const json& want) {
+  if (!have.is_object()) return want;
+  const auto labels = have.value("metadata", json::object()).value("labels", json::object());
+  bool labels_ok = true;
+  for (const auto& [k, v] : want["metadata"]["labels"].items())
+    if (labels.value(k, json()) != v) labels_ok = false;
+  if (labels_ok && have.value("type", "Opaque") == want.value("type", "Opaque") &&
+      have.value("data", json::object()) == want.value("data", json::object()))
+    return std::nullopt;
+  json out = want;
+  // Keeps what others added to the copy's metadata; ours wins on our labels.
+  auto md = have.value("metadata", json::object());
+  for (const auto& [k, v] : want["metadata"]["labels"].items()) md["labels"][k] = v;
+  out["metadata"] = md;
+  return out;
+}
+
 std::map<std::string, std::string> secret_data(const json& secret) {
   std::map<std::string, std::string> out;
   if (!secret.is_object()) return out;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 
 #include "actors/common/key_dir.hpp"
 
@@ -30,6 +31,28 @@ bool may_generate_operator_secret(const config::failover_group& g, bool group_pv
 /// as the group's. The init script (config/render/accounts.hpp) creates the accounts from them.
 nlohmann::json generated_operator_secret(const config::failover_group& g,
                                          const std::function<std::string(size_t)>& random_text);
+
+/// Label on the operator-namespace copy naming the group's namespace (with the group label).
+inline constexpr const char* label_group_namespace = "shipstream.io/failover-group-namespace";
+
+/// Name of the copy of a group's generated operator Secret in the operator's namespace:
+/// "mysql-<group namespace>.<group>-operator" (MOCO keeps "mysql-<ns>.<name>" there). A
+/// namespace holds no dot, so no two groups share a name.
+std::string operator_secret_copy_name(const std::string& group_ns, const std::string& group);
+
+/// Pure: the copy of `source` (the group's operator Secret as read) for the operator's
+/// namespace `operator_ns`: same type and data, no owner (an owner in another namespace is not
+/// allowed), labelled with the group's name and namespace so the finalizer finds and deletes
+/// it. nullopt when `source` is not the one the operator generated for this group (not owned by
+/// the group's uid): a user's own Secret is not copied out of its namespace.
+std::optional<nlohmann::json> operator_secret_copy(const config::failover_group& g,
+                                                   const nlohmann::json& source,
+                                                   const std::string& operator_ns);
+
+/// Pure: the write that brings the copy `have` (null when absent) to `want`: nullopt when
+/// they already agree (type, data, labels), else `want` (with have's resourceVersion when it
+/// exists, so the update is conditional).
+std::optional<nlohmann::json> copy_write(const nlohmann::json& have, const nlohmann::json& want);
 
 /// The decoded data of a Secret (key -> bytes); keys that are not base64 are left out.
 std::map<std::string, std::string> secret_data(const nlohmann::json& secret);
