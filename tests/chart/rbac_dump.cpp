@@ -1,0 +1,22 @@
+// Prints the chart's RBAC objects as the API simulator reads them (tests/support/kube_sim/
+// chart_rbac.hpp), as a JSON array, so the chart test can compare them with `helm template`.
+// Usage: br_chart_rbac_dump CHART_DIR RELEASE_NAME RELEASE_NAMESPACE
+#include <iostream>
+
+#include "tests/support/kube_sim/chart_rbac.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::cerr << "usage: br_chart_rbac_dump CHART_DIR RELEASE_NAME RELEASE_NAMESPACE\n";
+    return 2;
+  }
+  try {
+    br::kube_sim::chart_release rel;
+    rel.name = argv[2];
+    rel.ns = argv[3];
+    std::cout << nlohmann::json(br::kube_sim::chart_rbac_objects(argv[1], rel)).dump(2) << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "br_chart_rbac_dump: " << e.what() << "\n";
+    return 1;
+  }
+}
