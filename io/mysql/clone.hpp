@@ -12,8 +12,9 @@ namespace br::mysql {
 struct clone_request {
   clone_donor donor;
   std::chrono::steady_clock::time_point deadline;  ///< for the whole operation incl. restart
-  /// CLONE is refused under super_read_only. When true (default) the recipient is made
-  /// writable first (super_read_only=OFF, read_only=OFF); its data is replaced and it restarts,
+  /// CLONE is refused under super_read_only. When true (default) super_read_only is lifted first
+  /// (read_only stays ON: fenced to applications; the recipient account needs CONNECTION_ADMIN,
+  /// which the operator's has); its data is replaced and it restarts,
   /// coming back as its boot flags say (the sandbox and our pods boot fenced). If the CLONE
   /// statement itself fails (bad donor, credentials), the recipient is fenced again before the
   /// error is returned. When false, writability is the caller's precondition and a fenced

@@ -111,6 +111,8 @@ class dialect {
   /// One row (or none before any clone): columns state, error_no, error_message, begin_time.
   /// The row survives restarts and describes the LAST clone, whichever it was.
   virtual std::string clone_status_sql() const = 0;
+  /// What lets CLONE run on a fenced recipient: super_read_only off, read_only kept on (the
+  /// recipient stays fenced to accounts without CONNECTION_ADMIN).
   virtual std::vector<std::string> unfence_for_clone_sql() const = 0;
 };
 

@@ -222,8 +222,11 @@ std::string mysql8_dialect::clone_status_sql() const {
          " BEGIN_TIME AS begin_time FROM performance_schema.clone_status ORDER BY ID DESC LIMIT 1";
 }
 
+// CLONE INSTANCE is refused under super_read_only (ERROR 1290) but not under read_only for an
+// account holding CONNECTION_ADMIN (the operator's): lift super_read_only only, so the recipient
+// stays fenced to applications (read_only=ON) while it is cloned (issue 19).
 std::vector<std::string> mysql8_dialect::unfence_for_clone_sql() const {
-  return promote_sql();
+  return {"SET GLOBAL super_read_only = OFF"};
 }
 
 }  // namespace br::mysql

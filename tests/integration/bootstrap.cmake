@@ -1,6 +1,7 @@
 # How a group comes into being (issue 19, acceptance 2): bloodraven --standalone bootstraps fresh
 # sandbox servers 71-73 (seed promoted, others cloned and replicating), never clones a divergent
-# site, and does not clone twice across an operator killed mid-CLONE. Long: label bootstrap.
+# site, and does not clone twice across an operator killed mid-CLONE; auto-clone of a wiped replica
+# and reclone of a divergent one through the CLI, fenced throughout. Long: label bootstrap.
 br_test(integration_bootstrap
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/bootstrap_test.cpp
           ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
