@@ -177,8 +177,9 @@ BOOST_AUTO_TEST_CASE(new_group_table) {
 // the seed; a divergent site never gets a plan; the record ends Done with BootstrapCompleted, and
 // a bootstrap starts no anti-flap cooldown.
 BOOST_AUTO_TEST_CASE(sites_are_brought_in_one_plan_at_a_time_and_a_divergent_one_never) {
+  // b (declared before c) is divergent: it is passed over, c is brought in.
   const auto s5 = gtid(U1, 1, 5), other = gtid(U2, 1, 2);
-  new_group(*this, s5, "", other);
+  new_group(*this, s5, other, "");
   BOOST_REQUIRE(st.durable.plan_active);
   auto eff = finish_plan(*this, true);
   BOOST_TEST(st.view.active_site == "a");
@@ -186,29 +187,30 @@ BOOST_AUTO_TEST_CASE(sites_are_brought_in_one_plan_at_a_time_and_a_divergent_one
   BOOST_TEST(site_of(st.durable.bootstrap, "a")->phase == "Done");
   BOOST_TEST(started(eff).empty());  // nothing before the next poll
   std::map<std::string, site_report> reports = {{"a", rep("a", site_state::writable, s5)},
-                                                {"b", rep("b", site_state::read_only, "")},
-                                                {"c", rep("c", site_state::read_only, other)}};
+                                                {"b", rep("b", site_state::read_only, other)},
+                                                {"c", rep("c", site_state::read_only, "")}};
   eff = poll(*this, reports);
   auto plans = started(eff);
   BOOST_REQUIRE_EQUAL(plans.size(), 1u);
   BOOST_TEST(plans[0].kind == plan_kind::auto_clone);
-  BOOST_TEST(plans[0].candidate == "b");
+  BOOST_TEST(plans[0].candidate == "c");
   BOOST_TEST(plans[0].source == "a");
   BOOST_TEST(plans[0].epoch == st.view.epoch);  // bringing in is no promotion: same epoch
-  BOOST_TEST(site_of(st.durable.bootstrap, "b")->phase == "Cloning");
-  // While b's plan runs, nothing else starts (one plan at a time).
+  BOOST_TEST(site_of(st.durable.bootstrap, "c")->phase == "Cloning");
+  BOOST_TEST(site_of(st.durable.bootstrap, "b")->phase == "Blocked");
+  // While c's plan runs, nothing else starts (one plan at a time).
   BOOST_TEST(started(poll(*this, reports)).empty());
   eff = finish_plan(*this, true, "cloned");
   BOOST_TEST(has(reasons(eff), "BootstrapSiteCloned"));
   BOOST_TEST(has(reasons(eff), "BootstrapCompleted"));
   BOOST_TEST(st.durable.bootstrap.phase == "Done");
-  BOOST_TEST(site_of(st.durable.bootstrap, "c")->phase == "Blocked");
-  // b's next poll shows it replicating (its report before the plan ended said empty, no channel).
-  reports["b"] = rep("b", site_state::read_only, s5, true);
-  report(reports["b"]);
+  BOOST_TEST(site_of(st.durable.bootstrap, "b")->phase == "Blocked");
+  // c's next poll shows it replicating (its report before the plan ended said empty, no channel).
+  reports["c"] = rep("c", site_state::read_only, s5, true);
+  report(reports["c"]);
   BOOST_TEST(started(drain(*this)).empty());
   for (int i = 0; i < 3; ++i) BOOST_TEST(started(poll(*this, reports)).empty());
-  BOOST_TEST(st.durable.recovery["c"].state == "RecoveryBlocked");
+  BOOST_TEST(st.durable.recovery["b"].state == "RecoveryBlocked");
 }
 
 // A site of a running group that comes back empty (a lost volume) is cloned from the active
