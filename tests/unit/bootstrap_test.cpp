@@ -202,6 +202,12 @@ BOOST_AUTO_TEST_CASE(pick_auto_clone_rows) {
   in.now_ms = 2000;
   BOOST_TEST(pick_auto_clone(in).value_or("-") == "c");
   in = base();
+  in.settled_ms["c"] = 5000;  // c's last plan ended at 5000: a report polled before is stale
+  in.sites[2].polled_ms = 4000;
+  BOOST_TEST(!pick_auto_clone(in));
+  in.sites[2].polled_ms = 5001;
+  BOOST_TEST(pick_auto_clone(in).value_or("-") == "c");
+  in = base();
   in.sites[2].writable = true;  // never clone a writable site
   BOOST_TEST(!pick_auto_clone(in));
   in = base();

@@ -68,11 +68,17 @@ std::vector<group_effect> finish_plan(group_fixture& f, bool ok, std::string clo
   return drain(f);
 }
 
-/// One poll later: every site reports again (`a` writable as the promoted seed).
+int64_t wall_ms(const group_fixture& f) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(f.clock.wall.time_since_epoch())
+      .count();
+}
+
+/// One poll later: every site reports again, polled now.
 std::vector<group_effect> poll(group_fixture& f, const std::map<std::string, site_report>& reports) {
   f.advance(f.rules.poll_interval);
   std::vector<group_effect> out;
-  for (const auto& [s, r] : reports) {
+  for (auto [s, r] : reports) {
+    r.polled_at_ms = wall_ms(f);
     f.report(r);
     auto more = drain(f);
     out.insert(out.end(), more.begin(), more.end());
@@ -205,11 +211,25 @@ BOOST_AUTO_TEST_CASE(sites_are_brought_in_one_plan_at_a_time_and_a_divergent_one
   BOOST_TEST(has(reasons(eff), "BootstrapCompleted"));
   BOOST_TEST(st.durable.bootstrap.phase == "Done");
   BOOST_TEST(site_of(st.durable.bootstrap, "b")->phase == "Blocked");
-  // c's next poll shows it replicating (its report before the plan ended said empty, no channel).
-  reports["c"] = rep("c", site_state::read_only, s5, true);
-  report(reports["c"]);
+  // c's last report is from before its plan ended (polled during its CLONE: empty, no channel).
+  // It is no evidence that c came back empty: no auto-clone until a newer poll.
+  advance(rules.poll_interval);
+  auto stale = reports["c"];
+  stale.polled_at_ms = wall_ms(*this) - 3000;
+  report(stale);
   BOOST_TEST(started(drain(*this)).empty());
+  report(reports["a"]);
+  BOOST_TEST(started(drain(*this)).empty());
+  BOOST_TEST(st.durable.bootstrap.source == "fresh-deploy");
+  // c's next poll shows it replicating.
+  reports["c"] = rep("c", site_state::read_only, s5, true);
   for (int i = 0; i < 3; ++i) BOOST_TEST(started(poll(*this, reports)).empty());
+  // Had it really come back empty after that, it would be auto-cloned (a fresh poll counts).
+  reports["c"] = rep("c", site_state::read_only, "");
+  auto later = started(poll(*this, reports));
+  BOOST_REQUIRE_EQUAL(later.size(), 1u);
+  BOOST_TEST(later[0].kind == plan_kind::auto_clone);
+  BOOST_TEST(st.durable.bootstrap.source == "auto-clone");
   BOOST_TEST(st.durable.recovery["b"].state == "RecoveryBlocked");
 }
 

@@ -169,6 +169,8 @@ std::optional<std::string> pick_auto_clone(const auto_clone_facts& in) {
       continue;  // recover/reclone's business
     if (auto t = in.not_before_ms.find(s.name); t != in.not_before_ms.end() && in.now_ms < t->second)
       continue;
+    if (auto t = in.settled_ms.find(s.name); t != in.settled_ms.end() && s.polled_ms <= t->second)
+      continue;  // its report predates its last plan's end: wait for a fresh poll
     auto set = gtid_set::parse(s.gtid_executed);
     if (!set || !set->empty()) continue;  // a site with data is never auto-cloned
     return s.name;

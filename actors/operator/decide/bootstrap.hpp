@@ -33,6 +33,7 @@ struct bootstrap_site_facts {
   bool writable = false;
   bool channel = false;  ///< a replication channel is configured
   std::string gtid_executed;
+  int64_t polled_ms = 0;  ///< when the report's poll answered (wall ms)
 };
 
 struct bootstrap_facts {
@@ -88,12 +89,15 @@ clone_need_result clone_need(const std::string& recipient, const std::string& do
 /// An existing group: the first non-active site (declared order) that is reachable, fenced
 /// (read-only), has an empty gtid_executed and no channel, is not RecoveryBlocked, while the
 /// active site (reachable) has transactions. `not_before_ms`: per site, no attempt before this
-/// wall time (backoff after a failed clone).
+/// wall time (backoff after a failed clone). `settled_ms`: per site, when its last bootstrap /
+/// auto-clone / reclone plan ended; a report polled before that (e.g. during its CLONE, the site
+/// still empty) is no evidence that it came back empty, so it waits for a newer poll.
 struct auto_clone_facts {
   std::string active;
   std::vector<bootstrap_site_facts> sites;
   std::map<std::string, site_recovery> recovery;
   std::map<std::string, int64_t> not_before_ms;
+  std::map<std::string, int64_t> settled_ms;
   int64_t now_ms = 0;
 };
 

@@ -22,6 +22,7 @@ std::vector<bootstrap_site_facts> site_facts(const context& c) {
     f.role = c.role_of(name);
     if (auto r = c.st.reports.find(name); r != c.st.reports.end()) {
       f.reported = true;
+      f.polled_ms = r->second.polled_at_ms;
       auto state = r->second.step.next.state;
       f.reachable = r->second.probe_ok &&
                     (state == site_state::read_only || state == site_state::writable);
@@ -150,6 +151,10 @@ void maybe_auto_clone(context& c) {
     for (const auto& s : rec.sites)
       if (s.phase == "Failed")
         facts.not_before_ms[s.name] = s.finished_ms + auto_clone_backoff_ms(base, s.attempts);
+  // A site just brought in may still be known by a report from before its restart (empty, no
+  // channel): only a poll after its plan ended counts.
+  for (const auto& s : rec.sites)
+    if (s.finished_ms > 0) facts.settled_ms[s.name] = s.finished_ms;
   auto site = pick_auto_clone(facts);
   if (!site) return;
   change_bootstrap ch;
