@@ -174,6 +174,7 @@ struct process_kubelet::pod_state {
     steady::time_point started{}, next_start{}, next_probe{};
     int backoff_ms = 0;
     int last_exit = -1;
+    steady::time_point held_until{};  ///< hold_restart(): no start before this
     std::string waiting_reason = "ContainerCreating", waiting_message;
     std::string log;
   };
@@ -329,6 +330,47 @@ void process_kubelet::lose_pvc(const std::string& claim) {
   }
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(pvc_dir(claim), ec)) fs::remove_all(e.path(), ec);
+}
+
+void process_kubelet::hold_restart(const std::string& deployment, const std::string& container,
+                                   std::chrono::milliseconds until_from_now) {
+  std::lock_guard<std::mutex> lk(mx_);
+  auto it = pods_.find(deployment);
+  if (it == pods_.end()) return;
+  for (auto& c : it->second->containers)
+    if (c.name == container) c.held_until = steady::now() + until_from_now;
+}
+
+bool process_kubelet::cut_mysql(const std::string& deployment, const std::vector<std::string>& peer_ips,
+                                bool cut) {
+  // Through the pause process's /proc entry, not /run/netns: the caller may be a thread with a
+  // private mount namespace (use_cluster_dns) that never sees the netns mounts made after it.
+  pid_t pause = -1;
+  std::lock_guard<std::mutex> lk(mx_);
+  auto it = pods_.find(deployment);
+  if (it != pods_.end() && it->second->sandbox_ready) pause = it->second->pause;
+  if (pause <= 0) {
+    error_ = "cut_mysql: no running pod for " + deployment;
+    return false;
+  }
+  const std::string op = cut ? "-I" : "-D";
+  for (const auto& ip : peer_ips)
+    for (const std::vector<std::string>& rule :
+         {std::vector<std::string>{"INPUT", "-s", ip, "-p", "tcp", "--dport", "3306"},
+          std::vector<std::string>{"OUTPUT", "-d", ip, "-p", "tcp", "--sport", "3306"},
+          std::vector<std::string>{"INPUT", "-s", ip, "-p", "tcp", "--sport", "3306"},
+          std::vector<std::string>{"OUTPUT", "-d", ip, "-p", "tcp", "--dport", "3306"}}) {
+      std::vector<std::string> argv = {"nsenter", "-t", std::to_string(pause), "-n", "--",
+                                       "iptables", "-w", "5", op};
+      argv.insert(argv.end(), rule.begin(), rule.end());
+      argv.insert(argv.end(), {"-j", "DROP"});
+      auto r = run(argv, 10s);
+      if (!r.ok() && cut) {
+        error_ = "cut_mysql: exit " + std::to_string(r.exit_code) + ": " + r.output;
+        return false;
+      }
+    }
+  return true;
 }
 
 int process_kubelet::allocate_index() {
@@ -554,7 +596,7 @@ void process_kubelet::run_pod(pod_state& p, const json& api_pod) {
         c.waiting_message = "exited with " + std::to_string(rc);
       }
     }
-    if (c.pid < 0 && now >= c.next_start) start_container(p, false, i);
+    if (c.pid < 0 && now >= c.next_start && now >= c.held_until) start_container(p, false, i);
   }
   probe(p);
   write_pod_status(p, api_pod);

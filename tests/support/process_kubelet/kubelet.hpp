@@ -97,6 +97,18 @@ class process_kubelet {
   /// empty volume (its init containers included).
   void lose_pvc(const std::string& claim);
 
+  /// A node that cannot restart the container for a while (a slow node, an image pull, a
+  /// CrashLoopBackOff): its next start after an exit waits until `until_from_now` has passed
+  /// (release with 0s). Applies to the Deployment's current pod.
+  void hold_restart(const std::string& deployment, const std::string& container,
+                    std::chrono::milliseconds until_from_now);
+  /// A partition of MySQL traffic: inside the Deployment's pod network namespace, TCP to and
+  /// from port 3306 of the pod is dropped for packets from/to `peer_ips` (both directions, so no
+  /// data of an open replication connection gets through). Other ports (the sidecar) and the
+  /// host (the operator, the Services from the host) are untouched. `cut=false` removes it.
+  /// False + error() on failure.
+  bool cut_mysql(const std::string& deployment, const std::vector<std::string>& peer_ips, bool cut);
+
   /// Of the Deployment's current pod; nullopt / "" when it has none.
   std::string pod_name(const std::string& deployment) const;
   std::string pod_ip(const std::string& deployment) const;

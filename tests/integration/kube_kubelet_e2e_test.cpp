@@ -1,0 +1,409 @@
+// Kubernetes end to end on the process kubelet (issue 19, acceptance 1). The operator's group
+// source and status API run in this process against the API simulator; the process kubelet runs
+// the pods it renders for real (init container, mysqld 9.7, the real bloodraven-sidecar, each pod
+// in its own network namespace; Services and cluster DNS are the kubelet's SIMULATION). Three
+// sites on empty PVCs, policy Safe. No test code sets up MySQL: the operator generates the
+// credentials, the init containers initialise the servers, the operator bootstraps the group.
+// The operator runs under the chart's RBAC (the simulator refuses what it does not grant).
+// In order:
+//   (1) apply -> the seed is promoted, the other two are brought in, replication healthy;
+//   (2) writes through the -primary Service reach every site;
+//   (3) kill -9 of the primary's mysqld (its restart held back) -> failover through the real
+//       sidecars; the old primary comes back fenced and rejoins;
+//   (4) the old primary's PVC is lost -> a new pod on an empty volume -> auto-clone -> replicating;
+//   (5) the primary takes writes its replicas never see (MySQL traffic cut), is killed -> failover;
+//       it comes back divergent -> RecoveryBlocked -> `kubectl bloodraven reclone` -> cloned,
+//       replicating again, its divergent rows gone.
+// Phase timings are printed (BOOST_TEST_MESSAGE), never asserted. Needs root (the kubelet).
+#include <boost/test/unit_test.hpp>
+
+#include <caf/all.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include "actors/common/registry.hpp"
+#include "actors/operator/api/operator_api.hpp"
+#include "actors/operator/group/site_io.hpp"
+#include "actors/operator/kube/core/generated_credentials.hpp"
+#include "actors/operator/kube/core/kube_credentials.hpp"
+#include "actors/operator/kube/core/status_writer.hpp"
+#include "actors/operator/kube/group_source.hpp"
+#include "io/http/server.hpp"
+#include "io/log/log.hpp"
+#include "io/mysql/connection.hpp"
+#include "tests/support/child_process.hpp"
+#include "tests/support/eventually.hpp"
+#include "tests/support/kube_sim/chart_rbac.hpp"
+#include "tests/support/kube_sim/simulator.hpp"
+#include "tests/support/kube_sim/test_support.hpp"
+#include "tests/support/process_kubelet/kubelet.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace br;
+using namespace std::chrono_literals;
+using nlohmann::json;
+namespace kl = br::test::kubelet;
+
+namespace {
+
+const std::string group = "ke";
+const std::string ns = "default";
+const std::vector<std::string> sites = {"a", "b", "c"};
+std::string dep(const std::string& site) { return "mysql-" + group + "-" + site; }
+std::string pvc(const std::string& site) { return dep(site) + "-data"; }
+const std::string primary_svc = "mysql-" + group + "-primary.default.svc.cluster.local";
+
+std::mutex log_mutex;
+std::string log_text;
+void capture(const std::string& line) {
+  std::lock_guard<std::mutex> g(log_mutex);
+  log_text += line;
+  log_text += '\n';
+}
+std::string operator_log() {
+  std::lock_guard<std::mutex> g(log_mutex);
+  return log_text.size() > 30000 ? log_text.substr(log_text.size() - 30000) : log_text;
+}
+
+bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout) {
+  return br::test::eventually(pred, timeout, 250ms);
+}
+
+json group_object() {
+  json list = json::array();
+  for (const auto& s : sites)
+    list.push_back({{"name", s},
+                    {"role", "primary-candidate"},
+                    {"zone", "zone-" + s},
+                    {"taintNodeSelector", {{"shipstream.io/site." + group, s}}},  // no such nodes here
+                    {"lbIP", "192.0.2.9" + std::to_string(list.size() + 1)},
+                    {"storage", {{"size", "1Gi"}}}});
+  return {{"apiVersion", "shipstream.io/v1alpha1"},
+          {"kind", "MysqlFailoverGroup"},
+          {"metadata", {{"name", group}, {"namespace", ns}}},
+          {"spec",
+           {{"credentials", {{"operatorSecret", group + "-operator"}}},
+            {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
+            {"pollInterval", "250ms"},
+            {"failureThreshold", 2},
+            {"recoveryThreshold", 1},
+            {"failoverCooldown", "2s"},
+            {"relayDrainTimeout", "5s"},
+            {"promotionPolicy", "Safe"},
+            {"promotionGateTimeout", "90s"},
+            {"cloneTimeout", 300},
+            {"sidecar", {{"leaseTimeout", "4s"}, {"peerCheckInterval", "1s"}, {"fenceTimeout", "5s"}}},
+            {"replication", {{"tls", true}}},
+            {"sites", list}}}};
+}
+
+struct e2e_fixture {
+  br::kube_sim::simulator sim;
+  std::shared_ptr<kube::client> c;  // the test's own client
+  std::unique_ptr<kl::process_kubelet> kubelet;
+  uint16_t op_port = br::test::free_port();
+  std::unique_ptr<caf::actor_system_config> cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  std::unique_ptr<caf::scoped_actor> self;
+  registry_actor registry;
+  site_io_actor io;
+  caf::actor root;
+  std::shared_ptr<group_table> groups = std::make_shared<group_table>();
+  std::unique_ptr<http::server> api;
+  br::test::temp_dir dir{"br-kubelet-e2e"};
+  std::map<std::string, std::string> creds;  // the generated operator Secret
+
+  e2e_fixture() {
+    log::set_level(std::getenv("BR_TEST_DEBUG") ? log::level::debug : log::level::info);
+    log::set_sink(capture);
+    // The operator ("operator-0") runs as the chart's ServiceAccount: what its RBAC does not
+    // grant is refused with 403 (checked at the end: no denials).
+    sim.set_rbac(br::kube_sim::chart_operator_rbac(
+        std::string(std::getenv("BR_SOURCE_DIR")) + "/charts/bloodraven", {"operator-0"}));
+    sim.start();
+    kube::client_options co;
+    co.timeout = 5s;
+    co.identity = "test";
+    c = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
+    auto o = kl::options::from_test_env();
+    o.ns = ns;
+    // The chart's operator Service, standing for this process: sidecars reach its API there.
+    o.host_services.push_back({"bloodraven", ns, 8082, op_port});
+    co.identity = "process-kubelet";
+    kubelet = std::make_unique<kl::process_kubelet>(
+        std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co), o);
+  }
+
+  ~e2e_fixture() {
+    if (root) (*self)->request(root, 30s, stop_atom::value).receive([](bool) {}, [](caf::error&) {});
+    if (sys) {
+      groups->drop_handles();
+      if (api) api->stop();
+      (*self)->send_exit(io, caf::exit_reason::user_shutdown);
+      (*self)->send_exit(registry, caf::exit_reason::user_shutdown);
+    }
+    if (boost::unit_test::framework::current_test_case().p_name.get().size()) {
+      for (const auto& s : sites)
+        for (const char* cn : {"init-datadir", "mysql", "sidecar"}) {
+          auto log = kubelet->container_log(dep(s), cn);
+          if (log.size() > 6000) log = log.substr(log.size() - 6000);
+          BOOST_TEST_MESSAGE("---- " << dep(s) << "/" << cn << " log tail ----\n" << log);
+        }
+    }
+    kubelet->stop();
+    for (const auto& d : sim.denials())
+      BOOST_ERROR("operator request refused by the chart's RBAC: " << d.method << " " << d.path << ": "
+                                                                   << d.message);
+    self.reset();
+    sys.reset();
+    sim.stop();
+    log::set_sink(nullptr);
+    log::set_level(log::level::warn);
+  }
+
+  /// The kubelet, this thread's view of the cluster DNS, then the actor system (its threads
+  /// inherit that view), the operator's API on every address (the pods reach it through the
+  /// "bloodraven" host Service) and the group source.
+  void start() {
+    BOOST_TEST_REQUIRE(kubelet->start(), "kubelet: " << kubelet->error());
+    std::string err;
+    BOOST_TEST_REQUIRE(kl::use_cluster_dns(kubelet->hosts_file(), err), err);
+    cfg = std::make_unique<caf::actor_system_config>();
+    sys = std::make_unique<caf::actor_system>(*cfg);
+    self = std::make_unique<caf::scoped_actor>(*sys);
+    registry = spawn_registry(*sys);
+    io = spawn_site_io(*sys);
+    operator_api_options ao;
+    ao.groups = groups;
+    http::router r;
+    install_operator_routes(r, *sys, ao);
+    http::server_options so;
+    so.address = "0.0.0.0";
+    so.port = op_port;
+    api = std::make_unique<http::server>(so, r);
+    BOOST_TEST_REQUIRE(api->start() == op_port);
+
+    kube::client_options co;
+    co.timeout = 5s;
+    co.identity = "operator-0";
+    group_source_options o;
+    o.client = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
+    o.groups = groups;
+    o.site_io = io;
+    o.instance = "operator-0";
+    o.status_backoff_initial = 100ms;
+    o.status_backoff_max = 400ms;
+    o.status_coalesce = 50ms;
+    o.reflector.backoff_initial = 50ms;
+    o.reflector.backoff_max = 500ms;
+    o.reconcile_interval = 1s;
+    o.reconcile_busy_interval = 500ms;
+    o.restart_delay = 500ms;
+    root = spawn_supervisor(*sys, "root", restart_policy{}, {group_source_child(o)});
+  }
+
+  json status() {
+    auto g = c->get(mfg_resource, ns, group);
+    return g ? (*g).value("status", json::object()) : json::object();
+  }
+  std::string active() { return status().value("activeSite", ""); }
+  json site_status(const std::string& s) {
+    for (const auto& e : status().value("sites", json::array()))
+      if (e.value("name", "") == s) return e;
+    return json::object();
+  }
+
+  std::string pod_ip(const std::string& s) { return kubelet->pod_ip(dep(s)); }
+
+  /// One value as root over TCP ("" when it cannot be had); the root password is the generated
+  /// Secret's. Only for looking, and for the faults of (5).
+  std::string q(const std::string& host, const std::string& sql) {
+    if (creds.empty()) {
+      auto s = c->get(kube::resources::secrets, ns, group + "-operator");
+      if (!s) return "";
+      creds = secret_data(*s);
+    }
+    mysql::connect_options o;
+    o.host = host;
+    o.port = 3306;
+    o.user = "root";
+    o.password = creds["MYSQL_ROOT_PASSWORD"];
+    o.connect_timeout = 2s;
+    o.read_timeout = 5s;
+    o.write_timeout = 5s;
+    auto conn = mysql::connection::open(o);
+    if (!conn) return "";
+    auto r = conn->query(sql);
+    if (!r || r->rows.empty() || r->rows[0].empty() || !r->rows[0][0]) return "";
+    return *r->rows[0][0];
+  }
+  std::string qs(const std::string& s, const std::string& sql) { return q(pod_ip(s), sql); }
+
+  /// Replicating from `source`'s Service name with both threads on.
+  bool replicating_ok(const std::string& s, const std::string& source) {
+    const auto row = qs(s, "SELECT CONCAT(c.HOST, ' ', s.SERVICE_STATE, ' ', a.SERVICE_STATE) FROM "
+                           "performance_schema.replication_connection_configuration c JOIN "
+                           "performance_schema.replication_connection_status s USING (CHANNEL_NAME) JOIN "
+                           "performance_schema.replication_applier_status a USING (CHANNEL_NAME)");
+    return row.starts_with(dep(source) + ".") && row.ends_with(" ON ON");
+  }
+  std::string rows(const std::string& s) { return qs(s, "SELECT COUNT(*) FROM app.t"); }
+
+  std::string describe() {
+    std::string out = "status: " + status().dump() + "\n";
+    for (const auto& s : sites) {
+      auto m = kubelet->container(dep(s), "mysql");
+      out += s + ": pod " + kubelet->pod_name(dep(s)) + " ip " + pod_ip(s) + " mysql " +
+             (m ? std::to_string(m->pid) + " restarts " + std::to_string(m->restarts) + " " +
+                      m->waiting_reason + " " + m->waiting_message
+                : "none") +
+             "\n";
+    }
+    return out + "kubelet: " + kubelet->error() + "\noperator log tail:\n" + operator_log();
+  }
+
+  /// `kubectl bloodraven <args>` with the simulator's kubeconfig and the plugin on PATH.
+  std::pair<int, std::string> kubectl_bloodraven(std::vector<std::string> args) {
+    const auto bin = dir.path / "bin";
+    std::filesystem::create_directories(bin);
+    if (!std::filesystem::exists(bin / "kubectl-bloodraven"))
+      std::filesystem::create_symlink(std::string(std::getenv("BR_SOURCE_DIR")) + "/tools/kubectl-bloodraven",
+                                      bin / "kubectl-bloodraven");
+    const auto kubeconfig = sim.write_kubeconfig(dir.path.string());
+    // kubectl takes no flags before a plugin's name; the plugin passes these on to kubectl.
+    args.insert(args.begin(), {"bloodraven", "--kubeconfig", kubeconfig, "--cache-dir",
+                               (dir.path / "cache").string(), "-n", ns});
+    br::test::child_process p("/usr/bin/kubectl", args,
+                              {{"HOME", dir.path.string()},
+                               {"PATH", bin.string() + ":/usr/local/bin:/usr/bin:/bin"}});
+    auto code = p.wait_exit(60s);
+    return {code.value_or(-1), p.output()};
+  }
+
+  void phase(const char* what, std::chrono::steady_clock::time_point since) {
+    BOOST_TEST_MESSAGE(what << ": " << std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count()
+                            << " s");
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(kube_kubelet_e2e, e2e_fixture)
+
+BOOST_AUTO_TEST_CASE(empty_pvcs_to_bootstrap_failover_auto_clone_and_reclone) {
+  start();
+  BOOST_TEST_REQUIRE(c->create(kube::resources::crds, "",
+                               br::kube_sim::test::yaml_to_json(YAML::LoadFile(
+                                   std::string(std::getenv("BR_SOURCE_DIR")) +
+                                   "/charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml")))
+                         .ok());
+  BOOST_TEST_REQUIRE(c->create(kube::resources::crds, "", br::kube_sim::test::dns_endpoint_crd()).ok());
+
+  // -- (1) apply: bootstrap from empty PVCs ------------------------------------------------------
+  auto t0 = std::chrono::steady_clock::now();
+  {
+    auto made = c->create(mfg_resource, ns, group_object());
+    BOOST_TEST_REQUIRE(made.ok(), "create the group: " << (made.ok() ? "" : made.error().describe()));
+  }
+  BOOST_TEST_REQUIRE(eventually([&] { return status().value("bootstrap", json::object()).value("phase", "") == "Done"; }, 420s),
+                     "no bootstrap: " << describe());
+  phase("apply to bootstrap Done", t0);
+  BOOST_TEST_MESSAGE("status.bootstrap: " << status()["bootstrap"].dump());
+  const std::string first = active();
+  BOOST_TEST_REQUIRE(!first.empty(), describe());
+  BOOST_TEST(qs(first, "SELECT CONCAT(@@read_only, @@super_read_only)") == "00");
+  std::vector<std::string> others;
+  for (const auto& s : sites)
+    if (s != first) others.push_back(s);
+  for (const auto& s : others) {
+    BOOST_TEST(qs(s, "SELECT @@super_read_only") == "1", s);
+    BOOST_TEST(eventually([&] { return replicating_ok(s, first); }, 60s), s << " not replicating: " << describe());
+  }
+
+  // -- (2) writes through the -primary Service ---------------------------------------------------
+  BOOST_TEST_REQUIRE(eventually([&] { return q(primary_svc, "SELECT @@hostname") != ""; }, 60s), describe());
+  q(primary_svc, "CREATE DATABASE app");
+  q(primary_svc, "CREATE TABLE app.t (id INT PRIMARY KEY, v VARCHAR(20))");
+  for (int k = 1; k <= 100; ++k) q(primary_svc, "INSERT INTO app.t VALUES (" + std::to_string(k) + ", 'one')");
+  BOOST_TEST_REQUIRE(rows(first) == "100");
+  for (const auto& s : others)
+    BOOST_TEST(eventually([&] { return rows(s) == "100"; }, 60s), s << ": " << rows(s));
+
+  // -- (3) kill -9 of the primary's mysqld: failover through the real sidecars ---------------
+  const auto killed = *kubelet->container(dep(first), "mysql");
+  BOOST_TEST_REQUIRE(killed.pid > 0);
+  kubelet->hold_restart(dep(first), "mysql", 120s);
+  auto t3 = std::chrono::steady_clock::now();
+  ::kill(killed.pid, SIGKILL);
+  BOOST_TEST_REQUIRE(eventually([&] { auto a = active(); return !a.empty() && a != first; }, 120s),
+                     "no failover away from " << first << ": " << describe());
+  phase("kill -9 to a new activeSite", t3);
+  const std::string second = active();
+  BOOST_TEST(eventually([&] { return qs(second, "SELECT CONCAT(@@read_only, @@super_read_only)") == "00"; }, 30s));
+  BOOST_TEST(rows(second) == "100");
+  BOOST_TEST_MESSAGE("gate: " << (operator_log().find("gate rule 2") != std::string::npos ? "rule 2 seen" : "rule 2 not seen"));
+  BOOST_TEST(eventually([&] { return q(primary_svc, "SELECT @@super_read_only") == "0"; }, 60s),
+             "-primary does not lead to the new primary: " << describe());
+  for (int k = 101; k <= 150; ++k) q(primary_svc, "INSERT INTO app.t VALUES (" + std::to_string(k) + ", 'two')");
+  BOOST_TEST(rows(second) == "150");
+  kubelet->hold_restart(dep(first), "mysql", 0ms);
+  BOOST_TEST(eventually([&] { return replicating_ok(first, second) && rows(first) == "150"; }, 180s),
+             "the old primary did not rejoin: " << describe());
+  BOOST_TEST(qs(first, "SELECT @@super_read_only") == "1");
+
+  // -- (4) the old primary's PVC is lost: auto-clone ------------------------------------------
+  auto t4 = std::chrono::steady_clock::now();
+  const auto lost_pod = kubelet->pod_name(dep(first));
+  kubelet->lose_pvc(pvc(first));
+  BOOST_TEST_REQUIRE(eventually([&] { auto p = kubelet->pod_name(dep(first)); return !p.empty() && p != lost_pod; }, 60s));
+  BOOST_TEST(eventually([&] { return replicating_ok(first, second) && rows(first) == "150"; }, 300s),
+             "no auto-clone of the empty " << first << ": " << describe());
+  phase("lost PVC to replicating again", t4);
+  BOOST_TEST(qs(first, "SELECT STATE FROM performance_schema.clone_status") == "Completed");
+  BOOST_TEST(qs(first, "SELECT @@super_read_only") == "1");
+  BOOST_TEST_MESSAGE("status.bootstrap after the lost PVC: " << status().value("bootstrap", json::object()).dump());
+  BOOST_TEST(status().value("bootstrap", json::object()).value("source", "") == "auto-clone");
+
+  // -- (5) a divergent old primary, recloned through kubectl bloodraven ----------------------
+  std::vector<std::string> replica_ips;
+  for (const auto& s : sites)
+    if (s != second) replica_ips.push_back(pod_ip(s));
+  BOOST_TEST_REQUIRE(kubelet->cut_mysql(dep(second), replica_ips, true), kubelet->error());
+  for (int k = 1001; k <= 1005; ++k)
+    BOOST_TEST(q(primary_svc, "INSERT INTO app.t VALUES (" + std::to_string(k) + ", 'lost')") == "");
+  BOOST_TEST_REQUIRE(rows(second) == "155");
+  const auto killed2 = *kubelet->container(dep(second), "mysql");
+  kubelet->hold_restart(dep(second), "mysql", 120s);
+  auto t5 = std::chrono::steady_clock::now();
+  ::kill(killed2.pid, SIGKILL);
+  BOOST_TEST_REQUIRE(eventually([&] { auto a = active(); return !a.empty() && a != second; }, 120s),
+                     "no failover away from " << second << ": " << describe());
+  phase("kill -9 of the cut-off primary to a new activeSite", t5);
+  const std::string third = active();
+  BOOST_TEST(rows(third) == "150");  // the five never left the old primary
+  BOOST_TEST_REQUIRE(kubelet->cut_mysql(dep(second), replica_ips, false), kubelet->error());
+  kubelet->hold_restart(dep(second), "mysql", 0ms);
+  BOOST_TEST_REQUIRE(eventually([&] { return site_status(second).value("recoveryState", "") == "RecoveryBlocked"; }, 180s),
+                     second << " not blocked as divergent: " << describe());
+  BOOST_TEST(!site_status(second).value("divergentGtid", "").empty());
+  BOOST_TEST(rows(second) == "155");  // kept, never overwritten without a request
+  BOOST_TEST(qs(second, "SELECT @@super_read_only") == "1");
+  auto t6 = std::chrono::steady_clock::now();
+  auto [rc, out] = kubectl_bloodraven({"reclone", second, "-g", group});
+  BOOST_TEST_MESSAGE("kubectl bloodraven reclone: " << out);
+  BOOST_TEST_REQUIRE(rc == 0, "kubectl bloodraven reclone: " << out);
+  BOOST_TEST(eventually([&] { return replicating_ok(second, third) && rows(second) == "150"; }, 300s),
+             "no reclone of " << second << ": " << describe());
+  phase("kubectl bloodraven reclone to replicating", t6);
+  BOOST_TEST(qs(second, "SELECT COUNT(*) FROM app.t WHERE v = 'lost'") == "0");
+  BOOST_TEST(eventually([&] { return site_status(second).value("recoveryState", "") != "RecoveryBlocked"; }, 60s),
+             describe());
+  for (int k = 2001; k <= 2010; ++k) q(primary_svc, "INSERT INTO app.t VALUES (" + std::to_string(k) + ", 'three')");
+  for (const auto& s : sites)
+    BOOST_TEST(eventually([&] { return rows(s) == "160"; }, 60s), s << ": " << rows(s));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
