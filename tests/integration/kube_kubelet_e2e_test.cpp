@@ -294,7 +294,6 @@ struct e2e_fixture {
 BOOST_FIXTURE_TEST_SUITE(kube_kubelet_e2e, e2e_fixture)
 
 BOOST_AUTO_TEST_CASE(empty_pvcs_to_bootstrap_failover_auto_clone_and_reclone) {
-  start();
   BOOST_TEST_REQUIRE(c->create(kube::resources::crds, "",
                                br::kube_sim::test::yaml_to_json(YAML::LoadFile(
                                    std::string(std::getenv("BR_SOURCE_DIR")) +
@@ -307,7 +306,15 @@ BOOST_AUTO_TEST_CASE(empty_pvcs_to_bootstrap_failover_auto_clone_and_reclone) {
   {
     auto made = c->create(mfg_resource, ns, group_object());
     BOOST_TEST_REQUIRE(made.ok(), "create the group: " << (made.ok() ? "" : made.error().describe()));
+    // BR_E2E_RECONCILER_VERSION=5 (showing the test fails on the old rendering): the group
+    // as an operator before version 6 left it, so it keeps being rendered at that version.
+    if (const char* v = std::getenv("BR_E2E_RECONCILER_VERSION")) {
+      json obj = *made;
+      obj["status"] = {{"reconcileInfo", {{"reconcilerVersion", std::stoi(v)}, {"generation", 1}}}};
+      BOOST_TEST_REQUIRE(c->update_status(mfg_resource, obj).ok());
+    }
   }
+  start();
   BOOST_TEST_REQUIRE(eventually([&] { return status().value("bootstrap", json::object()).value("phase", "") == "Done"; }, 420s),
                      "no bootstrap: " << describe());
   phase("apply to bootstrap Done", t0);
