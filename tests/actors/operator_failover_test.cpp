@@ -187,6 +187,48 @@ BOOST_FIXTURE_TEST_CASE(cooldown_suppresses_a_second_failover_even_across_a_rest
   check_no_unexpected();
 }
 
+// The kubelet e2e run of 2026-11-26: the store stopped answering during a failover; the phase and
+// then the failed result were refused, and no failover was ever tried again. Now the result is
+// written again once the store answers, and the failover retried after the plan retry delay.
+BOOST_FIXTURE_TEST_CASE(a_failover_failed_by_a_refused_store_is_retried_once_the_store_answers,
+                        two_sites) {
+  start_healthy();
+  io_rec->probe["a"] = failed_probe();
+  polls(3);
+  BOOST_REQUIRE_EQUAL(exec->plans.size(), 1u);
+  const auto first = exec->plans[0];
+  platform.rec->refuse_persists = true;
+  bool acked = true;
+  self->send(coord(), phase_atom::value, first.id, plan_phase::killing_sessions, plan_facts{});
+  run();
+  self->receive([&](bool ok) { acked = ok; }, caf::after(std::chrono::seconds(0)) >> [] {});
+  BOOST_TEST(!acked);
+  self->send(coord(), plan_done_atom::value,
+             result_of(first.id, false, "", "killing_sessions: progress not persisted"));
+  run();
+  BOOST_TEST(platform.rec->count_events("FailoverFailed") == 1u);
+  auto refused = platform.rec->persisted.size();
+  polls(20);  // 40 s: the store still refuses, so the plan stays running in it
+  BOOST_TEST(platform.rec->persisted.size() > refused);  // offered again while refused
+  BOOST_TEST(platform.rec->disk.plan_active);
+  BOOST_TEST(exec->plans.size() == 1u);
+  platform.rec->refuse_persists = false;
+  polls(1);
+  BOOST_TEST(!platform.rec->disk.plan_active);
+  BOOST_TEST(platform.rec->disk.plan.phase == plan_phase::failed);
+  // The retry delay has passed meanwhile: the failover starts again under a new epoch.
+  polls(1);
+  BOOST_REQUIRE_EQUAL(exec->plans.size(), 2u);
+  BOOST_TEST(exec->plans[1].id == first.id + 1);
+  BOOST_TEST(exec->plans[1].kind == plan_kind::failover);
+  BOOST_TEST(exec->plans[1].candidate == "b");
+  BOOST_TEST(exec->plans[1].epoch == first.epoch + 1);
+  BOOST_TEST(view().deposing == "a");
+  BOOST_TEST(platform.rec->count_events("FailoverFailed") == 1u);  // said once
+  BOOST_TEST(platform.rec->count_events("FailoverStarted") == 2u);
+  check_no_unexpected();
+}
+
 BOOST_FIXTURE_TEST_CASE(a_crashed_executor_is_respawned_from_the_persisted_phase, two_sites) {
   start_healthy();
   io_rec->probe["a"] = failed_probe();

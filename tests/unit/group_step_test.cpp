@@ -214,6 +214,91 @@ BOOST_AUTO_TEST_CASE(the_retry_delay_and_the_cooldown_expire) {
   BOOST_TEST(persisted_next().plan.kind == plan_kind::failover);
 }
 
+// The kubelet e2e run of 2026-11-26: the API timed out, so the failover's phase was refused (the
+// executor failed the plan: "progress not persisted") and the failed result was refused too. The
+// group stayed plan_active (busy) with no executor and never tried again.
+BOOST_AUTO_TEST_CASE(a_result_the_store_refused_is_recorded_again_then_the_failover_retried) {
+  lose_primary(*this, gtid(U1, 1, 5), gtid(U1, 1, 7));
+  store_ok();
+  auto id = st.durable.plan.id;
+  run(input::phase{id, plan_phase::killing_sessions, {}, 7});
+  run(input::persisted{false, "Timeout"});
+  BOOST_REQUIRE_EQUAL(count<effect::reply>(), 1u);
+  BOOST_TEST(!all<effect::reply>().front().ok);
+  plan_result r;
+  r.id = id;
+  r.error = "killing_sessions: progress not persisted";
+  r.reached = plan_phase::killing_sessions;
+  run(input::plan_done{r});
+  BOOST_TEST(persisted_next().plan_active == false);
+  run(input::persisted{false, ""});  // the failed result is refused as well
+  BOOST_TEST(has_event("FailoverFailed"));
+  BOOST_TEST(st.durable.plan_active);  // the store still holds the running plan
+  BOOST_TEST(!st.executor_running);
+  // Polls go on while the API does not answer: the result is offered again, once per poll.
+  advance(2s);
+  report(rep("a", site_state::unreachable));
+  BOOST_TEST(!persisted_next().plan_active);
+  run(input::persisted{false, "Timeout"});
+  report(rep("b", site_state::read_only, gtid(U1, 1, 6), true));  // a change: evaluated at once
+  BOOST_TEST(count<effect::persist>() == 0u);  // but not offered twice within one poll interval
+  // The API answers again: the failure is recorded, without a second FailoverFailed.
+  advance(2s);
+  report(rep("a", site_state::unreachable));
+  auto next = persisted_next();
+  BOOST_TEST(!next.plan_active);
+  BOOST_TEST(next.plan.id == id);
+  BOOST_TEST(next.plan.phase == plan_phase::failed);
+  BOOST_TEST(next.view.epoch == 2u);  // still the deposing view of the failed plan
+  BOOST_TEST(next.view.deposing == "a");
+  store_ok();
+  BOOST_TEST(!has_event("FailoverFailed"));
+  BOOST_TEST(!has_metric(metric_kind::failover_failure));
+  BOOST_TEST(!st.durable.plan_active);
+  // Nothing before plan_retry_delay has passed since the failure ...
+  advance(20s);
+  report(rep("a", site_state::unreachable));
+  BOOST_TEST(count<effect::persist>() == 0u);
+  // ... then a new failover under a new epoch.
+  advance(10s);
+  report(rep("a", site_state::unreachable));
+  next = persisted_next();
+  BOOST_TEST(next.plan_active);
+  BOOST_TEST(next.plan.kind == plan_kind::failover);
+  BOOST_TEST(next.plan.id == id + 1);
+  BOOST_TEST(next.plan.epoch == 3u);
+  BOOST_TEST(next.plan.candidate == "c");
+}
+
+// A promotion that succeeded but whose result the store refused: the same record is offered
+// again (a restart would resume the plan and record it too); the view names the new primary only
+// once it is durable.
+BOOST_AUTO_TEST_CASE(a_successful_result_the_store_refused_is_published_once_recorded) {
+  lose_primary(*this, gtid(U1, 1, 5), gtid(U1, 1, 7));
+  store_ok();
+  plan_result r;
+  r.id = st.durable.plan.id;
+  r.ok = true;
+  r.reached = plan_phase::done;
+  r.promotion_gtid = gtid(U1, 1, 7);
+  run(input::plan_done{r});
+  run(input::persisted{false, "Timeout"});
+  BOOST_TEST(count<effect::publish>() == 0u);
+  BOOST_TEST(!has_event("FailoverExecuted"));
+  BOOST_TEST(st.view.active_site.empty());
+  advance(2s);
+  report(rep("a", site_state::unreachable));
+  auto next = persisted_next();
+  BOOST_TEST(next.view.active_site == "c");
+  BOOST_TEST(next.view.epoch == 3u);
+  BOOST_TEST(count<effect::start_executor>() == 0u);
+  store_ok();
+  BOOST_REQUIRE_EQUAL(count<effect::publish>(), 1u);
+  BOOST_TEST(all<effect::publish>().front().view.active_site == "c");
+  BOOST_TEST(has_event("FailoverExecuted"));
+  BOOST_TEST(!st.durable.plan_active);
+}
+
 // -- split brain ---------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(split_brain_tiers_table) {

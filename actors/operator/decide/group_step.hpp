@@ -73,11 +73,13 @@ struct change_start_plan {
   bool bump = false;
   int64_t at_ms = 0;
 };
-/// A plan ended; `result.ok` says how.
+/// A plan ended; `result.ok` says how. `again`: offered again after the store refused it (what
+/// the first refusal already said is not said twice).
 struct change_plan_done {
   failover_plan plan;
   plan_result result;
   int64_t at_ms = 0;
+  bool again = false;
 };
 /// The executor completed a phase; `reply` names the answer owed to it.
 struct change_phase {
@@ -127,6 +129,10 @@ struct group_state {
   bool executor_running = false;
   size_t respawns = 0;
   std::optional<mono_time> last_plan_failure;
+  /// A plan result the store refused: the store still holds the plan as running (busy() holds and
+  /// no executor runs), so it is offered again, at most once per poll interval, until recorded.
+  std::optional<change_plan_done> unrecorded_result;
+  std::optional<mono_time> unrecorded_at;  ///< when the store last refused it
   std::optional<mono_time> plan_started;  ///< failover duration metric
   std::optional<mono_time> last_evaluation;
   /// Fences in flight; true when a returning-primary check waits for that fence.

@@ -103,6 +103,8 @@ void run_executor(context& c);
 void plan_persisted(context& c, const durable_change& change, bool ok);
 void on_phase(context& c, const input::phase& in);
 void on_plan_done(context& c, const plan_result& res);
+/// A plan result the store refused is written again (at most once per poll interval).
+void record_refused_result(context& c);
 void on_executor_down(context& c, const std::string& reason);
 void on_annotate(context& c, const input::annotate& in);
 void on_switchover(context& c, const std::string& target);

@@ -91,6 +91,7 @@ void evaluate_and_act(context& c) {
   st.evaluated = true;
   status_changed(c, false);
   if (ev.verdict == group_verdict::healthy) st.alerts.clear();
+  record_refused_result(c);
   if (busy(st)) return;
   // A group that never had a primary and has no writable site is bootstrapped (or waits, or is
   // refused) instead of failing over or alerting (step_bootstrap.cpp).

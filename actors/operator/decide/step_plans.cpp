@@ -96,7 +96,33 @@ void start_persisted(context& c, const change_start_plan& x, bool ok) {
 void done_persisted(context& c, const change_plan_done& x, bool ok) {
   const auto& plan = x.plan;
   const auto& res = x.result;
+  if (!ok) {
+    // The store still holds the plan as running and no executor runs: without another write the
+    // group would stay busy until a restart. The same result is offered again on a later poll.
+    c.st.unrecorded_result = x;
+    c.st.unrecorded_result->again = true;
+    c.st.unrecorded_at = c.clock.now;
+    auto f = c.fields(plan.candidate);
+    f["plan"] = plan.id;
+    f["kind"] = to_string(plan.kind);
+    f["ok"] = res.ok;
+    c.log(log_level::warn, "plan result not recorded: offered again on the next poll", f);
+    if (x.again) return;  // the first refusal said the rest
+  } else {
+    c.st.unrecorded_result.reset();
+    c.st.unrecorded_at.reset();
+  }
   if (ok) bootstrap_plan_done(c, x);
+  if (ok && x.again && !res.ok) {
+    // A failure (or a rollback) was logged, counted and announced at the first refusal.
+    auto f = c.fields(plan.candidate);
+    f["plan"] = plan.id;
+    f["kind"] = to_string(plan.kind);
+    c.log(log_level::info, "plan result recorded", f);
+    if (res.source_kept && is_promotion(plan.kind))
+      c.out.emplace_back(effect::reassert{plan.old_primary, c.rules.policy == gate_policy::safe});
+    return;
+  }
   if (is_bootstrap_kind(plan.kind)) {
     auto f = c.fields(plan.candidate);
     f["plan"] = plan.id;
@@ -140,7 +166,7 @@ void done_persisted(context& c, const change_plan_done& x, bool ok) {
            plan.candidate);
     return;
   }
-  if (!ok) return;  // stays plan_active: a restart resumes and records it again
+  if (!ok) return;  // stays plan_active: offered again on a later poll (record_refused_result)
   if (is_promotion(plan.kind)) {
     report_losses(c, plan, res.losses);
     c.log(log_level::info, "failover executed", f);
@@ -186,6 +212,21 @@ void start_plan(context& c, plan_kind kind, const std::string& candidate,
   plan.max_lag_wait = rules.max_lag_wait;
   plan.session_drain_timeout = rules.session_drain_timeout;
   persist(c, change_start_plan{std::move(plan), bump, c.wall_ms()});
+}
+
+void record_refused_result(context& c) {
+  auto& st = c.st;
+  if (!st.unrecorded_result || st.persisting || !st.persist_queue.empty()) return;
+  if (st.unrecorded_at && c.clock.now - *st.unrecorded_at < c.rules.poll_interval) return;
+  auto change = std::move(*st.unrecorded_result);
+  st.unrecorded_result.reset();
+  // Only the plan the store still holds as running (a reload may have resumed it meanwhile).
+  if (!st.durable.plan_active || st.durable.plan.id != change.plan.id || st.executor_running) return;
+  auto f = c.fields(change.plan.candidate);
+  f["plan"] = change.plan.id;
+  f["ok"] = change.result.ok;
+  c.log(log_level::info, "recording the plan result again", f);
+  persist(c, std::move(change));
 }
 
 void plan_persisted(context& c, const durable_change& change, bool ok) {
