@@ -95,7 +95,9 @@ json group_object() {
             {"promotionPolicy", "Safe"},
             {"promotionGateTimeout", "90s"},
             {"cloneTimeout", 300},
-            {"sidecar", {{"leaseTimeout", "4s"}, {"peerCheckInterval", "1s"}, {"fenceTimeout", "5s"}}},
+            // A 4 s lease let the new primary's in-database dead man's switch fire on a starved host
+            // (another MySQL suite beside it); 8 s keeps the scenario about the failover paths.
+            {"sidecar", {{"leaseTimeout", "8s"}, {"peerCheckInterval", "1s"}, {"fenceTimeout", "5s"}}},
             {"replication", {{"tls", true}}},
             {"sites", list}}}};
 }
