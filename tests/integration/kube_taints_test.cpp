@@ -72,10 +72,20 @@ BOOST_FIXTURE_TEST_CASE(an_unvalidated_selector_taints_only_the_sites_nodes, fix
 }
 
 BOOST_FIXTURE_TEST_CASE(a_valid_selector_taints_the_site_without_complaint, fixture) {
-  BOOST_TEST(set_nodes_taint(*c, o, "b", {{"shipstream.io/site.g", "b"}}, true) == "");
+  size_t written = 99;
+  BOOST_TEST(set_nodes_taint(*c, o, "b", {{"shipstream.io/site.g", "b"}}, true, &written) == "");
+  BOOST_TEST(written == 1u);
   BOOST_TEST(tainted("node-b"));
   BOOST_TEST(!tainted("node-a"));
-  BOOST_TEST(set_nodes_taint(*c, o, "b", {{"shipstream.io/site.g", "b"}}, true) == "");  // idempotent
+  // Idempotent: nothing written (the taint actor logs "site nodes tainted" only on a change).
+  BOOST_TEST(set_nodes_taint(*c, o, "b", {{"shipstream.io/site.g", "b"}}, true, &written) == "");
+  BOOST_TEST(written == 0u);
+  BOOST_TEST(set_nodes_taint(*c, o, "b", {{"shipstream.io/site.g", "b"}}, false, &written) == "");
+  BOOST_TEST(written == 1u);
+  BOOST_TEST(!tainted("node-b"));
+  // A selector that matches no node writes nothing.
+  BOOST_TEST(set_nodes_taint(*c, o, "b", {{"shipstream.io/site.g", "nowhere"}}, true, &written) == "");
+  BOOST_TEST(written == 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -37,7 +37,8 @@ bool may_taint_node(const json& node_labels, const std::string& group, const std
 
 std::string set_nodes_taint(kube::client& c, const kube_platform_options& o,
                             const std::string& site, const config::string_map& selector,
-                            bool present) {
+                            bool present, size_t* written) {
+  if (written) *written = 0;
   if (selector.empty()) return "";
   if (!o.may_write()) return "not leading: the lease guard is not valid";
   kube::list_options lo;
@@ -48,6 +49,7 @@ std::string set_nodes_taint(kube::client& c, const kube_platform_options& o,
   for (const auto& node : nodes->value("items", json::array())) {
     auto name = node["metadata"].value("name", "");
     bool outside = false;
+    bool wrote = false;
     kube::retry_options ro;
     ro.attempts = 5;
     auto r = kube::update_with_retry(
@@ -64,10 +66,12 @@ std::string set_nodes_taint(kube::client& c, const kube_platform_options& o,
             return false;
           }
           obj["spec"]["taints"] = render::with_readonly_taint(taints, o.group, present);
+          wrote = true;
           return true;
         },
         [&](const json& obj) { return c.update(kube::resources::nodes, obj, o.call_timeout); },
         ro);
+    if (r && wrote && written) ++*written;
     if (!r && !r.error().not_found())
       problems += (problems.empty() ? "" : "; ") + ("node " + name + ": " + r.error().describe());
     else if (outside)
@@ -86,14 +90,20 @@ taint_actor::behavior_type kube_taints(taint_actor::pointer, kube_platform_optio
     auto g = o.context ? o.context->get() : config::failover_group{};
     const auto* s = config::find_site(g.spec, site);
     if (!s || s->role == site_role::read_only || s->taint_node_selector.empty()) return true;
-    auto problem = set_nodes_taint(*o.client, o, site, s->taint_node_selector, on);
+    size_t written = 0;
+    auto problem = set_nodes_taint(*o.client, o, site, s->taint_node_selector, on, &written);
     json f = {{"group", o.group}, {"namespace", o.ns}, {"site", site}, {"taint", on}};
     if (!problem.empty()) {
       f["error"] = problem;
       log::warn("node taint not applied", f);
       return false;
     }
-    log::info(on ? "site nodes tainted" : "site nodes untainted", f);
+    // Asked on every poll: said at info only when a node changed.
+    f["nodes"] = written;
+    if (written > 0)
+      log::info(on ? "site nodes tainted" : "site nodes untainted", f);
+    else
+      log::debug(on ? "site nodes already tainted" : "site nodes already untainted", f);
     return true;
   }};
 }

@@ -29,10 +29,10 @@ bool may_taint_node(const nlohmann::json& node_labels, const std::string& group,
 /// picks; each node is a read-modify-write retried on 409, nodes already right are not written
 /// (idempotent). A node outside `site` (may_taint_node) is never tainted and is reported; removal
 /// is not restricted (it only drops this group's own taint). "" on success, else what failed (the
-/// other nodes are still handled).
+/// other nodes are still handled). `written`, when given, counts the nodes actually updated.
 std::string set_nodes_taint(kube::client& c, const kube_platform_options& o,
                             const std::string& site, const config::string_map& selector,
-                            bool present);
+                            bool present, size_t* written = nullptr);
 
 /// Detached: (taint, group, site, on) -> true when the site's nodes carry (on) or lack (off) the
 /// taint. Sites without a taintNodeSelector, and readers, have nothing to do (true).
