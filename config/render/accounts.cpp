@@ -88,7 +88,9 @@ DATADIR=)sh"} + data_dir + R"sh(
 CNF=)sh" + conf_dir + R"sh(/my.cnf
 MARKER="$DATADIR/)sh" + init_datadir_marker + R"sh("
 say() { printf '%s init-datadir: %s\n' "$(date -u +%FT%TZ)" "$*"; }
-if [ -d "$DATADIR/mysql" ]; then say "$DATADIR holds a server: nothing to do"; exit 0; fi
+# The marker is removed only after a complete initialisation: with it, whatever is there (even a
+# mysql/ directory) is a failed initialisation of ours, never a server that has run.
+if [ ! -e "$MARKER" ] && [ -d "$DATADIR/mysql" ]; then say "$DATADIR holds a server: nothing to do"; exit 0; fi
 [ -n "${MYSQL_ROOT_PASSWORD:-}" ] || { say "MYSQL_ROOT_PASSWORD is not set: cannot initialise $DATADIR" >&2; exit 1; }
 others=$(find "$DATADIR" -mindepth 1 -maxdepth 1 ! -name lost+found ! -name "$(basename "$MARKER")" -printf '%f ')
 if [ -n "$others" ]; then

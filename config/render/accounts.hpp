@@ -51,11 +51,12 @@ std::string users_script();
 /// users_script(). Bootstrap statements run before the fence applies, and the server ends with
 /// an empty gtid_executed. The mysql container then finds an initialised data directory and the
 /// image's entrypoint only starts mysqld.
-///   - `<datadir>/mysql` exists: already initialised, nothing is done (exit 0);
+///   - `<datadir>/mysql` exists and no marker: already initialised, nothing is done (exit 0);
 ///   - empty (`lost+found` and the marker aside): initialised; the marker file
 ///     init_datadir_marker is written first and removed after success;
-///   - other files and the marker: a failed earlier initialisation of ours: those files are
-///     removed and it starts over;
+///   - other files and the marker (even `mysql/`: an initialisation interrupted after it
+///     created the schema directory but before the init file ran): a failed earlier
+///     initialisation of ours: those files are removed and it starts over;
 ///   - other files without the marker: not ours: nothing is removed, exit 1 with the list
 ///     (the pod stays in Init:Error / Init:CrashLoopBackOff, visible to the user).
 /// Needs MYSQL_ROOT_PASSWORD (exit 1 naming it otherwise).

@@ -129,6 +129,21 @@ BOOST_AUTO_TEST_CASE(a_failed_initialisation_is_started_over) {
   BOOST_TEST(fs::exists(r.data / "mysql"));
 }
 
+// Interrupted after mysqld created mysql/ but before the init file ran: root would have an
+// empty password and the accounts would be missing; the marker says it never completed.
+BOOST_AUTO_TEST_CASE(an_interrupted_initialisation_with_a_schema_directory_is_started_over) {
+  script_run r;
+  std::ofstream(r.data / br::render::init_datadir_marker) << "";
+  std::filesystem::create_directories(r.data / "mysql");
+  std::ofstream(r.data / "ibdata1") << "half";
+  r.run(pw);
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  BOOST_TEST(r.out.find("removing what a failed earlier initialisation left") != std::string::npos, r.out);
+  BOOST_TEST(r.mysqld_ran());
+  BOOST_TEST(!r.marker());
+  BOOST_TEST(slurp(r.data / "ibdata1") != "half");  // removed, then made anew by (stand-in) mysqld
+}
+
 BOOST_AUTO_TEST_CASE(no_root_password_no_initialisation) {
   script_run r;
   r.run("");
