@@ -36,19 +36,31 @@ result<clone_report> clone_instance(const connect_options& recipient, const dial
     o.read_timeout = std::max(recipient.read_timeout, remaining(req.deadline));
     auto conn = connection::open(o);
     if (!conn) return conn.error();
+    // Every way out before the data is replaced fences the recipient again (best effort, bounded
+    // by its command timeout; the error is what the caller needs to see): an unfenced replica
+    // must not be left behind for an account with CONNECTION_ADMIN to write to.
+    auto refence = [&](mysql_error e) {
+      if (req.unfence_recipient) {
+        fence_options fo;
+        fo.budget = recipient.read_timeout;
+        fo.policy.protected_users.insert(recipient.user);
+        (void)fence_bounded(*conn, d, fo);
+      }
+      return e;
+    };
     if (req.unfence_recipient) {
       for (const auto& sql : d.unfence_for_clone_sql()) {
         auto r = conn->exec(sql);
-        if (!r) return r.error();
+        if (!r) return refence(r.error());
       }
     }
     if (auto r = conn->exec_secret(d.set_clone_donor_list_sql(req.donor, conn->quoter()), secrets);
         !r)
-      return r.error();
+      return refence(r.error());
     // clone_status keeps the previous clone's row (persisted across restarts): remember when
     // that one began, so its "Completed" is never mistaken for ours.
     auto before = conn->query(d.clone_status_sql());
-    if (!before) return before.error();
+    if (!before) return refence(before.error());
     if (!before->rows.empty()) previous_begin = before->get(0, "begin_time");
     auto r = conn->exec_secret(d.clone_sql(req.donor, conn->quoter()), secrets);
     if (!r) {
@@ -56,19 +68,8 @@ result<clone_report> clone_instance(const connect_options& recipient, const dial
       // 3707: "Restart server failed (mysqld is not managed by supervisor process)": the clone
       // is done but the recipient shut down; something else must start it. Keep polling.
       const bool restarting = e.kind == error_kind::lost_connection || e.code == 3707;
-      if (!restarting) {
-        // The data was not replaced: do not leave a writable stray behind (best effort; the
-        // CLONE error is what the caller needs to see).
-        if (req.unfence_recipient) {
-          // Bounded like every fence, by the recipient's command timeout (this session's read
-          // timeout runs to the clone deadline).
-          fence_options fo;
-          fo.budget = recipient.read_timeout;
-          fo.policy.protected_users.insert(recipient.user);
-          (void)fence_bounded(*conn, d, fo);
-        }
-        return e;
-      }
+      // The data was not replaced: do not leave a writable stray behind.
+      if (!restarting) return refence(e);
       report.connection_dropped = true;
     }
   }
@@ -100,6 +101,14 @@ result<clone_report> clone_instance(const connect_options& recipient, const dial
           e.kind = error_kind::server_error;
           e.code = no;
           e.message = redact("clone failed: " + st->get(0, "error_message").value_or(""), secrets);
+          // A server that did not restart (the session dropped for another reason) may still
+          // run with super_read_only lifted: fence it again (best effort, bounded).
+          if (req.unfence_recipient) {
+            fence_options fo;
+            fo.budget = recipient.read_timeout;
+            fo.policy.protected_users.insert(recipient.user);
+            (void)fence_bounded(*conn, d, fo);
+          }
           return e;
         }
         last =
