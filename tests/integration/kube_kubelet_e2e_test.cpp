@@ -264,7 +264,26 @@ struct e2e_fixture {
                 : "none") +
              "\n";
     }
-    return out + "kubelet: " + kubelet->error() + "\noperator log tail:\n" + operator_log();
+    return out + "kubelet: " + kubelet->error() + "\nthreads:\n" + threads() +
+           "operator log tail:\n" + operator_log();
+  }
+
+  /// This process's threads (name, kernel wait channel, current syscall): when the operator
+  /// stops writing status, which of its threads are blocked and where.
+  static std::string threads() {
+    std::string out;
+    std::error_code ec;
+    for (const auto& t : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+      auto read = [&](const char* f) {
+        std::ifstream in(t.path() / f);
+        std::string v;
+        std::getline(in, v);
+        return v;
+      };
+      out += "  " + t.path().filename().string() + " " + read("comm") + " wchan=" + read("wchan") +
+             " syscall=" + read("syscall").substr(0, 24) + "\n";
+    }
+    return out;
   }
 
   /// `kubectl bloodraven <args>` with the simulator's kubeconfig and the plugin on PATH.
