@@ -1,5 +1,6 @@
 // RBAC authorisation for the API simulator (pure): request attributes, rule matching, bindings.
 #include "tests/support/kube_sim/rbac.hpp"
+#include "tests/support/kube_sim/store_util.hpp"
 
 #include <algorithm>
 
@@ -8,20 +9,6 @@ namespace br::kube_sim {
 using nlohmann::json;
 
 namespace {
-
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : path + "/") {
-    if (c == '/') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  return out;
-}
 
 bool has(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end() || std::find(v.begin(), v.end(), "*") != v.end();

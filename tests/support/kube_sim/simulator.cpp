@@ -1,5 +1,6 @@
 // Simulator transport: a thread per connection (sync Beast), REST routing, chunked watch streams.
 #include "tests/support/kube_sim/simulator.hpp"
+#include "tests/support/kube_sim/store_util.hpp"
 
 #include <sys/socket.h>
 
@@ -33,20 +34,6 @@ struct connection {
   std::thread thread;
   std::atomic<bool> done{false};
 };
-
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : path + "/") {
-    if (c == '/') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  return out;
-}
 
 void hard_close(tcp::socket& s) {
   ::shutdown(s.native_handle(), SHUT_RDWR);

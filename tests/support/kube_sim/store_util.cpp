@@ -108,4 +108,18 @@ json crd_status(const json& crd) {
                          {"message", "the initial names have been accepted"}, {"lastTransitionTime", now}}})}};
 }
 
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : path + "/") {
+    if (c == '/') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace br::kube_sim

@@ -19,6 +19,9 @@ api_result conflict(const resource_type& t, const std::string& name);
 api_result invalid(const resource_type& t, const std::string& name, const std::vector<field_error>& errs);
 std::string encode_continue(const std::string& last_key, std::uint64_t rv);
 std::optional<std::pair<std::string, std::uint64_t>> decode_continue(const std::string& token);
+/// A request path's non-empty segments ("/api/v1/pods/" -> api, v1, pods): the simulator's router
+/// and the RBAC authoriser read paths the same way.
+std::vector<std::string> split_path(const std::string& path);
 /// The status the API server gives an accepted CRD (Established, NamesAccepted).
 json crd_status(const json& crd);
 
