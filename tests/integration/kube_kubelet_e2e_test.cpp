@@ -24,6 +24,8 @@
 #include <fstream>
 #include <mutex>
 
+#include <unistd.h>
+
 #include "actors/common/registry.hpp"
 #include "actors/operator/api/operator_api.hpp"
 #include "actors/operator/group/site_io.hpp"
@@ -254,7 +256,16 @@ struct e2e_fixture {
   }
   std::string rows(const std::string& s) { return qs(s, "SELECT COUNT(*) FROM app.t"); }
 
-  std::string describe() {
+  /// What the cluster looks like, for a failure message. Boost.Test evaluates a message's
+  /// operands even when the check passes, so this returns a handle that is only rendered when
+  /// the message is printed (its gdb stack dump stops the process for a minute).
+  struct description {
+    e2e_fixture* f;
+    friend std::ostream& operator<<(std::ostream& os, const description& d) { return os << d.f->describe_now(); }
+  };
+  description describe() { return {this}; }
+
+  std::string describe_now() {
     std::string out = "status: " + status().dump() + "\n";
     for (const auto& s : sites) {
       auto m = kubelet->container(dep(s), "mysql");
@@ -264,9 +275,31 @@ struct e2e_fixture {
                 : "none") +
              "\n";
     }
-    return out + "kubelet: " + kubelet->error() + "\nthreads:\n" + threads() +
+    return out + "kubelet: " + kubelet->error() + "\nthreads:\n" + threads() + stacks() +
            "operator log tail:\n" + operator_log();
   }
+
+  /// Every thread's stack, taken by gdb attached to this process (when gdb is installed): the
+  /// full dump goes to a file, the frames of our own code are returned.
+  std::string stacks() {
+    if (!std::filesystem::exists("/usr/bin/gdb")) return "";
+    // Outside the test's temporary directory, which goes with the test.
+    const auto file = std::filesystem::temp_directory_path() /
+                      ("br-e2e-stacks-" + std::to_string(::getpid()) + "-" + std::to_string(++stack_dumps) + ".txt");
+    // Into a file, not a pipe: this process, stopped by gdb, could not read a pipe gdb fills.
+    br::test::child_process g("/bin/sh", {"-c", "exec /usr/bin/gdb -p " + std::to_string(::getpid()) +
+                                                    " -batch -ex 'set pagination off' -ex 'thread apply all bt' >" +
+                                                    file.string() + " 2>&1"});
+    g.wait_exit(180s);
+    std::string out = "stacks (full: " + file.string() + "):\n";
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);)
+      if (line.starts_with("Thread ") || (line.find(" br::") != std::string::npos &&
+                                          line.find("kube_kubelet_e2e_test.cpp") == std::string::npos))
+        out += "  " + line.substr(0, 220) + "\n";
+    return out;
+  }
+  int stack_dumps = 0;
 
   /// This process's threads (name, kernel wait channel, current syscall): when the operator
   /// stops writing status, which of its threads are blocked and where.
