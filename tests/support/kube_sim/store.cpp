@@ -258,7 +258,7 @@ api_result store::create(const resource_path& p, json body) {
   if (t->status_subresource && !t->crd_name.empty()) body.erase("status");  // status only via /status
   if (auto s = t->schemas.find(p.version); s != t->schemas.end()) {
     std::vector<std::string> pruned;
-    auto errs = validate_and_prune(s->second, body, &pruned);
+    auto errs = validate_and_prune(*s->second, body, &pruned);
     if (!errs.empty()) return invalid(*t, name, errs);
     if (p.strict_fields && !pruned.empty()) return strict_error(pruned);
   }
@@ -387,7 +387,7 @@ api_result store::write_update(resource_type t, const resource_path& p, json nex
   }
   if (auto s = t.schemas.find(p.version); s != t.schemas.end()) {
     std::vector<std::string> pruned;
-    auto errs = validate_and_prune(s->second, result, &pruned);
+    auto errs = validate_and_prune(*s->second, result, &pruned);
     if (!errs.empty()) return invalid(t, p.name, errs);
     if (p.strict_fields && !pruned.empty()) return strict_error(pruned);
   }

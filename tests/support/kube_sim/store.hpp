@@ -31,7 +31,9 @@ struct resource_type {
   bool status_subresource = false;
   std::vector<std::string> short_names;
   std::vector<std::string> categories;
-  std::map<std::string, json> schemas;  // version -> openAPIV3Schema (CRDs only)
+  /// version -> openAPIV3Schema (CRDs only). Shared: a type is copied for every request, and
+  /// copying a CRD's schema each time (under the store's lock) starved the simulator.
+  std::map<std::string, std::shared_ptr<const json>> schemas;
   std::string crd_name;                 // set when registered by a CRD
 
   std::string key() const { return group + "/" + plural; }

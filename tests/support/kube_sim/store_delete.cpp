@@ -112,8 +112,8 @@ void store::collect_garbage() {
         live.insert(md.value("uid", std::string{}));
         if (md.contains("deletionTimestamp") && has_finalizer(o, foreground))
           foreground_owners.insert(md.value("uid", std::string{}));
-        for (const auto& r : md.value("ownerReferences", json::array()))
-          ++dependents[r.value("uid", std::string{})];
+        if (auto refs = md.find("ownerReferences"); refs != md.end() && refs->is_array())
+          for (const auto& r : *refs) ++dependents[r.value("uid", std::string{})];
       }
     }
     for (const auto& t : std::vector<resource_type>(types_)) {
@@ -123,11 +123,13 @@ void store::collect_garbage() {
         auto& objs = objects_[t.key()];
         auto it = objs.find(k);
         if (it == objs.end()) continue;
-        const json md = it->second["metadata"];
-        const json refs = md.value("ownerReferences", json::array());
-        if (!refs.empty() && !md.contains("deletionTimestamp")) {
+        // References, not copies: this runs after every write, over every object. `md` is not
+        // used after a call that replaces the object (mark_deleting, commit, erase).
+        const json& md = it->second["metadata"];
+        const auto refs = md.find("ownerReferences");
+        if (refs != md.end() && refs->is_array() && !refs->empty() && !md.contains("deletionTimestamp")) {
           bool all_gone = true, owner_foreground = false;
-          for (const auto& r : refs) {
+          for (const auto& r : *refs) {
             const std::string u = r.value("uid", std::string{});
             if (live.count(u)) all_gone = false;
             if (foreground_owners.count(u)) owner_foreground = true;

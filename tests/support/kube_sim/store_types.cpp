@@ -69,7 +69,7 @@ void store::register_crd(const json& crd) {
     t.versions.push_back(name);
     if (v.contains("subresources") && v["subresources"].contains("status")) t.status_subresource = true;
     if (v.contains("schema") && v["schema"].contains("openAPIV3Schema"))
-      t.schemas[name] = v["schema"]["openAPIV3Schema"];
+      t.schemas[name] = std::make_shared<const json>(v["schema"]["openAPIV3Schema"]);
   }
   if (t.group.empty() || t.plural.empty() || t.kind.empty() || t.versions.empty()) return;
   std::erase_if(types_, [&](const resource_type& x) {

@@ -56,7 +56,8 @@ std::optional<json> dns_endpoint_write(const json& live, const json& desired) {
 }
 
 std::string apply_dns_endpoint(kube::client& c, const kube_platform_options& o,
-                               const std::string& site) {
+                               const std::string& site, bool* wrote) {
+  if (wrote) *wrote = false;
   auto g = o.context ? o.context->get() : config::failover_group{};
   auto desired = render::render_dns_endpoint(g, site, o.render);
   if (!desired) return "site " + site + " is not a primary-candidate with an lbIP";
@@ -69,7 +70,10 @@ std::string apply_dns_endpoint(kube::client& c, const kube_platform_options& o,
     if (!write) return "";
     auto r = live ? c.update(kube::resources::dnsendpoints, *write, o.call_timeout)
                   : c.create(kube::resources::dnsendpoints, o.ns, *write, o.call_timeout);
-    if (r) return "";
+    if (r) {
+      if (wrote) *wrote = true;
+      return "";
+    }
     // Someone wrote between our read and our write: read again.
     if (r.error().conflict() || r.error().already_exists()) continue;
     return (live ? "update: " : "create: ") + r.error().describe();
@@ -81,14 +85,16 @@ namespace {
 
 dns_actor::behavior_type kube_dns(dns_actor::pointer, kube_platform_options o) {
   return {[o](dns_atom, const std::string&, const std::string& site, const std::string& target) {
-    auto problem = apply_dns_endpoint(*o.client, o, site);
+    bool wrote = false;
+    auto problem = apply_dns_endpoint(*o.client, o, site, &wrote);
     json f = {{"group", o.group}, {"namespace", o.ns}, {"site", site}, {"target", target}};
     if (!problem.empty()) {
       f["error"] = problem;
       log::warn("dns endpoint not written", f);
       return false;
     }
-    log::info("dns endpoint points at the site", f);
+    // Asked again on every steering pass: said only when the object changed.
+    if (wrote) log::info("dns endpoint points at the site", f);
     return true;
   }};
 }

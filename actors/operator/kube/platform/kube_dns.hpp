@@ -20,9 +20,10 @@ std::optional<nlohmann::json> dns_endpoint_write(const nlohmann::json& live,
                                                  const nlohmann::json& desired);
 
 /// Blocking: makes bloodraven-<g> point at `site` (its lbIP from the group's spec); 409s are
-/// retried from a fresh read. "" on success, else what failed.
+/// retried from a fresh read. "" on success, else what failed; `wrote` (when given) says
+/// whether an object was created or replaced (false: it already pointed there).
 std::string apply_dns_endpoint(kube::client& c, const kube_platform_options& o,
-                               const std::string& site);
+                               const std::string& site, bool* wrote = nullptr);
 
 /// Detached: (dns, group, site, target) -> true once the DNSEndpoint names the site's lbIP.
 /// The executor sends it only after the promotion is confirmed (S9); a site that cannot be the
