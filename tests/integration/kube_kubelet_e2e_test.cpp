@@ -463,6 +463,7 @@ BOOST_AUTO_TEST_CASE(empty_pvcs_to_bootstrap_failover_auto_clone_and_reclone) {
                      "no failover away from " << cut << ": " << describe());
   phase("kill -9 of the cut-off primary to a new activeSite", t5);
   const std::string third = active();
+  last_primary = third;
   BOOST_TEST(rows(third) == "150");  // the five never left the old primary
   BOOST_TEST_REQUIRE(kubelet->cut_mysql(dep(cut), replica_ips, false), kubelet->error());
   kubelet->hold_restart(dep(cut), "mysql", 0ms);
@@ -475,7 +476,7 @@ BOOST_AUTO_TEST_CASE(empty_pvcs_to_bootstrap_failover_auto_clone_and_reclone) {
   auto [rc, out] = kubectl_bloodraven({"reclone", cut, "-g", group});
   BOOST_TEST_MESSAGE("kubectl bloodraven reclone: " << out);
   BOOST_TEST_REQUIRE(rc == 0, "kubectl bloodraven reclone: " << out);
-  BOOST_TEST(eventually([&] { return replicating_ok(cut, third) && rows(cut) == "150"; }, 300s),
+  BOOST_TEST(eventually([&] { return replicating_ok(cut, primary_now()) && rows(cut) == "150"; }, 300s),
              "no reclone of " << cut << ": " << describe());
   phase("kubectl bloodraven reclone to replicating", t6);
   BOOST_TEST(qs(cut, "SELECT COUNT(*) FROM app.t WHERE v = 'lost'") == "0");
