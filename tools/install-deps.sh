@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build pkg-config g++ clang
+  ccache mold     # tools/build.sh: compiler cache shared by clones, fast linker (optional there)
   libcaf-dev default-libmysqlclient-dev libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev
   libssl-dev      # Ed25519 view and acknowledgement signatures (libcrypto)
   libboost-test-dev prometheus-cpp-dev
