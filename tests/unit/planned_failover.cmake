@@ -1,0 +1,4 @@
+# Planned failover (issue 20): annotation parsing, validation (every refusal reason) and the
+# phase record, as table tests (actors/operator/decide/planned_failover.hpp).
+br_test(unit_planned_failover SOURCES ${CMAKE_CURRENT_LIST_DIR}/planned_failover_test.cpp
+  LIBS br_operator_decide LABELS "unit;planned")
