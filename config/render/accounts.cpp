@@ -87,19 +87,28 @@ set -euo pipefail
 DATADIR=)sh"} + data_dir + R"sh(
 CNF=)sh" + conf_dir + R"sh(/my.cnf
 MARKER="$DATADIR/)sh" + init_datadir_marker + R"sh("
+LOCK="$DATADIR/.bloodraven-init.lock"
 say() { printf '%s init-datadir: %s\n' "$(date -u +%FT%TZ)" "$*"; }
+# Two pods on one volume (a replacement started while the old pod's node is gone but not dead):
+# one initialises, the other waits for it and then finds a server. Without flock, no guard.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$LOCK"
+  flock -w 900 9 || { say "$LOCK held for 900 s by another initialisation: giving up" >&2; exit 1; }
+else
+  say "flock not found: nothing keeps a second pod from initialising $DATADIR at the same time"
+fi
 # The marker is removed only after a complete initialisation: with it, whatever is there (even a
 # mysql/ directory) is a failed initialisation of ours, never a server that has run.
 if [ ! -e "$MARKER" ] && [ -d "$DATADIR/mysql" ]; then say "$DATADIR holds a server: nothing to do"; exit 0; fi
 [ -n "${MYSQL_ROOT_PASSWORD:-}" ] || { say "MYSQL_ROOT_PASSWORD is not set: cannot initialise $DATADIR" >&2; exit 1; }
-others=$(find "$DATADIR" -mindepth 1 -maxdepth 1 ! -name lost+found ! -name "$(basename "$MARKER")" -printf '%f ')
+others=$(find "$DATADIR" -mindepth 1 -maxdepth 1 ! -name lost+found ! -name "$(basename "$MARKER")" ! -name "$(basename "$LOCK")" -printf '%f ')
 if [ -n "$others" ]; then
   if [ ! -e "$MARKER" ]; then
     say "$DATADIR is not empty and has no server (not initialised by us; nothing removed): $others" >&2
     exit 1
   fi
   say "removing what a failed earlier initialisation left: $others"
-  find "$DATADIR" -mindepth 1 -maxdepth 1 ! -name lost+found ! -name "$(basename "$MARKER")" -exec rm -rf {} +
+  find "$DATADIR" -mindepth 1 -maxdepth 1 ! -name lost+found ! -name "$(basename "$MARKER")" ! -name "$(basename "$LOCK")" -exec rm -rf {} +
 fi
 : >"$MARKER"
 )sh" + users_sql_functions + R"sh(SQL=$(mktemp /tmp/init-datadir.XXXXXX)

@@ -4,6 +4,7 @@
 // real mysqld runs it in the process-kubelet e2e (integration_kube_kubelet*).
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -46,6 +47,7 @@ struct script_run {
                                               "cp \"${a#--init-file=}\" \"$BR_FAKE_DIR/init.sql\";; "
                                               "esac; done\n"
                                               "touch \"$BR_FAKE_DATA/ibdata1\"\n"
+                                              "sleep \"${BR_FAKE_SLEEP:-0}\"\n"
                                               "[ \"${BR_FAKE_MYSQLD:-}\" = fail ] && exit 1\n"
                                               "mkdir \"$BR_FAKE_DATA/mysql\"\n";
     fs::permissions(dir.path / "bin/mysqld", fs::perms::owner_all);
@@ -55,12 +57,13 @@ struct script_run {
     std::ofstream(dir.path / "init.sh") << s;
   }
 
+  std::string command(const std::string& env, const std::string& out_file) const {
+    return "env -i PATH=" + (dir.path / "bin").string() + ":/usr/bin:/bin BR_FAKE_DIR=" +
+           dir.path.string() + " BR_FAKE_DATA=" + data.string() + " " + env + " bash " +
+           (dir.path / "init.sh").string() + " > " + (dir.path / out_file).string() + " 2>&1";
+  }
   void run(const std::string& env) {
-    std::string cmd = "env -i PATH=" + (dir.path / "bin").string() + ":/usr/bin:/bin BR_FAKE_DIR=" +
-                      dir.path.string() + " BR_FAKE_DATA=" + data.string() + " " + env +
-                      " bash " + (dir.path / "init.sh").string() + " > " +
-                      (dir.path / "out").string() + " 2>&1";
-    int rc = std::system(cmd.c_str());
+    int rc = std::system(command(env, "out").c_str());
     exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
     out = slurp(dir.path / "out");
   }
@@ -142,6 +145,25 @@ BOOST_AUTO_TEST_CASE(an_interrupted_initialisation_with_a_schema_directory_is_st
   BOOST_TEST(r.mysqld_ran());
   BOOST_TEST(!r.marker());
   BOOST_TEST(slurp(r.data / "ibdata1") != "half");  // removed, then made anew by (stand-in) mysqld
+}
+
+// Two pods on one volume at once: the second waits for the first's lock, then finds a server
+// (without the lock it took the first's marker for a failed run and removed its files).
+BOOST_AUTO_TEST_CASE(two_initialisations_of_one_directory_run_one_after_the_other) {
+  script_run r;
+  const std::string env = pw + " BR_FAKE_SLEEP=2";
+  const std::string both = "(" + r.command(env, "out1") + "; echo $? > " + (r.dir.path / "rc1").string() +
+                           ") & sleep 0.5; (" + r.command(env, "out2") + "; echo $? > " +
+                           (r.dir.path / "rc2").string() + ") & wait";
+  std::ofstream(r.dir.path / "both.sh") << both << "\n";
+  BOOST_TEST_REQUIRE(std::system(("bash " + (r.dir.path / "both.sh").string()).c_str()) == 0);
+  const auto out1 = slurp(r.dir.path / "out1"), out2 = slurp(r.dir.path / "out2");
+  BOOST_TEST(slurp(r.dir.path / "rc1") == "0\n", out1);
+  BOOST_TEST(slurp(r.dir.path / "rc2") == "0\n", out2);
+  auto args = slurp(r.dir.path / "mysqld.args");
+  BOOST_TEST(std::count(args.begin(), args.end(), '\n') == 1, "mysqld ran more than once:\n" << args);
+  BOOST_TEST(out2.find("holds a server: nothing to do") != std::string::npos, out2);
+  BOOST_TEST(!r.marker());
 }
 
 BOOST_AUTO_TEST_CASE(no_root_password_no_initialisation) {
