@@ -2,8 +2,9 @@
 # The settings travel with the compile command, so a later plain `ninja -C <dir>` uses the same
 # cache. They make hits possible across clone paths: paths under the source tree are rewritten
 # relative to the build directory (base_dir), the build directory itself is not hashed (hash_dir
-# off), and the PCH settings ccache needs (sloppiness, see cmake/pch.cmake) are on. The cache's
-# size cap lives in its ccache.conf (tools/build.sh).
+# off), and the PCH settings ccache needs (sloppiness, see cmake/pch.cmake) are on. Depend mode:
+# a miss costs no extra preprocessor run (the compiler's -MD output lists the headers). The
+# cache's size cap lives in its ccache.conf (tools/build.sh).
 set(BR_CCACHE_DIR "" CACHE PATH "ccache directory shared by builds of any clone (empty: no ccache)")
 
 if(BR_CCACHE_DIR)
@@ -27,6 +28,7 @@ if(BR_CCACHE_DIR)
     CCACHE_DIR=${BR_CCACHE_DIR}
     CCACHE_BASEDIR=${br_ccache_base}
     CCACHE_NOHASHDIR=1
+    CCACHE_DEPEND=1
     CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
     ${BR_CCACHE_PROGRAM})
 endif()
