@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -232,11 +233,32 @@ struct e2e_fixture {
     if (a.empty()) return a;
     if (!last_primary.empty() && a != last_primary)
       BOOST_TEST_MESSAGE("active site changed outside a fault: " << last_primary << " -> " << a
-                                                                  << ", status: " << status().dump());
+                                                                  << ", status: " << status().dump()
+                                                                  << "\noperator's decisions before it:\n"
+                                                                  << decisions(60));
     last_primary = a;
     return a;
   }
   std::string last_primary;
+
+  /// The operator's last `n` log lines about site states, evaluations and plans.
+  static std::string decisions(size_t n) {
+    std::vector<std::string> keep;
+    {
+      std::lock_guard<std::mutex> g(log_mutex);
+      std::istringstream in(log_text);
+      for (std::string line; std::getline(in, line);)
+        for (const char* k : {"site state changed", "evaluation changed", "initiating", "plan done",
+                              "plan failed", "poll", "unreachable", "fenc"})
+          if (line.find(k) != std::string::npos) {
+            keep.push_back(line);
+            break;
+          }
+    }
+    std::string out;
+    for (size_t i = keep.size() > n ? keep.size() - n : 0; i < keep.size(); ++i) out += keep[i] + "\n";
+    return out;
+  }
 
   /// One value as root over TCP ("" when it cannot be had); the root password is the generated
   /// Secret's. Only for looking, and for the faults of (5).
