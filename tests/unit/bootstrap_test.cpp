@@ -245,6 +245,13 @@ BOOST_AUTO_TEST_CASE(missing_privileges_rows) {
                  .empty());
   BOOST_TEST(missing_privileges({}, operator_account_privileges()).size() ==
              operator_account_privileges().size());
+  // A user's operator account without PROCESS: its session kills would see no other session.
+  const std::vector<std::string> no_process = {
+      "GRANT REPLICATION CLIENT ON *.* TO `op`@`%`",
+      "GRANT CLONE_ADMIN,CONNECTION_ADMIN,REPLICATION_SLAVE_ADMIN,SYSTEM_VARIABLES_ADMIN ON *.* TO `op`@`%`"};
+  auto np = missing_privileges(no_process, operator_account_privileges());
+  BOOST_TEST_REQUIRE(np.size() == 1u);
+  BOOST_TEST(np.front() == "PROCESS");
 }
 
 BOOST_AUTO_TEST_CASE(record_phases_follow_the_plans) {

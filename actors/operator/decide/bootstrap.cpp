@@ -214,9 +214,11 @@ std::vector<std::string> missing_privileges(const std::vector<std::string>& gran
 }
 
 const std::vector<std::string>& operator_account_privileges() {
+  // PROCESS: without it the fence's session listing sees only the operator's own sessions, so
+  // "kill application sessions" would kill none and report none left.
   static const std::vector<std::string> v{"SYSTEM_VARIABLES_ADMIN", "CONNECTION_ADMIN",
                                           "REPLICATION_SLAVE_ADMIN", "REPLICATION CLIENT",
-                                          "CLONE_ADMIN"};
+                                          "CLONE_ADMIN", "PROCESS"};
   return v;
 }
 
