@@ -96,6 +96,24 @@ void read(const json& v, const std::string& path, bootstrap_status& out, field_e
       .field("sites", out.sites);
 }
 
+void read(const json& v, const std::string& path, planned_failover_status& out,
+          field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("phase", out.phase)
+      .field("target", out.target)
+      .field("sourcePrimary", out.source_primary)
+      .field("reason", out.reason)
+      .field("message", out.message)
+      .field("sourceGtidAtFence", out.source_gtid_at_fence)
+      .field("maxLagWait", out.max_lag_wait)
+      .field("startTime", out.start_time)
+      .field("drainStartTime", out.drain_start_time)
+      .field("lagWaitStartTime", out.lag_wait_start_time)
+      .field("promoteStartTime", out.promote_start_time)
+      .field("resumeStartTime", out.resume_start_time)
+      .field("completionTime", out.completion_time);
+}
+
 void read(const json& v, const std::string& path, group_status& out, field_errors& errs) {
   json_reader r{v, path, errs, /*strict=*/false};
   r.field("activeSite", out.active_site)
@@ -108,7 +126,8 @@ void read(const json& v, const std::string& path, group_status& out, field_error
       .field("deposingSite", out.deposing_site)
       .field("observedAt", out.observed_at)
       .field("lastFailoverLosses", out.last_failover_losses)
-      .field("bootstrap", out.bootstrap);
+      .field("bootstrap", out.bootstrap)
+      .field("plannedFailover", out.planned_failover);
 }
 
 namespace {
@@ -167,6 +186,23 @@ void to_json(json& j, const bootstrap_status& s) {
   if (!s.sites.empty()) j["sites"] = s.sites;
 }
 
+void to_json(json& j, const planned_failover_status& s) {
+  j = json::object();
+  put(j, "phase", s.phase);
+  put(j, "target", s.target);
+  put(j, "sourcePrimary", s.source_primary);
+  put(j, "reason", s.reason);
+  put(j, "message", s.message);
+  put(j, "sourceGtidAtFence", s.source_gtid_at_fence);
+  put(j, "maxLagWait", s.max_lag_wait);
+  put(j, "startTime", s.start_time);
+  put(j, "drainStartTime", s.drain_start_time);
+  put(j, "lagWaitStartTime", s.lag_wait_start_time);
+  put(j, "promoteStartTime", s.promote_start_time);
+  put(j, "resumeStartTime", s.resume_start_time);
+  put(j, "completionTime", s.completion_time);
+}
+
 void to_json(json& j, const group_status& s) {
   j = json::object();
   put(j, "activeSite", s.active_site);
@@ -184,6 +220,7 @@ void to_json(json& j, const group_status& s) {
       losses.push_back({{"site", l.site}, {"kind", l.kind}, {"gtidSet", l.gtid_set}, {"count", l.count}});
   }
   if (s.bootstrap) j["bootstrap"] = *s.bootstrap;
+  if (s.planned_failover) j["plannedFailover"] = *s.planned_failover;
 }
 
 void from_json(const json& j, group_status& s) {

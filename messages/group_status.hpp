@@ -129,6 +129,25 @@ struct bootstrap_status {
   bool operator==(const bootstrap_status&) const = default;
 };
 
+/// status.plannedFailover (issue 20): the latest planned failover request and how far it got.
+struct planned_failover_status {
+  std::string phase;  // Draining|WaitingForLag|Promoting|Resuming|Succeeded|Failed
+  std::string target;
+  std::string source_primary;
+  std::string reason;  // Failed: UnknownSite|TargetUnhealthy|CooldownActive|ConcurrentOperation|
+                       // LagTimeout|SourceCrashed|ExecuteFailed|InvalidAnnotation
+  std::string message;
+  std::string source_gtid_at_fence;
+  std::string max_lag_wait;  // Go duration text
+  std::optional<timestamp> start_time;
+  std::optional<timestamp> drain_start_time;
+  std::optional<timestamp> lag_wait_start_time;
+  std::optional<timestamp> promote_start_time;
+  std::optional<timestamp> resume_start_time;
+  std::optional<timestamp> completion_time;
+  bool operator==(const planned_failover_status&) const = default;
+};
+
 struct group_status {
   std::string active_site;  // "" while there is no confirmed primary
   std::vector<site_status> sites;
@@ -142,6 +161,7 @@ struct group_status {
   std::optional<timestamp> observed_at;
   std::vector<transaction_loss> last_failover_losses;
   std::optional<bootstrap_status> bootstrap;
+  std::optional<planned_failover_status> planned_failover;
   bool operator==(const group_status&) const = default;
 };
 
@@ -155,6 +175,15 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, bootstrap_status& x) {
   return f(caf::meta::type_name("bootstrap_status"), x.phase, x.source, x.seed_site, x.message,
            x.sites);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, planned_failover_status& x) {
+  return f(caf::meta::type_name("planned_failover_status"), x.phase, x.target, x.source_primary,
+           x.reason, x.message, x.source_gtid_at_fence, x.max_lag_wait,
+           ms_time_field{x.start_time}, ms_time_field{x.drain_start_time},
+           ms_time_field{x.lag_wait_start_time}, ms_time_field{x.promote_start_time},
+           ms_time_field{x.resume_start_time}, ms_time_field{x.completion_time});
 }
 
 template <class Inspector>
@@ -183,7 +212,8 @@ typename Inspector::result_type inspect(Inspector& f, group_status& x) {
   return f(caf::meta::type_name("group_status"), x.active_site, x.sites,
            ms_time_field{x.last_failover}, x.last_failover_target, x.promotion_gtid_executed,
            x.conditions, x.epoch, x.deposing_site, ms_time_field{x.observed_at},
-           x.last_failover_losses, opt_field<bootstrap_status>{x.bootstrap});
+           x.last_failover_losses, opt_field<bootstrap_status>{x.bootstrap},
+           opt_field<planned_failover_status>{x.planned_failover});
 }
 
 }  // namespace br::config

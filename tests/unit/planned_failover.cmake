@@ -2,3 +2,6 @@
 # phase record, as table tests (actors/operator/decide/planned_failover.hpp).
 br_test(unit_planned_failover SOURCES ${CMAKE_CURRENT_LIST_DIR}/planned_failover_test.cpp
   LIBS br_operator_decide LABELS "unit;planned")
+# step() rows: the request, the record through the plan, its Events and metrics.
+br_test(unit_group_step_planned SOURCES ${CMAKE_CURRENT_LIST_DIR}/group_step_planned_test.cpp
+  LIBS br_operator_decide LABELS "unit;planned")

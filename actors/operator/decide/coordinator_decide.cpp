@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "actors/operator/decide/planned_failover.hpp"
+
 namespace br {
 
 std::vector<site_observation> build_observations(const std::vector<std::string>& sites,
@@ -172,6 +174,7 @@ config::group_status build_group_status(const status_inputs& in) {
                              blocked ? "DivergentTransactions" : "RecoveryInProgress",
                              recovery_message, std::nullopt});
   add_bootstrap_status(st, in.durable.bootstrap, in.bootstrap_note);
+  st.planned_failover = planned_status_of(in.planned);
   return st;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/group_status.hpp"
+#include "messages/planned_failover.hpp"
 #include "messages/decisions.hpp"
 #include "messages/operator.hpp"
 
@@ -55,6 +56,8 @@ struct status_inputs {
   bool evaluated = false;
   /// A new group not bootstrapped yet: "waiting: ..." | "refused: ..." (group_state).
   std::string bootstrap_note;
+  /// status.plannedFailover (group_state::planned).
+  planned_failover_record planned;
 };
 
 /// The group status (config/group_status.hpp shape). lastSeen is truncated to whole seconds so a

@@ -8,6 +8,7 @@
 #include "actors/operator/decide/coordinator_decide.hpp"
 #include "actors/operator/decide/recovery.hpp"
 #include "actors/operator/decide/step_context.hpp"
+#include "actors/operator/decide/step_planned.hpp"
 
 namespace br {
 
@@ -243,7 +244,7 @@ step_result step(const group_rules& rules, group_state state, const group_input&
                  [&](const input::plan_done& x) { on_plan_done(c, x.result); },
                  [&](const input::executor_down& x) { on_executor_down(c, x.reason); },
                  [&](const input::annotate& x) { on_annotate(c, x); },
-                 [&](const input::switchover& x) { on_switchover(c, x.target); },
+                 [&](const input::switchover& x) { on_planned_annotation(c, x.target); },
                  [&](const input::fenced& x) { on_fenced(c, x); },
                  [&](const input::gtid_read& x) { on_gtid_read(c, x); },
                  [&](const input::heartbeat_done& x) { on_heartbeat_done(c, x); },

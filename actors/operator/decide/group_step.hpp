@@ -28,6 +28,7 @@
 #include "messages/decisions.hpp"
 #include "messages/operator.hpp"
 #include "messages/mysql.hpp"
+#include "messages/planned_failover.hpp"
 
 namespace br {
 
@@ -148,6 +149,9 @@ struct group_state {
   std::set<std::string> receiver_inflight;             ///< receiver restarts in flight
   /// A new group not bootstrapped yet: why ("waiting for ..." | "refused: ..."), for the status.
   std::string bootstrap_note;
+  /// status.plannedFailover: the latest planned failover request (decide/step_planned.hpp).
+  planned_failover_record planned;
+  uint64_t planned_deferral_logged = 0;  ///< plan id whose deferral of automatic actions was logged
 };
 
 /// A persist is queued or running, a plan runs, or the state is not loaded yet.
@@ -188,6 +192,7 @@ struct annotate {
   std::string key;
   std::string value;
 };
+/// A planned failover request; `target` is the annotation's value, `<site>[:maxLagWait=<dur>]`.
 struct switchover {
   std::string target;
 };
@@ -245,6 +250,8 @@ enum class metric_kind : uint8_t {
   transactions_lost,  ///< site, value = transaction count, detail = "discarded" | "stranded"
   bootstrap_phase,    ///< detail = phase that ended, value = its duration in seconds
   clone_operation,    ///< site (recipient), detail = source (fresh-deploy | auto-clone | reclone)
+  planned_failover,   ///< site (target), detail = result, value = duration in seconds (< 0: none)
+  planned_lag_wait,   ///< site (target), value = seconds the catch-up wait took
 };
 
 namespace effect {

@@ -167,4 +167,28 @@ planned_outcome planned_finished(planned_failover_record r, const plan_result& r
   return o;
 }
 
+std::optional<config::planned_failover_status> planned_status_of(const planned_failover_record& r) {
+  if (r.phase.empty()) return std::nullopt;
+  auto stamp = [](int64_t ms) -> std::optional<config::timestamp> {
+    if (ms <= 0) return std::nullopt;
+    return config::timestamp(std::chrono::milliseconds(ms));
+  };
+  config::planned_failover_status s;
+  s.phase = r.phase;
+  s.target = r.target;
+  s.source_primary = r.source;
+  s.reason = r.reason;
+  s.message = r.message;
+  s.source_gtid_at_fence = r.source_gtid_at_fence;
+  if (r.max_lag_wait_ms > 0)
+    s.max_lag_wait = config::format_duration(std::chrono::milliseconds(r.max_lag_wait_ms));
+  s.start_time = stamp(r.started_ms);
+  s.drain_start_time = stamp(r.drain_started_ms);
+  s.lag_wait_start_time = stamp(r.lag_wait_started_ms);
+  s.promote_start_time = stamp(r.promote_started_ms);
+  s.resume_start_time = stamp(r.resume_started_ms);
+  s.completion_time = stamp(r.finished_ms);
+  return s;
+}
+
 }  // namespace br

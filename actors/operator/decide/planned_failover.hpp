@@ -11,6 +11,7 @@
 #include <string>
 
 #include "actors/operator/decide/switchover_request.hpp"
+#include "messages/group_status.hpp"
 #include "messages/planned_failover.hpp"
 
 namespace br {
@@ -83,5 +84,8 @@ struct planned_outcome {
 /// other failure -> ExecuteFailed (rolled back when source_kept, else not).
 planned_outcome planned_finished(planned_failover_record r, const plan_result& res,
                                  bool source_reachable, int64_t now_ms);
+
+/// status.plannedFailover of a record (nullopt: no request ever).
+std::optional<config::planned_failover_status> planned_status_of(const planned_failover_record& r);
 
 }  // namespace br

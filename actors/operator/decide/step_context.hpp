@@ -107,7 +107,6 @@ void on_plan_done(context& c, const plan_result& res);
 void record_refused_result(context& c);
 void on_executor_down(context& c, const std::string& reason);
 void on_annotate(context& c, const input::annotate& in);
-void on_switchover(context& c, const std::string& target);
 
 // Evaluation and the rules it applies (step_evaluate.cpp).
 void evaluate_and_act(context& c);

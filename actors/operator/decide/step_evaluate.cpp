@@ -8,6 +8,7 @@
 #include "actors/operator/decide/evaluate.hpp"
 #include "actors/operator/decide/rank_candidates.hpp"
 #include "actors/operator/decide/step_context.hpp"
+#include "actors/operator/decide/step_planned.hpp"
 
 namespace br::step_detail {
 
@@ -92,7 +93,10 @@ void evaluate_and_act(context& c) {
   status_changed(c, false);
   if (ev.verdict == group_verdict::healthy) st.alerts.clear();
   record_refused_result(c);
-  if (busy(st)) return;
+  if (busy(st)) {
+    planned_note_deferral(c);
+    return;
+  }
   // A group that never had a primary and has no writable site is bootstrapped (or waits, or is
   // refused) instead of failing over or alerting (step_bootstrap.cpp).
   if (ev.writable.empty() && maybe_bootstrap(c)) return;

@@ -7,6 +7,7 @@
 #include "actors/operator/decide/reclone_token.hpp"
 #include "actors/operator/decide/recovery.hpp"
 #include "actors/operator/decide/step_context.hpp"
+#include "actors/operator/decide/step_planned.hpp"
 #include "actors/operator/decide/switchover_request.hpp"
 
 namespace br::step_detail {
@@ -65,9 +66,11 @@ void start_persisted(context& c, const change_start_plan& x, bool ok) {
   if (!ok) {
     c.log(log_level::error, "plan not started: state not persisted", f);
     c.st.last_plan_failure = c.clock.now;
+    planned_plan_started(c, plan, false);
     return;
   }
   c.st.respawns = 0;
+  planned_plan_started(c, plan, true);
   if (plan.kind == plan_kind::bootstrap) {
     c.log(log_level::info, "bootstrap started", f);
     c.emit("Normal", "BootstrapStarted",
@@ -113,6 +116,7 @@ void done_persisted(context& c, const change_plan_done& x, bool ok) {
     c.st.unrecorded_at.reset();
   }
   if (ok) bootstrap_plan_done(c, x);
+  if (ok) planned_plan_done(c, x);
   if (ok && x.again && !res.ok) {
     // A failure (or a rollback) was logged, counted and announced at the first refusal.
     auto f = c.fields(plan.candidate);
@@ -239,6 +243,7 @@ void plan_persisted(context& c, const durable_change& change, bool ok) {
     f["plan"] = z->plan_id;
     f["phase"] = to_string(z->phase);
     c.log(log_level::info, "plan phase", f);
+    if (ok) planned_phase_persisted(c, z->phase, z->facts);
     c.out.emplace_back(effect::reply{z->reply, ok});
   }
 }
@@ -293,6 +298,10 @@ void on_executor_down(context& c, const std::string& reason) {
 
 void on_annotate(context& c, const input::annotate& in) {
   auto& st = c.st;
+  if (in.key == planned_failover_annotation) {
+    on_planned_annotation(c, in.value);
+    return;
+  }
   if (in.key != reclone_annotation) {
     c.answer = "rejected: unknown annotation " + in.key;
     return;
@@ -329,22 +338,6 @@ void on_annotate(context& c, const input::annotate& in) {
   c.metric(metric_kind::reclone, v.site);
   start_plan(c, plan_kind::reclone, v.site, "", false, false);
   c.answer = "accepted: reclone of " + v.site + " (" + to_string(v.kind) + ")";
-}
-
-void on_switchover(context& c, const std::string& target) {
-  auto& st = c.st;
-  switchover_facts facts{c.rules.sites, c.rules.roles, st.view.active_site, busy(st), st.reports};
-  auto v = check_switchover(facts, target);
-  auto f = c.fields(target);
-  f["reason"] = v.reason;
-  if (!v.accepted) {
-    c.log(log_level::warn, "switchover rejected", f);
-    c.answer = "rejected: " + v.reason;
-    return;
-  }
-  c.log(log_level::info, "switchover requested", f);
-  start_plan(c, plan_kind::switchover, target, st.view.active_site, true, true);
-  c.answer = "accepted: " + v.reason;
 }
 
 }  // namespace br::step_detail

@@ -8,6 +8,7 @@
 #include "actors/common/registry.hpp"
 #include "actors/operator/decide/overload.hpp"
 #include "actors/operator/group/operator_metrics.hpp"
+#include "actors/operator/group/planned_metrics.hpp"
 #include "actors/operator/group/view_push.hpp"
 #include "io/log/log.hpp"
 
@@ -210,6 +211,13 @@ void record_metric(self_ptr self, const effect::metric& m) {
       break;
     case metric_kind::clone_operation:
       opmetrics::clone_operations(g, m.site, m.detail).Increment();
+      break;
+    case metric_kind::planned_failover:
+      planned_metrics::planned_failovers(g, m.site, m.detail).Increment();
+      if (m.value >= 0) planned_metrics::observe_duration(g, m.site, m.value);
+      break;
+    case metric_kind::planned_lag_wait:
+      planned_metrics::observe_lag_wait(g, m.site, m.value);
       break;
   }
 }

@@ -1,5 +1,6 @@
-// Admin annotations on MysqlFailoverGroup objects: today the reclone request
-// (bloodraven.shipstream.io/reclone-site, written by `kubectl bloodraven reclone`).
+// Admin annotations on MysqlFailoverGroup objects: the reclone request
+// (bloodraven.shipstream.io/reclone-site, written by `kubectl bloodraven reclone`) and the planned
+// failover (bloodraven.shipstream.io/planned-failover, written by `kubectl bloodraven promote`).
 //
 // Order: the annotation is first removed from the object, conditionally on the resourceVersion it
 // was read from, and only then handed to the group's coordinator. So a request is acted on at most
@@ -10,18 +11,24 @@
 
 #include "actors/common/child_lookup.hpp"
 #include "actors/operator/decide/group_step.hpp"
+#include "actors/operator/decide/planned_failover.hpp"
 
 namespace br {
 
-std::optional<admin_annotation_seen> reclone_annotation_of(const nlohmann::json& object) {
+std::optional<admin_annotation_seen> admin_annotation_of(const nlohmann::json& object) {
   if (!object.is_object()) return std::nullopt;
   const auto md = object.value("metadata", nlohmann::json::object());
   if (!md.is_object() || md.contains("deletionTimestamp")) return std::nullopt;
   const auto ann = md.value("annotations", nlohmann::json::object());
-  if (!ann.is_object() || !ann.contains(reclone_annotation) || !ann[reclone_annotation].is_string())
-    return std::nullopt;
+  if (!ann.is_object()) return std::nullopt;
   admin_annotation_seen s;
-  s.value = ann[reclone_annotation].get<std::string>();
+  for (const char* key : {reclone_annotation, planned_failover_annotation})
+    if (ann.contains(key) && ann[key].is_string()) {
+      s.annotation = key;
+      break;
+    }
+  if (s.annotation.empty()) return std::nullopt;
+  s.value = ann[s.annotation].get<std::string>();
   s.resource_version = md.value("resourceVersion", std::string{});
   if (s.resource_version.empty()) return std::nullopt;  // no precondition possible: not from the API
   return s;
@@ -39,7 +46,7 @@ constexpr auto failed_retry = std::chrono::seconds(5);
 constexpr auto coordinator_timeout = std::chrono::seconds(10);
 
 json admin_fields(const std::string& key, const pending_admin& p) {
-  return {{"group", key}, {"annotation", reclone_annotation}, {"value", p.value}};
+  return {{"group", key}, {"annotation", p.annotation}, {"value", p.value}};
 }
 
 void retry(source_ptr self, const std::string& key, std::chrono::seconds after) {
@@ -50,6 +57,7 @@ void hand_to_coordinator(source_ptr self, const std::string& key, group_entry& e
   auto& p = self->state.admin[key];
   p.in_flight = true;
   auto value = p.value;
+  auto annotation = p.annotation;
   auto done = [self, key](std::optional<std::string> answer) {
     auto it = self->state.admin.find(key);
     if (it == self->state.admin.end()) return;
@@ -73,8 +81,7 @@ void hand_to_coordinator(source_ptr self, const std::string& key, group_entry& e
   ask_child<coordinator_actor>(
       self, e.supervisor, "coordinator", coordinator_timeout,
       [=](coordinator_actor co) {
-        self->request(co, coordinator_timeout, annotate_atom::value,
-                      std::string(reclone_annotation), value)
+        self->request(co, coordinator_timeout, annotate_atom::value, annotation, value)
             .then([=](std::string& answer) { done(answer); },
                   [=](caf::error&) { done(std::nullopt); });
       },
@@ -85,7 +92,7 @@ void clear_on_object(source_ptr self, const std::string& key, const group_entry&
   auto& p = self->state.admin[key];
   p.in_flight = true;
   self->request(self->state.resolver, std::chrono::seconds(30), annotate_atom::value, e.ns, e.name,
-                std::string(reclone_annotation), p.resource_version)
+                p.annotation, p.resource_version)
       .then(
           [=](int r) {
             auto it = self->state.admin.find(key);
@@ -114,7 +121,7 @@ void clear_on_object(source_ptr self, const std::string& key, const group_entry&
 }  // namespace
 
 void note_admin_annotation(source_ptr self, const json& object) {
-  auto seen = reclone_annotation_of(object);
+  auto seen = admin_annotation_of(object);
   if (!seen) return;
   const json md = object["metadata"];
   auto key = key_of(md.value("namespace", std::string{}), md.value("name", std::string{}));
@@ -124,6 +131,7 @@ void note_admin_annotation(source_ptr self, const json& object) {
   // annotation waits on the object for a later event.
   if (it != admin.end() && (it->second.cleared || it->second.in_flight)) return;
   pending_admin p;
+  p.annotation = seen->annotation;
   p.value = seen->value;
   p.resource_version = seen->resource_version;
   admin[key] = p;

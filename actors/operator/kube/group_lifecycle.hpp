@@ -76,12 +76,15 @@ enum class down_action : uint8_t {
 
 down_action decide_down(const supervisor_down& d);
 
-/// The reclone annotation on a watched group object (group_admin.cpp).
+/// A request annotation on a watched group object (group_admin.cpp): reclone-site or
+/// planned-failover.
 struct admin_annotation_seen {
+  std::string annotation;  ///< its key
   std::string value;
   std::string resource_version;  ///< the removal is conditional on it
 };
-/// Null when the object carries none, is being deleted, or has no resourceVersion.
-std::optional<admin_annotation_seen> reclone_annotation_of(const nlohmann::json& object);
+/// Null when the object carries none, is being deleted, or has no resourceVersion. When both
+/// are present the reclone comes first; the other stays on the object for a later event.
+std::optional<admin_annotation_seen> admin_annotation_of(const nlohmann::json& object);
 
 }  // namespace br

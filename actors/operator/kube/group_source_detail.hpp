@@ -77,6 +77,7 @@ struct group_entry {
 /// handed to the group's coordinator, which validates it and answers (Events RecloneRequested /
 /// RecloneRejected come from there).
 struct pending_admin {
+  std::string annotation;  ///< reclone-site | planned-failover
   std::string value;
   std::string resource_version;  ///< of the object the value was read from
   bool cleared = false;          ///< removed from the object; now owed to the coordinator

@@ -15,11 +15,13 @@ namespace br {
 namespace {
 
 constexpr const char* switchover_usage =
-    "usage: bloodraven switchover --operator URL --keys-dir DIR [--namespace NS] --group G TARGET\n"
-    "  asks the operator at URL (e.g. http://127.0.0.1:8080) to hand group NS/G over to site\n"
-    "  TARGET; the request is signed with DIR/operator.key. The switchover waits until TARGET\n"
-    "  has executed every transaction of the fenced primary (spec.plannedFailover.maxLagWait),\n"
-    "  or rolls back and keeps the primary.\n";
+    "usage: bloodraven switchover --operator URL --keys-dir DIR [--namespace NS] --group G\n"
+    "       TARGET[:maxLagWait=DUR]\n"
+    "  planned failover: asks the operator at URL (e.g. http://127.0.0.1:8080) to hand group\n"
+    "  NS/G over to site TARGET; the request is signed with DIR/operator.key. It waits until\n"
+    "  TARGET has executed every transaction of the fenced primary (DUR, else\n"
+    "  spec.plannedFailover.maxLagWait), or rolls back and keeps the primary. The answer says\n"
+    "  why a request is refused; GET /status shows plannedFailover.\n";
 
 constexpr const char* reclone_usage =
     "usage: bloodraven reclone --operator URL --keys-dir DIR [--namespace NS] --group G TOKEN\n"
