@@ -57,7 +57,8 @@ void read(const json& v, const std::string& path, site_status& out, field_errors
       .field("recoveryState", out.recovery_state)
       .field("divergentGtid", out.divergent_gtid)
       .field("divergentTransactionCount", out.divergent_transaction_count)
-      .field("servingHealthy", out.serving_healthy);
+      .field("servingHealthy", out.serving_healthy)
+      .field("manuallyFenced", out.manually_fenced);
 }
 
 void read(const json& v, const std::string& path, condition& out, field_errors& errs) {
@@ -157,6 +158,7 @@ void to_json(json& j, const site_status& s) {
   if (s.divergent_transaction_count)
     j["divergentTransactionCount"] = *s.divergent_transaction_count;
   if (s.serving_healthy) j["servingHealthy"] = *s.serving_healthy;
+  if (s.manually_fenced) j["manuallyFenced"] = true;
 }
 
 void to_json(json& j, const condition& c) {

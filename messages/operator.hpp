@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -248,13 +249,15 @@ struct durable_state {
   std::vector<gtid_loss> last_failover_losses;
   /// The latest bootstrap / auto-clone, its phases persisted with the plan's (status.bootstrap).
   bootstrap_record bootstrap;
+  /// Sites a DBA fenced by hand (decide/manual_fence.hpp): never candidates, out of routing.
+  std::set<std::string> manually_fenced;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, durable_state& x) {
   return f(caf::meta::type_name("durable_state"), x.view, x.last_failover_ms,
            x.last_failover_target, x.promotion_gtid, x.plan_active, x.plan, x.recovery,
-           x.last_failover_losses, x.bootstrap);
+           x.last_failover_losses, x.bootstrap, x.manually_fenced);
 }
 
 /// A Kubernetes-style Event (type Normal|Warning, reason from the ).

@@ -133,7 +133,8 @@ int load_kube_mode(std::map<std::string, std::string>& flags,
 
 int main(int argc, char** argv) {
   using namespace br;
-  if (argc >= 2 && (std::string(argv[1]) == "switchover" || std::string(argv[1]) == "reclone"))
+  if (argc >= 2 && (std::string(argv[1]) == "switchover" || std::string(argv[1]) == "reclone" ||
+                    std::string(argv[1]) == "fence"))
     return run_admin_cli(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "keygen") {
     if (argc < 4) {

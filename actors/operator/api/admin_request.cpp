@@ -9,7 +9,12 @@
 namespace br {
 
 std::string_view to_string(admin_action a) {
-  return a == admin_action::switchover ? "switchover" : "reclone";
+  switch (a) {
+    case admin_action::switchover: return "switchover";
+    case admin_action::reclone: return "reclone";
+    case admin_action::fence: return "fence";
+  }
+  return "reclone";
 }
 
 std::string_view argument_field(admin_action a) {

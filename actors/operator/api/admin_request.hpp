@@ -1,4 +1,4 @@
-// POST /admin/switchover and POST /admin/reclone: requests from whoever holds the operator's
+// POST /admin/switchover, /admin/reclone and /admin/fence: requests from whoever holds the operator's
 // private key (standalone mode has no object to annotate; `bloodraven switchover` and `bloodraven
 // reclone` sign and send them).
 //
@@ -25,11 +25,12 @@ namespace br {
 inline constexpr json_limits admin_limits{4u << 10, 2};
 inline constexpr int64_t admin_max_skew_ms = 60'000;
 
-enum class admin_action { switchover, reclone };
+enum class admin_action { switchover, reclone, fence };
 
-/// "switchover" | "reclone" (the body's "action" and the path's last segment).
+/// "switchover" | "reclone" | "fence" (the body's "action" and the path's last segment).
 std::string_view to_string(admin_action a);
-/// The body member that carries the action's argument: "target" | "value".
+/// The body member that carries the action's argument: "target" | "value" (reclone: the token;
+/// fence: "on:<site>" | "off:<site>", decide/manual_fence.hpp).
 std::string_view argument_field(admin_action a);
 
 /// The checked request, or the error answer (status != 0).

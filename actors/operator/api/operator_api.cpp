@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "actors/operator/api/admin_request.hpp"
+#include "actors/operator/decide/manual_fence.hpp"
 #include "actors/operator/decide/group_step.hpp"
 #include "actors/operator/api/dashboard.hpp"
 #include "actors/operator/api/pitr_status.hpp"
@@ -324,8 +325,8 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
   });
 
   auto wall = o.wall_clock;
-  // The two admin requests: checked here, decided by the group's coordinator.
-  for (auto action : {admin_action::switchover, admin_action::reclone}) {
+  // The admin requests: checked here, decided by the group's coordinator.
+  for (auto action : {admin_action::switchover, admin_action::reclone, admin_action::fence}) {
     std::string path = "/admin/" + std::string(to_string(action));
     r.post(path, "admin_" + std::string(to_string(action)), [=](const http::request& req,
                                                                 http::responder reply) {
@@ -361,7 +362,10 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
               if (action == admin_action::switchover)
                 self->request(co, timeout, switchover_atom::value, arg).then(answered, failed);
               else
-                self->request(co, timeout, annotate_atom::value, std::string(reclone_annotation), arg)
+                self->request(co, timeout, annotate_atom::value,
+                              std::string(action == admin_action::fence ? fence_request_key
+                                                                        : reclone_annotation),
+                              arg)
                     .then(answered, failed);
             },
             [=](caf::error& err) { reply(response::error(503, caf::to_string(err))); });

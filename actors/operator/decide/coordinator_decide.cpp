@@ -135,6 +135,7 @@ config::group_status build_group_status(const status_inputs& in) {
     config::site_status s;
     s.name = name;
     if (auto r = in.roles.find(name); r != in.roles.end()) s.role = r->second;
+    s.manually_fenced = in.durable.manually_fenced.count(name) > 0;
     if (auto r = in.reports.find(name); r != in.reports.end()) s.state = r->second.step.next.state;
     if (auto t = in.last_seen_ms.find(name); t != in.last_seen_ms.end())
       s.last_seen = config::timestamp(milliseconds(t->second / 1000 * 1000));
@@ -175,6 +176,16 @@ config::group_status build_group_status(const status_inputs& in) {
                              recovery_message, std::nullopt});
   add_bootstrap_status(st, in.durable.bootstrap, in.bootstrap_note);
   st.planned_failover = planned_status_of(in.planned);
+  // Manual fence (decide/manual_fence.hpp): which sites, or why the requested set is refused.
+  if (!in.fence_note.empty()) {
+    st.conditions.push_back({"SitesFenced", in.durable.manually_fenced.empty() ? "False" : "True",
+                             "FenceRejected", in.fence_note, std::nullopt});
+  } else if (!in.durable.manually_fenced.empty()) {
+    std::string names;
+    for (const auto& s : in.durable.manually_fenced) names += (names.empty() ? "" : ", ") + s;
+    st.conditions.push_back(
+        {"SitesFenced", "True", "ManuallyFenced", "fenced by request: " + names, std::nullopt});
+  }
   return st;
 }
 

@@ -56,6 +56,8 @@ struct status_inputs {
   bool evaluated = false;
   /// A new group not bootstrapped yet: "waiting: ..." | "refused: ..." (group_state).
   std::string bootstrap_note;
+  /// Why the fenced-sites annotation is not applied ("" when it is, or there is none).
+  std::string fence_note;
   /// status.plannedFailover (group_state::planned).
   planned_failover_record planned;
 };

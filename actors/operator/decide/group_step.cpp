@@ -71,6 +71,7 @@ durable_state apply_change(durable_state d, const durable_change& c) {
           [&](const change_mark_blocked& x) {
             d.recovery[x.site] = {"RecoveryBlocked", x.divergent_gtid, x.divergent_count};
           },
+          [&](const change_manual_fence& x) { d.manually_fenced = x.sites; },
           [&](const change_bootstrap& x) {
             d.bootstrap = x.record;
             for (const auto& b : x.blocked)
@@ -125,6 +126,7 @@ void change_persisted(context& c, const durable_change& change, bool ok) {
                  [&](const change_mark_pending&) {},
                  [&](const change_mark_blocked& x) { recovery_persisted(c, x, ok); },
                  [&](const change_bootstrap& x) { bootstrap_persisted(c, x, ok); },
+                 [&](const change_manual_fence& x) { fence_persisted(c, x, ok); },
                  [&](const auto&) { plan_persisted(c, change, ok); },
              },
              change);

@@ -107,9 +107,15 @@ struct change_bootstrap {
   std::vector<change_mark_blocked> blocked;
 };
 
+/// The manually fenced sites become `sites` (decide/manual_fence.hpp); `before` for the Events.
+struct change_manual_fence {
+  std::set<std::string> sites;
+  std::set<std::string> before;
+};
+
 using durable_change =
     std::variant<change_adopt, change_start_plan, change_plan_done, change_phase,
-                 change_mark_pending, change_mark_blocked, change_bootstrap>;
+                 change_mark_pending, change_mark_blocked, change_bootstrap, change_manual_fence>;
 
 /// `d` with `c` applied (the epoch clamp of S6 is the caller's, see step).
 durable_state apply_change(durable_state d, const durable_change& c);
@@ -152,6 +158,10 @@ struct group_state {
   /// status.plannedFailover: the latest planned failover request (decide/step_planned.hpp).
   planned_failover_record planned;
   uint64_t planned_deferral_logged = 0;  ///< plan id whose deferral of automatic actions was logged
+  /// Kubernetes: the fenced-sites annotation's latest value (the desired set), applied when the
+  /// rules allow; `fence_note`: why it is not applied (status and the FenceRejected Event).
+  std::optional<std::string> fence_annotation;
+  std::string fence_note;
 };
 
 /// A persist is queued or running, a plan runs, or the state is not loaded yet.

@@ -29,7 +29,9 @@ struct context {
         .count();
   }
 
+  /// The site's role for every rule: a manually fenced site counts as read-only.
   site_role role_of(const std::string& site) const {
+    if (st.durable.manually_fenced.count(site)) return site_role::read_only;
     auto it = rules.roles.find(site);
     return it == rules.roles.end() ? site_role::primary_candidate : it->second;
   }
@@ -122,6 +124,17 @@ void on_reassert_done(context& c, const input::reassert_done& in);
 void maybe_restart_receivers(context& c);
 void on_receiver_started(context& c, const input::receiver_started& in);
 void recovery_persisted(context& c, const change_mark_blocked& change, bool ok);
+
+// Manual fence of sites (step_fence.cpp; decide/manual_fence.hpp).
+/// The roles every rule uses (declared roles, fenced sites read-only).
+std::map<std::string, site_role> roles_now(const context& c);
+/// Kubernetes: the fenced-sites annotation's value (the whole desired set).
+void on_fence_annotation(context& c, const std::string& value);
+/// Standalone: "on:<site>" | "off:<site>" through the signed admin API.
+void on_fence_request(context& c, const std::string& value);
+/// Applies a pending annotation value once nothing is being written (each evaluation).
+void reconcile_fence(context& c);
+void fence_persisted(context& c, const change_manual_fence& x, bool ok);
 
 // Bootstrap and auto-clone (step_bootstrap.cpp).
 /// A new group with no writable site: wait, refuse or start the bootstrap. True when it applied

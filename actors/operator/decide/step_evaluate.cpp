@@ -80,7 +80,7 @@ void evaluate_and_act(context& c) {
   auto& st = c.st;
   if (!st.loaded) return;
   st.last_evaluation = c.clock.now;
-  auto obs = build_observations(c.rules.sites, c.rules.roles, st.reports);
+  auto obs = build_observations(c.rules.sites, roles_now(c), st.reports);
   auto ev = evaluate(obs, c.rules.site_priorities);
   if (!st.evaluated || ev.verdict != st.evaluation.verdict || ev.message != st.evaluation.message) {
     auto f = c.fields();
@@ -97,6 +97,8 @@ void evaluate_and_act(context& c) {
     planned_note_deferral(c);
     return;
   }
+  reconcile_fence(c);
+  if (busy(st)) return;
   // A group that never had a primary and has no writable site is bootstrapped (or waits, or is
   // refused) instead of failing over or alerting (step_bootstrap.cpp).
   if (ev.writable.empty() && maybe_bootstrap(c)) return;

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "actors/operator/decide/coordinator_decide.hpp"
+#include "actors/operator/decide/manual_fence.hpp"
 #include "actors/operator/decide/reclone_token.hpp"
 #include "actors/operator/decide/recovery.hpp"
 #include "actors/operator/decide/step_context.hpp"
@@ -302,6 +303,8 @@ void on_annotate(context& c, const input::annotate& in) {
     on_planned_annotation(c, in.value);
     return;
   }
+  if (in.key == fenced_sites_annotation) return on_fence_annotation(c, in.value);
+  if (in.key == fence_request_key) return on_fence_request(c, in.value);
   if (in.key != reclone_annotation) {
     c.answer = "rejected: unknown annotation " + in.key;
     return;

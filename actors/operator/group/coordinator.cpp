@@ -30,6 +30,7 @@ config::group_status status_of(self_ptr self) {
   in.evaluation = g.evaluation;
   in.evaluated = g.evaluated;
   in.bootstrap_note = g.bootstrap_note;
+  in.fence_note = g.fence_note;
   in.planned = g.planned;
   return build_group_status(in);
 }

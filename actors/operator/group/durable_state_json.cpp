@@ -165,6 +165,7 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
       {"recovery", recovery},
       {"lastFailoverLosses", losses_json(s.last_failover_losses)},
       {"bootstrap", bootstrap_json(s.bootstrap)},
+      {"manuallyFenced", s.manually_fenced},
   };
 }
 
@@ -217,6 +218,10 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
       s.last_failover_losses = losses_from_json(member(j, "lastFailoverLosses"));
     // Added with issue 19; older state files have none.
     if (j.contains("bootstrap")) s.bootstrap = bootstrap_from_json(member(j, "bootstrap"));
+    // Added with issue 20 (manual fence); older state files have none.
+    if (j.contains("manuallyFenced"))
+      for (const auto& site : get<std::vector<std::string>>(j, "manuallyFenced"))
+        s.manually_fenced.insert(site);
     const auto& rec = member(j, "recovery");
     if (!rec.is_object()) throw bad_member("wrong type of member recovery");
     for (auto it = rec.begin(); it != rec.end(); ++it) {

@@ -160,6 +160,7 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
   log::info("group started", f);
   report(self);
   drive_admin(self, key_of(e.ns, e.name));  // an admin annotation that waited for the start
+  fence_group_started(self, key_of(e.ns, e.name));
 }
 
 void stop_group(source_ptr self, group_entry& e) {

@@ -226,7 +226,11 @@ group_source_actor::behavior_type group_source(source_ptr self, group_source_opt
   return {
       [=](kube_event_atom, const std::string& type, const std::string& text) {
         if (self->state.stopping) return;
-        if (type != "DELETED") note_admin_annotation(self, json::parse(text, nullptr, false));
+        if (type != "DELETED") {
+          auto object = json::parse(text, nullptr, false);
+          note_admin_annotation(self, object);
+          note_fence_annotation(self, object);
+        }
         if (type == "MODIFIED" && unchanged_generation(self, text)) return;
         resolve(self, type, text);
       },
@@ -238,7 +242,10 @@ group_source_actor::behavior_type group_source(source_ptr self, group_source_opt
         resolve(self, "MODIFIED", e.last.object_json);
       },
       [=](finalize_atom, const std::string& key) { run_finalizer(self, key); },
-      [=](annotate_atom, const std::string& key) { drive_admin(self, key); },
+      [=](annotate_atom, const std::string& key) {
+        drive_admin(self, key);
+        drive_fence(self, key);
+      },
       [=](restart_atom, const std::string& key) {
         auto it = self->state.groups.find(key);
         if (it == self->state.groups.end() || self->state.stopping) return;

@@ -85,6 +85,15 @@ struct pending_admin {
   int attempts = 0;              ///< coordinator answers "busy" (retried every second, 120 times)
 };
 
+/// The fenced-sites annotation of a group (desired state, never removed from the object): the
+/// latest value seen, and the value the running coordinator took.
+struct fence_desired {
+  std::string value;  ///< absent annotation: ""
+  std::optional<std::string> handed;
+  bool in_flight = false;
+  int attempts = 0;
+};
+
 struct source_state {
   group_source_options o;
   std::string path;
@@ -96,6 +105,7 @@ struct source_state {
   caf::error stop_reason;
   std::vector<caf::response_promise> stop_waiters;
   std::map<std::string, pending_admin> admin;  // "<ns>/<name>": admin annotations being handled
+  std::map<std::string, fence_desired> fence;  // "<ns>/<name>": the fenced-sites annotation
   static inline const char* name = "group_source";
 };
 
@@ -158,6 +168,12 @@ void note_admin_annotation(source_ptr self, const json& object);
 /// Carries the group's pending admin annotation one step on: remove it from the object, then hand
 /// it to the running coordinator. Called on notes, group starts and its own retry timer.
 void drive_admin(source_ptr self, const std::string& key);
+// group_fence.cpp: the fenced-sites annotation, handed to the coordinator whenever its value
+// changes and whenever the group (re)starts; the coordinator decides (decide/manual_fence.hpp).
+void note_fence_annotation(source_ptr self, const json& object);
+void drive_fence(source_ptr self, const std::string& key);
+/// A group supervisor started: its coordinator has not heard the value yet.
+void fence_group_started(source_ptr self, const std::string& key);
 
 // group_source.cpp: applying resolved objects and supervisor exits (group_lifecycle decides).
 void apply(source_ptr self, group_desired d);

@@ -31,12 +31,23 @@ constexpr const char* reclone_usage =
     "  SITE:confirm=G for a site with no recorded divergence (a cold reclone). The site's data is\n"
     "  replaced by a CLONE of the primary; the active primary itself is never recloned.\n";
 
+constexpr const char* fence_usage =
+    "usage: bloodraven fence --operator URL --keys-dir DIR [--namespace NS] --group G on|off SITE\n"
+    "  asks the operator at URL to fence SITE of group NS/G by hand (never a failover candidate,\n"
+    "  out of the routing files, super_read_only stays ON), or to unfence it; the request is\n"
+    "  signed with DIR/operator.key. Refused for the active primary (move the role first with\n"
+    "  bloodraven switchover) and for the last failover candidate, with the reason.\n";
+
 }  // namespace
 
 int run_admin_cli(int argc, char** argv) {
   const std::string cmd = argc >= 2 ? argv[1] : "";
-  const admin_action action = cmd == "reclone" ? admin_action::reclone : admin_action::switchover;
-  const char* usage = action == admin_action::reclone ? reclone_usage : switchover_usage;
+  const admin_action action = cmd == "reclone" ? admin_action::reclone
+                              : cmd == "fence" ? admin_action::fence
+                                               : admin_action::switchover;
+  const char* usage = action == admin_action::reclone ? reclone_usage
+                      : action == admin_action::fence ? fence_usage
+                                                      : switchover_usage;
   const std::string who = "bloodraven " + cmd;
   std::map<std::string, std::string> opt{{"--namespace", "default"}};
   std::string argument;
@@ -55,10 +66,17 @@ int run_admin_cli(int argc, char** argv) {
       opt[a] = argv[++i];
     } else if (argument.empty()) {
       argument = a;
+    } else if (action == admin_action::fence && argument.find(':') == std::string::npos) {
+      argument += ":" + a;  // fence on|off SITE -> "on:SITE"
     } else {
       std::fprintf(stderr, "%s: unexpected argument %s\n%s", who.c_str(), a.c_str(), usage);
       return 2;
     }
+  }
+  if (action == admin_action::fence && argument.rfind("on:", 0) != 0 &&
+      argument.rfind("off:", 0) != 0) {
+    std::fprintf(stderr, "%s: on or off, then the site\n%s", who.c_str(), usage);
+    return 2;
   }
   if (argument.empty() || !opt.count("--operator") || !opt.count("--keys-dir") ||
       !opt.count("--group")) {
