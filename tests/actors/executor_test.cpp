@@ -366,6 +366,30 @@ BOOST_AUTO_TEST_CASE(a_refused_persist_stops_the_plan) {
   BOOST_TEST(fl->count("b", mysql_op::promote_switch) == 0u);
 }
 
+// After the promotion nothing can undo it: a refused progress write is offered again instead of
+// ending the plan "failed" with a writable candidate no view names.
+BOOST_AUTO_TEST_CASE(a_refused_persist_after_the_promotion_is_offered_again) {
+  coord->has_refuse = true;
+  coord->refuse_at = plan_phase::steering;
+  coord->refuse_times = 2;
+  start(failover());
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  auto phases = coord->phase_list();
+  BOOST_TEST(std::count(phases.begin(), phases.end(), plan_phase::steering) == 3);
+  BOOST_TEST(phases.back() == plan_phase::repointing);
+}
+
+BOOST_AUTO_TEST_CASE(a_persist_refused_every_time_after_the_promotion_still_ends) {
+  coord->has_refuse = true;
+  coord->refuse_at = plan_phase::confirming;
+  start(failover());
+  const auto& r = only_result();
+  BOOST_TEST(r.error == "confirming: progress not persisted");
+  auto phases = coord->phase_list();
+  BOOST_TEST(std::count(phases.begin(), phases.end(), plan_phase::confirming) == 5);
+}
+
 BOOST_AUTO_TEST_CASE(the_drain_is_best_effort) {
   fl->hang.insert({"b", mysql_op::wait_executed});
   start(failover());

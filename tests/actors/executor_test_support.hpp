@@ -203,6 +203,7 @@ struct coord_record {
   plan_phase hold_at = plan_phase::pending;  ///< record this phase but never answer
   bool has_refuse = false;
   plan_phase refuse_at = plan_phase::pending;  ///< answer false for this phase
+  int refuse_times = -1;                       ///< that many times (-1: always)
 
   std::vector<plan_phase> phase_list() const {
     std::vector<plan_phase> v;
@@ -233,7 +234,9 @@ inline coordinator_actor spawn_recording_coordinator(caf::actor_system& sys,
             self->state.held.push_back(rp);
             return rp;
           }
-          rp.deliver(!(rec->has_refuse && rec->refuse_at == ph));
+          bool refuse = rec->has_refuse && rec->refuse_at == ph && rec->refuse_times != 0;
+          if (refuse && rec->refuse_times > 0) --rec->refuse_times;
+          rp.deliver(!refuse);
           return rp;
         },
         [=](plan_done_atom, const plan_result& r) { rec->done.push_back(r); },

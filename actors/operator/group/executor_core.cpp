@@ -95,6 +95,59 @@ void arm_deadline(exec_ptr self, caf::timespan d) {
   self->delayed_send(self, d, deadline_atom::value, st.seq);
 }
 
+namespace {
+
+/// How often a refused progress write is offered again once the promotion has run.
+constexpr int promoted_persist_attempts = 5;
+
+/// The candidate has been promoted (the promoting step, or a later one, finished): nothing can
+/// undo that, so ending the plan "failed" on a refused progress write would leave a writable
+/// primary no view names (seen: the API server timed out the steering write).
+bool past_promotion(const executor_state& st) {
+  if (!is_promotion_kind(st.plan.kind)) return false;
+  if (st.promotion_done) return true;
+  for (size_t i = 0; i <= st.index && i < st.steps.size(); ++i)
+    if (st.steps[i] == plan_phase::promoting) return true;
+  return false;
+}
+
+void persist_progress(exec_ptr self, int attempt) {
+  auto& st = self->state;
+  auto retry_or_fail = [=](const std::string& why) {
+    auto& s = self->state;
+    if (past_promotion(s) && attempt < promoted_persist_attempts) {
+      auto f = fields(self, s.plan.candidate);
+      f["attempt"] = attempt;
+      f["error"] = why;
+      log::warn("progress not persisted after the promotion; offered again", f);
+      ++s.seq;
+      arm_deadline(self, s.plan.step_timeout);
+      persist_progress(self, attempt + 1);
+      return;
+    }
+    fail(self, why);
+  };
+  self->request(st.deps.coordinator, st.plan.step_timeout + request_slack, phase_atom::value,
+                st.plan.id, st.current,
+                plan_facts{st.result.promotion_gtid, st.result.source_gtid, st.result.losses})
+      .then(if_current<bool>(self,
+                             [=](bool persisted) {
+                               if (!persisted) {
+                                 retry_or_fail("progress not persisted");
+                                 return;
+                               }
+                               auto& s = self->state;
+                               s.persisting = false;
+                               ++s.index;
+                               start_next(self);
+                             }),
+            if_current<caf::error&>(self, [=](caf::error& e) {
+              retry_or_fail("progress not persisted: " + to_string(e));
+            }));
+}
+
+}  // namespace
+
 void step_done(exec_ptr self) {
   auto& st = self->state;
   if (st.finished) return;
@@ -109,23 +162,7 @@ void step_done(exec_ptr self) {
     start_next(self);
     return;
   }
-  self->request(st.deps.coordinator, st.plan.step_timeout + request_slack, phase_atom::value,
-                st.plan.id, st.current,
-                plan_facts{st.result.promotion_gtid, st.result.source_gtid, st.result.losses})
-      .then(if_current<bool>(self,
-                             [=](bool persisted) {
-                               if (!persisted) {
-                                 fail(self, "progress not persisted");
-                                 return;
-                               }
-                               auto& s = self->state;
-                               s.persisting = false;
-                               ++s.index;
-                               start_next(self);
-                             }),
-            if_current<caf::error&>(self, [=](caf::error& e) {
-              fail(self, "progress not persisted: " + to_string(e));
-            }));
+  persist_progress(self, 1);
 }
 
 const mysql_target* target_of(exec_ptr self, const std::string& site) {
