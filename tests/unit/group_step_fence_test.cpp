@@ -83,6 +83,17 @@ BOOST_AUTO_TEST_CASE(a_fenced_site_found_writable_is_fenced_again) {
   BOOST_TEST(fenced() == std::vector<std::string>{"c"});
 }
 
+BOOST_AUTO_TEST_CASE(a_planned_failover_to_a_fenced_site_is_refused) {
+  settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
+  run(input::annotate{fenced_sites_annotation, "b"});
+  store_ok();
+  input::switchover sw;
+  sw.target = "b";
+  run(sw);
+  BOOST_TEST(answer.value_or("").rfind("rejected", 0) == 0u, answer.value_or(""));
+  BOOST_TEST(count<effect::persist>() == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(an_annotation_refused_during_a_plan_is_applied_after_it) {
   settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
   st.durable.plan_active = true;  // a plan runs

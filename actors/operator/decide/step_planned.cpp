@@ -60,7 +60,7 @@ void on_planned_request(context& c, const std::string& target,
     return;
   }
   planned_facts f;
-  f.group = {c.rules.sites, c.rules.roles, st.view.active_site, busy(st), st.reports};
+  f.group = {c.rules.sites, roles_now(c), st.view.active_site, busy(st), st.reports};  // fenced: read-only
   f.now_ms = c.wall_ms();
   f.last_failover_ms = st.durable.last_failover_ms;
   f.cooldown = c.rules.failover_cooldown;
