@@ -100,15 +100,11 @@ namespace {
 /// How often a refused progress write is offered again once the promotion has run.
 constexpr int promoted_persist_attempts = 5;
 
-/// The candidate has been promoted (the promoting step, or a later one, finished): nothing can
-/// undo that, so ending the plan "failed" on a refused progress write would leave a writable
-/// primary no view names (seen: the API server timed out the steering write).
+/// The candidate has been promoted (called once a step finished: `promoting` or a later one is
+/// done): nothing can undo that, so ending the plan "failed" on a refused progress write would
+/// leave a writable primary no view names (seen: the API server timed out the steering write).
 bool past_promotion(const executor_state& st) {
-  if (!is_promotion_kind(st.plan.kind)) return false;
-  if (st.promotion_done) return true;
-  for (size_t i = 0; i <= st.index && i < st.steps.size(); ++i)
-    if (st.steps[i] == plan_phase::promoting) return true;
-  return false;
+  return is_promotion_kind(st.plan.kind) && promotion_attempted(st);
 }
 
 void persist_progress(exec_ptr self, int attempt) {
