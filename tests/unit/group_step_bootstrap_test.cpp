@@ -395,6 +395,91 @@ BOOST_AUTO_TEST_CASE(a_resumed_bootstrap_starts_no_second_plan) {
   BOOST_TEST(plans[0].id == 8u);
 }
 
+// A bootstrap record the store refused starts no plan (review finding 6): the plan follows its
+// record only once the record is stored, and the next evaluation decides again.
+BOOST_AUTO_TEST_CASE(a_refused_bootstrap_record_starts_no_plan) {
+  const auto s5 = gtid(U1, 1, 5);
+  load();
+  drain(*this);
+  for (auto [s, g] : {std::pair{"a", s5}, std::pair{"b", std::string()}, std::pair{"c", std::string()}}) {
+    report(rep(s, site_state::read_only, g));
+    if (std::string(s) != "c") drain(*this);
+  }
+  // c's report completed the picture: the record is being written.
+  BOOST_REQUIRE(st.persisting.has_value());
+  BOOST_REQUIRE(std::holds_alternative<change_bootstrap>(*st.persisting));
+  run(input::persisted{false, "conflict"});
+  BOOST_TEST(started(effects).empty());
+  BOOST_TEST(count<effect::persist>() == 0u);  // no plan-start write queued behind it
+  BOOST_TEST(!st.durable.plan_active);
+  BOOST_TEST(st.durable.view.epoch == 0u);
+  BOOST_TEST(st.durable.bootstrap.source.empty());
+  // A later poll decides again: record, then (stored) the plan.
+  std::map<std::string, site_report> reports = {{"a", rep("a", site_state::read_only, s5)},
+                                                {"b", rep("b", site_state::read_only, "")},
+                                                {"c", rep("c", site_state::read_only, "")}};
+  auto plans = started(poll(*this, reports));
+  BOOST_REQUIRE_EQUAL(plans.size(), 1u);
+  BOOST_TEST(plans[0].kind == plan_kind::bootstrap);
+  BOOST_TEST(st.durable.bootstrap.source == "fresh-deploy");
+}
+
+// A failover during a fresh-deploy bootstrap (the seed lost after its promotion, b already
+// brought in and promoted): the promoted site's entry is Done and the remaining site c is brought
+// in from the new primary b (review finding 7: it used to wait for the seed for ever).
+BOOST_AUTO_TEST_CASE(a_failover_during_the_bootstrap_brings_the_rest_in_from_the_new_primary) {
+  const auto s5 = gtid(U1, 1, 5);
+  bootstrap_record rec;
+  rec.source = "fresh-deploy";
+  rec.seed = "a";
+  rec.phase = "Pending";
+  rec.sites = {{"a", "seed", "Done", "", 1, 2, 1},
+               {"b", "clone", "Done", "", 3, 4, 1},
+               {"c", "clone", "Pending", "", 0, 0, 0}};
+  durable_state d;
+  d.view = {3, "a", "", 1, {}};
+  d.last_failover_target = "a";
+  d.bootstrap = rec;
+  // A failover to b ended: the durable change of its result.
+  failover_plan plan;
+  plan.id = 9;
+  plan.kind = plan_kind::failover;
+  plan.candidate = "b";
+  plan.old_primary = "a";
+  plan.epoch = 4;
+  plan_result res;
+  res.id = 9;
+  res.ok = true;
+  res.reached = plan_phase::done;
+  d.plan_active = true;
+  d.plan = plan;
+  auto after = apply_change(d, change_plan_done{plan, res, 100});
+  BOOST_TEST(after.view.active_site == "b");
+  // b's entry already Done stays as it was; c is still to be brought in.
+  BOOST_TEST(site_of(after.bootstrap, "b")->phase == "Done");
+  BOOST_TEST(site_of(after.bootstrap, "c")->phase == "Pending");
+  // Had the failover promoted c (not yet brought in), c's entry would be Done: it is the primary.
+  failover_plan to_c = plan;
+  to_c.candidate = "c";
+  auto c_after = apply_change(d, change_plan_done{to_c, res, 100});
+  BOOST_TEST(site_of(c_after.bootstrap, "c")->phase == "Done");
+  BOOST_TEST(site_of(c_after.bootstrap, "c")->message == "promoted by a failover during the bootstrap");
+  BOOST_TEST(c_after.bootstrap.phase == "Done");
+  // The group, loaded with b active: c is brought in from b.
+  load(after);
+  auto eff = drain(*this);
+  std::map<std::string, site_report> reports = {{"a", rep("a", site_state::unreachable)},
+                                                {"b", rep("b", site_state::writable, s5)},
+                                                {"c", rep("c", site_state::read_only, "")}};
+  auto more = poll(*this, reports);
+  eff.insert(eff.end(), more.begin(), more.end());
+  auto plans = started(eff);
+  BOOST_REQUIRE_EQUAL(plans.size(), 1u);
+  BOOST_TEST(plans[0].kind == plan_kind::auto_clone);
+  BOOST_TEST(plans[0].candidate == "c");
+  BOOST_TEST(plans[0].source == "b");
+}
+
 // Reclone requests around a bootstrap (on_annotate + validate_reclone_token): refused while any
 // plan runs (acted on once; the requester asks again), refused for the active site and before
 // there is one; a healthy replica only with the cold confirmation; a divergent site only with its

@@ -96,4 +96,15 @@ void record_plan_done(bootstrap_record& r, const failover_plan& plan, const plan
   if (r.phase == "Done") r.finished_ms = at_ms;
 }
 
+void note_promoted_during_bootstrap(bootstrap_record& r, const std::string& site, int64_t at_ms) {
+  if (r.source != "fresh-deploy" || r.phase == "Done") return;
+  auto* s = find(r, site);
+  if (!s || s->phase == "Done" || s->action == "seed") return;
+  s->phase = "Done";
+  s->message = "promoted by a failover during the bootstrap";
+  s->finished_ms = at_ms;
+  r.phase = overall_phase(r);
+  if (r.phase == "Done") r.finished_ms = at_ms;
+}
+
 }  // namespace br

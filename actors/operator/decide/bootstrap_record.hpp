@@ -25,5 +25,8 @@ void record_plan_started(bootstrap_record& r, const failover_plan& plan, int64_t
 void record_plan_phase(bootstrap_record& r, const failover_plan& plan, plan_phase phase);
 void record_plan_done(bootstrap_record& r, const failover_plan& plan, const plan_result& res,
                       int64_t at_ms);
+/// A failover promoted `site` while a fresh-deploy bootstrap was still bringing sites in: its
+/// entry is Done (it is the primary now; the others are brought in from it).
+void note_promoted_during_bootstrap(bootstrap_record& r, const std::string& site, int64_t at_ms);
 
 }  // namespace br

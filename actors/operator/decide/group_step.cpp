@@ -53,6 +53,8 @@ durable_state apply_change(durable_state d, const durable_change& c) {
                 x.result.promotion_gtid.empty() ? d.plan.promotion_gtid : x.result.promotion_gtid;
             d.plan.promotion_gtid = d.promotion_gtid;
             d.last_failover_losses = x.result.losses;
+            if (plan.kind != plan_kind::bootstrap)
+              note_promoted_during_bootstrap(d.bootstrap, plan.candidate, x.at_ms);
             // A follower that holds transactions the new primary lacks can no longer follow it.
             for (const auto& l : x.result.losses)
               if (l.kind == gtid_loss_stranded) d.recovery[l.site] = {"RecoveryBlocked", l.gtid, l.count};

@@ -102,9 +102,13 @@ struct change_mark_blocked {
 
 /// A bootstrap or auto-clone is decided: its record (status.bootstrap) replaces the previous one;
 /// `blocked`: sites that hold transactions the seed lacks (RecoveryBlocked, never cloned).
+/// A bootstrap record; once the store holds it, the plan it announces starts (never before: a
+/// refused record starts nothing, and the next evaluation decides again).
 struct change_bootstrap {
   bootstrap_record record;
   std::vector<change_mark_blocked> blocked;
+  plan_kind start_kind = plan_kind::bootstrap;
+  std::string start_site;  ///< empty: no plan follows
 };
 
 /// The manually fenced sites become `sites` (decide/manual_fence.hpp); `before` for the Events.

@@ -115,8 +115,9 @@ bool maybe_bootstrap(context& c) {
   auto f = c.fields(d.seed);
   for (const auto& a : d.sites) f["sites"][a.site] = a.action;
   c.log(log_level::info, "bootstrapping a new group", f);
+  ch.start_kind = plan_kind::bootstrap;
+  ch.start_site = d.seed;
   persist(c, std::move(ch));
-  start_plan(c, plan_kind::bootstrap, d.seed, "", false, true);
   return true;
 }
 
@@ -124,10 +125,14 @@ void continue_bootstrap(context& c) {
   auto& st = c.st;
   const auto& rec = st.durable.bootstrap;
   if (!c.rules.bootstrap || busy(st) || rec.source != "fresh-deploy" || rec.phase == "Done") return;
-  if (st.view.active_site.empty() || st.view.active_site != rec.seed) return;
+  // From whichever site is active: after a failover during the bootstrap (the seed lost), the
+  // remaining sites are brought in from the new primary (the promoted one is marked Done by the
+  // promotion's durable change).
+  if (st.view.active_site.empty()) return;
   if (retry_wait(c)) return;
   for (const auto& s : rec.sites) {
     if ((s.action != "clone" && s.action != "replicate") || s.phase == "Done") continue;
+    if (s.name == st.view.active_site) continue;
     auto f = c.fields(s.name);
     f["action"] = s.action;
     c.log(log_level::info, "bootstrap: bringing in the next site", f);
@@ -169,12 +174,19 @@ void maybe_auto_clone(context& c) {
   r.sites.push_back({*site, "clone", "Pending", "empty while the active site has data", 0, 0,
                      attempts});
   r.phase = overall_phase(r);
+  ch.start_kind = plan_kind::auto_clone;
+  ch.start_site = *site;
   persist(c, std::move(ch));
-  start_plan(c, plan_kind::auto_clone, *site, "", false, false);
 }
 
 void bootstrap_persisted(context& c, const change_bootstrap& x, bool ok) {
-  if (!ok) return;
+  if (!ok) {
+    // Nothing starts without its record; the next evaluation decides again.
+    auto f = c.fields(x.start_site);
+    f["source"] = x.record.source;
+    c.log(log_level::warn, "bootstrap record not stored: its plan does not start", f);
+    return;
+  }
   for (const auto& b : x.blocked) {
     auto msg = b.site + " holds " + std::to_string(b.divergent_count) +
                " transactions the seed " + x.record.seed + " lacks (" + b.divergent_gtid +
@@ -188,6 +200,8 @@ void bootstrap_persisted(context& c, const change_bootstrap& x, bool ok) {
     c.metric(metric_kind::divergent, b.site, static_cast<double>(b.divergent_count));
   }
   status_changed(c, true);
+  if (!x.start_site.empty())
+    start_plan(c, x.start_kind, x.start_site, "", false, x.start_kind == plan_kind::bootstrap);
 }
 
 void bootstrap_plan_done(context& c, const change_plan_done& x) {
