@@ -1,6 +1,9 @@
 // The group's ServiceAccount and the init ConfigMap that creates its MySQL accounts.
 #include "config/render/accounts.hpp"
 
+#include <cctype>
+#include <cstdio>
+
 #include "config/render/names.hpp"
 #include "config/render/workload.hpp"
 
@@ -30,11 +33,105 @@ json users_env(const std::string& secret) {
   return env;
 }
 
+const std::vector<std::string>& operator_ps_tables() {
+  // threads + metadata_locks: session and lock-holder lists (fence, switch body); the
+  // replication_* tables: the probe; clone_status: CLONE progress; global_status: the sidecar's
+  // uptime read (granted to everyone by MySQL, listed so the grant does not depend on that).
+  static const std::vector<std::string> v{
+      "threads",
+      "metadata_locks",
+      "replication_connection_configuration",
+      "replication_connection_status",
+      "replication_applier_status",
+      "replication_applier_status_by_worker",
+      "replication_applier_status_by_coordinator",
+      "clone_status",
+      "global_status"};
+  return v;
+}
+
+std::string operator_ps_tables_words() {
+  std::string out;
+  for (const auto& t : operator_ps_tables()) out += (out.empty() ? "" : " ") + t;
+  return out;
+}
+
+const std::vector<account_key>& account_keys() {
+  static const std::vector<account_key> v{{"username", true, "password"},
+                                          {"password", false, ""},
+                                          {"MYSQL_REPLICATION_USER", true, "MYSQL_REPLICATION_PASSWORD"},
+                                          {"MYSQL_REPLICATION_PASSWORD", false, ""},
+                                          {"MYSQL_MONITOR_USER", true, "MYSQL_MONITOR_PASSWORD"},
+                                          {"MYSQL_MONITOR_PASSWORD", false, ""},
+                                          {"MYSQL_ROOT_PASSWORD", false, ""}};
+  return v;
+}
+
 namespace {
 
-/// The accounts' SQL as shell functions (br_quote, br_account, br_users_sql), shared by
-/// users_script() and init_datadir_script().
-constexpr const char* users_sql_functions = R"sh(br_quote() { printf '%s' "$1" | sed -e "s/\\\\/\\\\\\\\/g" -e "s/'/''/g"; }
+bool user_name_char(unsigned char c, bool first) {
+  if (std::isalnum(c) || c == '_') return true;
+  return !first && (c == '.' || c == '$' || c == '-');
+}
+
+}  // namespace
+
+std::string account_values_problem(const std::string& secret,
+                                   const std::map<std::string, std::string>& data) {
+  for (const auto& k : account_keys()) {
+    auto it = data.find(k.key);
+    if (it == data.end()) continue;
+    const std::string& v = it->second;
+    const std::string where = "Secret \"" + secret + "\" key \"" + k.key + "\"";
+    for (size_t i = 0; i < v.size(); ++i) {
+      auto c = static_cast<unsigned char>(v[i]);
+      if (c < 0x20 || c == 0x7f) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", c);
+        return where + " holds a control character (" + hex + " at byte " + std::to_string(i) +
+               "): refused, it cannot go into the MySQL init file";
+      }
+    }
+    if (!k.user || v.empty()) continue;
+    bool ok = v.size() <= 32;
+    for (size_t i = 0; ok && i < v.size(); ++i)
+      ok = user_name_char(static_cast<unsigned char>(v[i]), i == 0) && static_cast<unsigned char>(v[i]) < 0x80;
+    if (!ok)
+      return where + " is not a MySQL user name of the form [A-Za-z0-9_][A-Za-z0-9_.$-]{0,31}: refused";
+    auto pw = data.find(k.password_key);
+    if (pw == data.end() || pw->second.empty())
+      return where + " names an account but key \"" + k.password_key +
+             "\" is missing or empty: an account without a password is refused";
+  }
+  return "";
+}
+
+// Shared by users_script() and init_datadir_script(). Every privilege is one a statement of
+// the operator, the sidecar (same account) or replication needs; see accounts.hpp.
+std::string users_sql_functions() {
+  return std::string{R"sh(br_quote() { printf '%s' "$1" | sed -e "s/\\\\/\\\\\\\\/g" -e "s/'/''/g"; }
+br_fail() { echo "bloodraven init: $*" >&2; exit 1; }
+br_check() { # variable, credentials Secret key, user|password
+  eval "v=\${$1:-}"
+  case "$v" in *[[:cntrl:]]*) br_fail "$1 (credentials Secret key $2) holds a control character (newline, tab, ...): refused";; esac
+  if [ "$3" = user ] && [ -n "$v" ]; then
+    case "$v" in [!A-Za-z0-9_]*|*[!A-Za-z0-9_.\$-]*) br_fail "$1 (credentials Secret key $2) is not a user name ([A-Za-z0-9_][A-Za-z0-9_.\$-]*): refused";; esac
+    [ "${#v}" -le 32 ] || br_fail "$1 (credentials Secret key $2) is longer than 32 characters: refused"
+  fi
+  if [ "$3" = user ] && [ -n "$v" ] && [ -n "$4" ]; then
+    eval "p=\${$4:-}"
+    [ -n "$p" ] || br_fail "$1 is set but $4 is empty: an account without a password is refused"
+  fi
+}
+br_check_env() {
+  br_check BLOODRAVEN_OPERATOR_USER username user BLOODRAVEN_OPERATOR_PASSWORD
+  br_check BLOODRAVEN_OPERATOR_PASSWORD password password
+  br_check MYSQL_REPLICATION_USER MYSQL_REPLICATION_USER user MYSQL_REPLICATION_PASSWORD
+  br_check MYSQL_REPLICATION_PASSWORD MYSQL_REPLICATION_PASSWORD password
+  br_check MYSQL_MONITOR_USER MYSQL_MONITOR_USER user MYSQL_MONITOR_PASSWORD
+  br_check MYSQL_MONITOR_PASSWORD MYSQL_MONITOR_PASSWORD password
+  br_check MYSQL_ROOT_PASSWORD MYSQL_ROOT_PASSWORD password
+}
 br_account() { # user password
   printf "CREATE USER IF NOT EXISTS '%s'@'%%' IDENTIFIED BY '%s';\n" "$(br_quote "$1")" "$(br_quote "$2")"
 }
@@ -44,13 +141,22 @@ br_users_sql() {
   if [ -n "${BLOODRAVEN_OPERATOR_USER:-}" ]; then
     u=$(br_quote "$BLOODRAVEN_OPERATOR_USER")
     br_account "$BLOODRAVEN_OPERATOR_USER" "${BLOODRAVEN_OPERATOR_PASSWORD:-}"
-    echo "GRANT SYSTEM_VARIABLES_ADMIN, CONNECTION_ADMIN, REPLICATION_SLAVE_ADMIN, REPLICATION CLIENT, REPLICATION SLAVE, CLONE_ADMIN, BACKUP_ADMIN, PROCESS, SELECT, EVENT, SERVICE_CONNECTION_ADMIN, RELOAD ON *.* TO '$u'@'%';"
-    echo "GRANT ALL ON bloodraven.* TO '$u'@'%';"
+    echo "GRANT )sh" + std::string{operator_global_privileges} + R"sh( ON *.* TO '$u'@'%';"
+    for t in )sh" + std::string{operator_ps_tables_words()} + R"sh(; do
+      echo "GRANT SELECT ON performance_schema.$t TO '$u'@'%';"
+    done
+    echo "GRANT SELECT (User, Host, Super_priv) ON mysql.user TO '$u'@'%';"
+    echo "GRANT SELECT (USER, HOST, PRIV) ON mysql.global_grants TO '$u'@'%';"
+    echo "GRANT )sh" + std::string{operator_schema_privileges} + R"sh( ON bloodraven.* TO '$u'@'%';"
+    if [ -z "${MYSQL_REPLICATION_USER:-}" ]; then
+      # No replication account: replicas and CLONE recipients use the operator's.
+      echo "GRANT )sh" + std::string{replication_global_privileges} + R"sh( ON *.* TO '$u'@'%';"
+    fi
   fi
   if [ -n "${MYSQL_REPLICATION_USER:-}" ]; then
     u=$(br_quote "$MYSQL_REPLICATION_USER")
     br_account "$MYSQL_REPLICATION_USER" "${MYSQL_REPLICATION_PASSWORD:-}"
-    echo "GRANT REPLICATION SLAVE, REPLICATION CLIENT, BACKUP_ADMIN ON *.* TO '$u'@'%';"
+    echo "GRANT )sh" + std::string{replication_global_privileges} + R"sh( ON *.* TO '$u'@'%';"
   fi
   if [ -n "${MYSQL_MONITOR_USER:-}" ]; then
     u=$(br_quote "$MYSQL_MONITOR_USER")
@@ -59,9 +165,16 @@ br_users_sql() {
     echo "GRANT SELECT ON performance_schema.* TO '$u'@'%';"
   fi
 }
-)sh";
-
-}  // namespace
+br_init_sql() { # root and the accounts
+  pw=$(br_quote "$MYSQL_ROOT_PASSWORD")
+  echo "SET sql_log_bin=0;"
+  echo "ALTER USER 'root'@'localhost' IDENTIFIED BY '$pw';"
+  echo "CREATE USER IF NOT EXISTS 'root'@'%' IDENTIFIED BY '$pw';"
+  echo "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;"
+  br_users_sql
+}
+)sh"};
+}
 
 std::string users_script() {
   return std::string{R"sh(#!/bin/sh
@@ -69,7 +182,8 @@ std::string users_script() {
 # start (run by the mysql image's entrypoint from /docker-entrypoint-initdb.d). Idempotent, and
 # with sql_log_bin=0: no server has GTIDs of its own after initialisation.
 )sh"} +
-         users_sql_functions + R"sh(if command -v docker_process_sql >/dev/null 2>&1; then
+         users_sql_functions() + R"sh(br_check_env
+if command -v docker_process_sql >/dev/null 2>&1; then
   br_users_sql | docker_process_sql --database=mysql
 else
   br_users_sql | MYSQL_PWD="${MYSQL_ROOT_PASSWORD:-}" mysql --protocol=socket -uroot ${BLOODRAVEN_INIT_SOCKET:+--socket="$BLOODRAVEN_INIT_SOCKET"}
@@ -89,7 +203,7 @@ CNF=)sh" + conf_dir + R"sh(/my.cnf
 MARKER="$DATADIR/)sh" + init_datadir_marker + R"sh("
 LOCK="$DATADIR/.bloodraven-init.lock"
 say() { printf '%s init-datadir: %s\n' "$(date -u +%FT%TZ)" "$*"; }
-# Two pods on one volume (a replacement started while the old pod's node is gone but not dead):
+)sh" + users_sql_functions() + R"sh(# Two pods on one volume (a replacement started while the old pod's node is gone but not dead):
 # one initialises, the other waits for it and then finds a server. Without flock, no guard.
 if command -v flock >/dev/null 2>&1; then
   exec 9>"$LOCK"
@@ -101,6 +215,9 @@ fi
 # mysql/ directory) is a failed initialisation of ours, never a server that has run.
 if [ ! -e "$MARKER" ] && [ -d "$DATADIR/mysql" ]; then say "$DATADIR holds a server: nothing to do"; exit 0; fi
 [ -n "${MYSQL_ROOT_PASSWORD:-}" ] || { say "MYSQL_ROOT_PASSWORD is not set: cannot initialise $DATADIR" >&2; exit 1; }
+# A value that cannot go into the init file (control characters, a user name outside
+# [A-Za-z0-9_.$-], a user without a password) stops here, before anything is touched.
+br_check_env
 others=$(find "$DATADIR" -mindepth 1 -maxdepth 1 ! -name lost+found ! -name "$(basename "$MARKER")" ! -name "$(basename "$LOCK")" -printf '%f ')
 if [ -n "$others" ]; then
   if [ ! -e "$MARKER" ]; then
@@ -111,16 +228,9 @@ if [ -n "$others" ]; then
   find "$DATADIR" -mindepth 1 -maxdepth 1 ! -name lost+found ! -name "$(basename "$MARKER")" ! -name "$(basename "$LOCK")" -exec rm -rf {} +
 fi
 : >"$MARKER"
-)sh" + users_sql_functions + R"sh(SQL=$(mktemp /tmp/init-datadir.XXXXXX)
+SQL=$(mktemp /tmp/init-datadir.XXXXXX)
 trap 'rm -f "$SQL"' EXIT
-pw=$(br_quote "$MYSQL_ROOT_PASSWORD")
-{
-  echo "SET sql_log_bin=0;"
-  echo "ALTER USER 'root'@'localhost' IDENTIFIED BY '$pw';"
-  echo "CREATE USER IF NOT EXISTS 'root'@'%' IDENTIFIED BY '$pw';"
-  echo "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;"
-  br_users_sql
-} >"$SQL"
+br_init_sql >"$SQL"
 args=(--defaults-extra-file="$CNF" --initialize-insecure --init-file="$SQL")
 if [ "$(id -u)" = 0 ]; then args+=(--user=mysql); fi
 say "initialising $DATADIR"

@@ -3,8 +3,10 @@
 // server's first start (reconciler version >= 5).
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "config/failover_group.hpp"
 
@@ -31,24 +33,76 @@ std::string init_config_map_name(std::string_view group);
 ///   MYSQL_MONITOR_USER/PASSWORD         <- same keys
 nlohmann::json users_env(const std::string& secret);
 
+/// Privileges, each needed by a statement the code issues (the integration test
+/// integration_accounts runs every one of them as the rendered accounts on MySQL 9.7):
+///   operator (also the sidecar's account: it reads `username`/`password`):
+///     SYSTEM_VARIABLES_ADMIN   SET GLOBAL super_read_only/read_only (fence, promote, unfence,
+///                              the dead man's switch body), clone_valid_donor_list, session
+///                              sql_log_bin=0
+///     CONNECTION_ADMIN         KILL CONNECTION of other accounts' sessions; writes (heartbeat,
+///                              switch DDL) while read_only=ON; CLONE under read_only
+///     PROCESS                  see other accounts' rows in performance_schema.threads
+///     REPLICATION_SLAVE_ADMIN  STOP/START/RESET REPLICA, CHANGE REPLICATION SOURCE
+///     CLONE_ADMIN              CLONE INSTANCE FROM (the recipient side)
+///     REPLICATION CLIENT       none of our statements; required by the bootstrap account check
+///                              (decide/bootstrap.cpp operator_account_privileges)
+///     SELECT on the performance_schema tables operator_ps_tables (probe, session and lock
+///     holder lists, clone status); SELECT (User, Host, Super_priv) on mysql.user and (USER, HOST,
+///     PRIV) on mysql.global_grants (the switch's definer check: no password hashes readable);
+///     operator_schema_privileges on bloodraven.* (heartbeat table, switch event).
+///   replication: REPLICATION SLAVE (a replica's receiver), BACKUP_ADMIN (CLONE donor). Without a
+///     replication account (no MYSQL_REPLICATION_USER) the operator account gets both, as replicas
+///     and CLONE then use it.
+///   monitor:     PROCESS, REPLICATION CLIENT on *.*; SELECT on performance_schema.* (the
+///     reference's monitor account; nothing of ours uses it).
+///   root: root@localhost and root@'%' (as the image does; not yet narrowed).
+inline constexpr const char* operator_global_privileges =
+    "SYSTEM_VARIABLES_ADMIN, CONNECTION_ADMIN, PROCESS, REPLICATION_SLAVE_ADMIN, CLONE_ADMIN, "
+    "REPLICATION CLIENT";
+inline constexpr const char* operator_schema_privileges = "SELECT, INSERT, UPDATE, CREATE, EVENT";
+inline constexpr const char* replication_global_privileges = "REPLICATION SLAVE, BACKUP_ADMIN";
+/// The performance_schema tables the operator's statements read.
+const std::vector<std::string>& operator_ps_tables();
+/// operator_ps_tables() joined by spaces (a shell word list).
+std::string operator_ps_tables_words();
+
+/// A credentials Secret key the init SQL reads: `user` keys name an account (`password_key`
+/// its password), the others are passwords.
+struct account_key {
+  const char* key;
+  bool user;
+  const char* password_key;
+};
+/// username, password, MYSQL_REPLICATION_USER/PASSWORD, MYSQL_MONITOR_USER/PASSWORD,
+/// MYSQL_ROOT_PASSWORD.
+const std::vector<account_key>& account_keys();
+
+/// Pure: "" or why the credentials Secret `secret`'s decoded `data` cannot go into the init SQL,
+/// naming the Secret and the key: any value holding a control character (NUL, newline, tab,
+/// DEL, ...), a user name outside [A-Za-z0-9_][A-Za-z0-9_.$-]{0,31}, a user key set while its
+/// password key is missing or empty. The value itself is never quoted in the message.
+std::string account_values_problem(const std::string& secret,
+                                   const std::map<std::string, std::string>& data);
+
+/// The shell functions br_quote, br_check_env (the same refusals as account_values_problem,
+/// exit 1 naming the variable and key), br_users_sql (the accounts' SQL) and br_init_sql (root
+/// at localhost, then br_users_sql), as both scripts define them.
+std::string users_sql_functions();
+
 /// The script: idempotent (CREATE USER IF NOT EXISTS, CREATE DATABASE IF NOT EXISTS, GRANT),
 /// with sql_log_bin=0 so no server has GTIDs of its own after initialisation. An account whose
-/// user variable is empty is skipped. Run by the image's entrypoint (its docker_process_sql when
-/// sourced; otherwise the mysql client as root over the local socket, MYSQL_ROOT_PASSWORD).
-///   operator:    SYSTEM_VARIABLES_ADMIN, CONNECTION_ADMIN, REPLICATION_SLAVE_ADMIN, REPLICATION
-///                CLIENT, REPLICATION SLAVE, CLONE_ADMIN, BACKUP_ADMIN, PROCESS, SELECT, EVENT,
-///                SERVICE_CONNECTION_ADMIN, RELOAD on *.*; ALL on bloodraven.*
-///   replication: REPLICATION SLAVE, REPLICATION CLIENT, BACKUP_ADMIN on *.*
-///   monitor:     PROCESS, REPLICATION CLIENT on *.*; SELECT on performance_schema.*
+/// user variable is empty is skipped; br_check_env runs first. Run by the image's entrypoint (its
+/// docker_process_sql when sourced; otherwise the mysql client as root over the local socket,
+/// MYSQL_ROOT_PASSWORD).
 std::string users_script();
 
 /// Version 6: the init container's script. The rendered my.cnf boots every server fenced
 /// (super_read_only=ON), under which the official image's first start cannot set the root
 /// password on its temporary server (ERROR 1290). So the pod initialises an empty data
 /// directory before the mysql container starts: `mysqld --initialize-insecure --init-file`,
-/// whose file (built from the environment, values SQL-quoted, sql_log_bin=0) sets root's
-/// password (root@localhost and root@'%', as the image does) and creates the accounts of
-/// users_script(). Bootstrap statements run before the fence applies, and the server ends with
+/// whose file (br_init_sql: built from the environment after br_check_env, values SQL-quoted,
+/// sql_log_bin=0) sets root's password (root@localhost and root@'%', as the image does) and
+/// creates the accounts of users_script(). Bootstrap statements run before the fence applies, and the server ends with
 /// an empty gtid_executed. The mysql container then finds an initialised data directory and the
 /// image's entrypoint only starts mysqld.
 ///   - `<datadir>/mysql` exists and no marker: already initialised, nothing is done (exit 0);

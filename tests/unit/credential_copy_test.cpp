@@ -35,8 +35,42 @@ BOOST_AUTO_TEST_CASE(a_generated_secret_is_copied_without_owner_and_labelled_wit
   BOOST_TEST(!(*copy)["metadata"].contains("resourceVersion"));
   BOOST_TEST((*copy)["metadata"]["labels"]["shipstream.io/failover-group"] == "orders");
   BOOST_TEST((*copy)["metadata"]["labels"]["shipstream.io/failover-group-namespace"] == "shop");
-  BOOST_TEST((*copy)["data"] == source["data"]);
   BOOST_TEST((*copy)["type"] == "Opaque");
+}
+
+// Review finding 11: the copy holds what the operator uses, nothing else. One row per key of
+// the generated Secret: copied (same bytes) or left out.
+BOOST_AUTO_TEST_CASE(the_copy_holds_only_the_operator_and_replication_accounts) {
+  auto g = group();
+  auto source = generated_operator_secret(g, [](size_t n) { return std::string(n, 'x'); });
+  source["data"]["someone-elses-key"] = "eA==";
+  auto copy = operator_secret_copy(g, source, "ops");
+  BOOST_REQUIRE(copy.has_value());
+  const std::vector<std::pair<std::string, bool>> rows{
+      {"username", true},
+      {"password", true},
+      {"MYSQL_REPLICATION_USER", true},
+      {"MYSQL_REPLICATION_PASSWORD", true},
+      {"MYSQL_ROOT_PASSWORD", false},
+      {"MYSQL_MONITOR_USER", false},
+      {"MYSQL_MONITOR_PASSWORD", false},
+      {"someone-elses-key", false}};
+  for (const auto& [key, copied] : rows) {
+    BOOST_TEST(source["data"].contains(key), key);
+    BOOST_TEST((*copy)["data"].contains(key) == copied, key);
+    if (copied) BOOST_TEST((*copy)["data"][key] == source["data"][key], key);
+  }
+  BOOST_TEST((*copy)["data"].size() == 4u);
+  // A source without the replication keys: only what it has.
+  source["data"].erase("MYSQL_REPLICATION_USER");
+  source["data"].erase("MYSQL_REPLICATION_PASSWORD");
+  BOOST_TEST((*operator_secret_copy(g, source, "ops"))["data"].size() == 2u);
+  // An existing copy that still holds the root password is rewritten without it.
+  json old = *copy;
+  old["data"]["MYSQL_ROOT_PASSWORD"] = source["data"]["MYSQL_ROOT_PASSWORD"];
+  auto fix = copy_write(old, *copy);
+  BOOST_REQUIRE(fix.has_value());
+  BOOST_TEST(!(*fix)["data"].contains("MYSQL_ROOT_PASSWORD"));
 }
 
 BOOST_AUTO_TEST_CASE(names_never_collide_across_namespaces) {

@@ -106,6 +106,43 @@ BOOST_AUTO_TEST_CASE(operator_secret_keys_and_problems) {
   BOOST_TEST(p.reason == "SecretMissingKey");
 }
 
+// Review finding 10: a credentials Secret value the pods' init SQL could not take stops the
+// group with an Event naming the Secret and the key (the group is not started, nothing rendered).
+BOOST_AUTO_TEST_CASE(credentials_values_the_init_sql_cannot_take_are_refused) {
+  group_credentials out;
+  struct row {
+    std::map<std::string, std::string> data;  // base64
+    std::string says;
+  };
+  // "op" = b3A=, "pw" = cHc=, "a\nb" = YQpi, "o'p" = bydw, "x\0y" = eAB5
+  const std::vector<row> rows{
+      {{{"username", "b3A="}, {"password", "YQpi"}}, "Secret \"ops\" key \"password\" holds a control character"},
+      {{{"username", "bydw"}, {"password", "cHc="}}, "Secret \"ops\" key \"username\" is not a MySQL user name"},
+      {{{"username", "b3A="}, {"password", "cHc="}, {"MYSQL_ROOT_PASSWORD", "eAB5"}},
+       "key \"MYSQL_ROOT_PASSWORD\" holds a control character (0x00"},
+      {{{"username", "b3A="}, {"password", "cHc="}, {"MYSQL_MONITOR_USER", "b3A="}},
+       "key \"MYSQL_MONITOR_USER\" names an account but key \"MYSQL_MONITOR_PASSWORD\""},
+  };
+  for (const auto& r : rows) {
+    auto p = resolve_group_credentials(spec_with_operator_secret("ops"),
+                                       [&](const std::string&) { return secret_with(r.data); }, out);
+    BOOST_TEST(p.reason == "CredentialReconcileFailed", r.says);
+    BOOST_TEST(p.message.find(r.says) != std::string::npos, p.message);
+  }
+  // The legacy Secret's account keys go into the init SQL too.
+  config::group_spec legacy;
+  legacy.secret_name = "legacy";
+  auto p = resolve_group_credentials(
+      legacy,
+      [](const std::string&) {
+        return secret_with({{"dsn", "dTpwQHRjcCh4OjMzMDYpL2Ri"}, {"MYSQL_REPLICATION_PASSWORD", "YQpi"}});
+      },
+      out);
+  BOOST_TEST(p.reason == "CredentialReconcileFailed");
+  BOOST_TEST(p.message.find("Secret \"legacy\" key \"MYSQL_REPLICATION_PASSWORD\"") != std::string::npos,
+             p.message);
+}
+
 BOOST_AUTO_TEST_CASE(merge_status_clears_owned_members_only_for_a_coordinator_status) {
   json current = {{"activeSite", "iad"}, {"epoch", 4}, {"updatePhase", "Rolling"}};
   json desired = {{"epoch", 5}, {"deposingSite", "iad"}};  // activeSite "" is omitted

@@ -7,5 +7,6 @@ br_test(unit_render
           ${CMAKE_CURRENT_LIST_DIR}/render_rollout_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/render_pods_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/render_init_datadir_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/render_accounts_test.cpp
   LIBS br_config_render
   LABELS unit)

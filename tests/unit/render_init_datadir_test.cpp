@@ -80,7 +80,8 @@ BOOST_AUTO_TEST_SUITE(render_init_datadir)
 BOOST_AUTO_TEST_CASE(an_empty_directory_is_initialised_with_root_and_the_accounts) {
   script_run r;
   fs::create_directories(r.data / "lost+found");
-  r.run(pw + " BLOODRAVEN_OPERATOR_USER=op BLOODRAVEN_OPERATOR_PASSWORD=x MYSQL_REPLICATION_USER=repl");
+  r.run(pw + " BLOODRAVEN_OPERATOR_USER=op BLOODRAVEN_OPERATOR_PASSWORD=x MYSQL_REPLICATION_USER=repl"
+              " MYSQL_REPLICATION_PASSWORD=y");
   BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
   auto args = slurp(r.dir.path / "mysqld.args");
   BOOST_TEST(args.starts_with("--defaults-extra-file=" + (r.dir.path / "my.cnf").string() +
@@ -91,7 +92,7 @@ BOOST_AUTO_TEST_CASE(an_empty_directory_is_initialised_with_root_and_the_account
                            "CREATE USER IF NOT EXISTS 'root'@'%' IDENTIFIED BY 'r''oot';",
                            "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;",
                            "CREATE USER IF NOT EXISTS 'op'@'%' IDENTIFIED BY 'x';",
-                           "CREATE USER IF NOT EXISTS 'repl'@'%' IDENTIFIED BY '';"})
+                           "CREATE USER IF NOT EXISTS 'repl'@'%' IDENTIFIED BY 'y';"})
     BOOST_TEST(sql.find(want) != std::string::npos, want << "\nin:\n" << sql);
   BOOST_TEST(!r.marker());
   BOOST_TEST(fs::exists(r.data / "lost+found"));
@@ -173,6 +174,46 @@ BOOST_AUTO_TEST_CASE(no_root_password_no_initialisation) {
   BOOST_TEST(r.out.find("MYSQL_ROOT_PASSWORD is not set") != std::string::npos, r.out);
   BOOST_TEST(!r.mysqld_ran());
   BOOST_TEST(!r.marker());
+}
+
+// Review finding 10: a value that cannot go into the init file stops the script before it
+// touches the data directory (no marker, no mysqld), naming the variable and the Secret key.
+BOOST_AUTO_TEST_CASE(values_that_cannot_go_into_the_init_file_are_refused_first) {
+  struct row {
+    std::string env;
+    std::string says;
+  };
+  const std::vector<row> rows{
+      {"BLOODRAVEN_OPERATOR_USER=op BLOODRAVEN_OPERATOR_PASSWORD=\"$(printf 'a\\nb')\"",
+       "BLOODRAVEN_OPERATOR_PASSWORD (credentials Secret key password) holds a control character"},
+      {"BLOODRAVEN_OPERATOR_USER=\"$(printf 'o\\tp')\" BLOODRAVEN_OPERATOR_PASSWORD=x",
+       "BLOODRAVEN_OPERATOR_USER (credentials Secret key username) holds a control character"},
+      {"MYSQL_REPLICATION_USER=\"re'pl\" MYSQL_REPLICATION_PASSWORD=x",
+       "MYSQL_REPLICATION_USER (credentials Secret key MYSQL_REPLICATION_USER) is not a user name"},
+      {"MYSQL_MONITOR_USER=monitor",
+       "MYSQL_MONITOR_USER is set but MYSQL_MONITOR_PASSWORD is empty"},
+      {"BLOODRAVEN_OPERATOR_USER=" + std::string(33, 'u') + " BLOODRAVEN_OPERATOR_PASSWORD=x",
+       "is longer than 32 characters"},
+  };
+  for (const auto& rw : rows) {
+    script_run r;
+    r.run(pw + " " + rw.env);
+    BOOST_TEST(r.exit_code == 1, rw.env << "\n" << r.out);
+    BOOST_TEST(r.out.find(rw.says) != std::string::npos, rw.env << "\n" << r.out);
+    BOOST_TEST(!r.mysqld_ran(), rw.env);
+    BOOST_TEST(!r.marker(), rw.env);
+  }
+  // The root password too, and quotes and backslashes in a password are quoted, not refused.
+  script_run bad_root;
+  bad_root.run("MYSQL_ROOT_PASSWORD=\"$(printf 'r\\nx')\"");
+  BOOST_TEST(bad_root.exit_code == 1, bad_root.out);
+  BOOST_TEST(bad_root.out.find("MYSQL_ROOT_PASSWORD (credentials Secret key MYSQL_ROOT_PASSWORD)") !=
+             std::string::npos, bad_root.out);
+  script_run quoted;
+  quoted.run(pw + " BLOODRAVEN_OPERATOR_USER=op BLOODRAVEN_OPERATOR_PASSWORD=\"a'b\\\\c\"");
+  BOOST_TEST_REQUIRE(quoted.exit_code == 0, quoted.out);
+  auto sql = slurp(quoted.dir.path / "init.sql");
+  BOOST_TEST(sql.find("IDENTIFIED BY 'a''b\\\\c';") != std::string::npos, sql);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -247,25 +247,38 @@ BOOST_AUTO_TEST_CASE(users_script_creates_the_accounts_idempotently) {
   for (const char* want :
        {"CREATE DATABASE IF NOT EXISTS bloodraven;",
         "CREATE USER IF NOT EXISTS 'bloodraven'@'%' IDENTIFIED BY 'it''s\\\\x';",
-        "CLONE_ADMIN, BACKUP_ADMIN, PROCESS, SELECT, EVENT, SERVICE_CONNECTION_ADMIN, RELOAD ON "
-        "*.* TO 'bloodraven'@'%';",
-        "GRANT ALL ON bloodraven.* TO 'bloodraven'@'%';",
+        "GRANT SYSTEM_VARIABLES_ADMIN, CONNECTION_ADMIN, PROCESS, REPLICATION_SLAVE_ADMIN, "
+        "CLONE_ADMIN, REPLICATION CLIENT ON *.* TO 'bloodraven'@'%';",
+        "GRANT SELECT ON performance_schema.threads TO 'bloodraven'@'%';",
+        "GRANT SELECT ON performance_schema.clone_status TO 'bloodraven'@'%';",
+        "GRANT SELECT (User, Host, Super_priv) ON mysql.user TO 'bloodraven'@'%';",
+        "GRANT SELECT, INSERT, UPDATE, CREATE, EVENT ON bloodraven.* TO 'bloodraven'@'%';",
         "CREATE USER IF NOT EXISTS 'repl'@'%' IDENTIFIED BY 'r';",
-        "GRANT REPLICATION SLAVE, REPLICATION CLIENT, BACKUP_ADMIN ON *.* TO 'repl'@'%';",
+        "GRANT REPLICATION SLAVE, BACKUP_ADMIN ON *.* TO 'repl'@'%';",
         "CREATE USER IF NOT EXISTS 'monitor'@'%' IDENTIFIED BY 'm';",
         "GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'monitor'@'%';",
         "GRANT SELECT ON performance_schema.* TO 'monitor'@'%';"})
     BOOST_TEST(sql.find(want) != std::string::npos, want << "\nin:\n" << sql);
-  // Without the optional users only the operator account is created.
+  // Least privilege (review finding 9): none of these is granted to anybody.
+  for (const char* never : {"RELOAD", "SERVICE_CONNECTION_ADMIN", "SUPER", "ALL ON", "GRANT SELECT ON *.*",
+                            "GRANT SELECT ON mysql.*"})
+    BOOST_TEST(sql.find(never) == std::string::npos, never << "\nin:\n" << sql);
+  // The operator account is not the replication account here, so it gets neither REPLICATION
+  // SLAVE nor BACKUP_ADMIN.
+  BOOST_TEST(sql.find("REPLICATION SLAVE, BACKUP_ADMIN ON *.* TO 'bloodraven'") == std::string::npos, sql);
+  // Without the optional users only the operator account is created, and it is the
+  // replication account as well.
   std::string cmd2 = "cd " + dir +
-                     " && env -i PATH=/usr/bin:/bin BLOODRAVEN_OPERATOR_USER=op "
+                     " && env -i PATH=/usr/bin:/bin BLOODRAVEN_OPERATOR_USER=op BLOODRAVEN_OPERATOR_PASSWORD=p "
                      "sh -c 'docker_process_sql() { cat > sql2.out; }; . ./users.sh'";
   BOOST_TEST_REQUIRE(std::system(cmd2.c_str()) == 0);
   std::ifstream in2{dir + "/sql2.out"};
   std::stringstream ss2;
   ss2 << in2.rdbuf();
   BOOST_TEST(ss2.str().find("'op'@'%'") != std::string::npos);
-  BOOST_TEST(ss2.str().find("repl") == std::string::npos);
+  BOOST_TEST(ss2.str().find("'repl'") == std::string::npos);
+  BOOST_TEST(ss2.str().find("GRANT REPLICATION SLAVE, BACKUP_ADMIN ON *.* TO 'op'@'%';") != std::string::npos,
+             ss2.str());
   std::system(("rm -rf " + dir).c_str());
 }
 

@@ -51,6 +51,17 @@ std::string operator_secret_copy_name(const std::string& group_ns, const std::st
   return "mysql-" + group_ns + "." + group + "-operator";
 }
 
+const std::vector<std::string>& operator_copy_keys() {
+  // username/password: the operator's own account (every MySQL command it issues).
+  // MYSQL_REPLICATION_USER/PASSWORD: the operator hands them to MySQL in CHANGE REPLICATION
+  // SOURCE (SOURCE_USER/SOURCE_PASSWORD) and CLONE INSTANCE FROM ... IDENTIFIED BY (the donor
+  // account). Not copied: MYSQL_ROOT_PASSWORD (the operator never connects as root; only the
+  // pods' init container uses it), MYSQL_MONITOR_* (nothing of the operator uses that account).
+  static const std::vector<std::string> v{"username", "password", "MYSQL_REPLICATION_USER",
+                                          "MYSQL_REPLICATION_PASSWORD"};
+  return v;
+}
+
 std::optional<json> operator_secret_copy(const config::failover_group& g, const json& source,
                                          const std::string& operator_ns) {
   if (operator_ns.empty() || !source.is_object() || g.metadata.uid.empty()) return std::nullopt;
@@ -58,6 +69,10 @@ std::optional<json> operator_secret_copy(const config::failover_group& g, const 
   for (const auto& o : source.value("metadata", json::object()).value("ownerReferences", json::array()))
     if (o.is_object() && o.value("uid", "") == g.metadata.uid) owned = true;
   if (!owned) return std::nullopt;
+  json data = json::object();
+  const auto have = source.value("data", json::object());
+  for (const auto& k : operator_copy_keys())
+    if (have.is_object() && have.contains(k)) data[k] = have[k];
   json labels = {{std::string{render::label_group}, g.metadata.name},
                  {label_group_namespace, g.metadata.namespace_name},
                  {std::string{render::label_managed_by}, "bloodraven"}};
@@ -68,7 +83,7 @@ std::optional<json> operator_secret_copy(const config::failover_group& g, const 
                {{"name", operator_secret_copy_name(g.metadata.namespace_name, g.metadata.name)},
                 {"namespace", operator_ns},
                 {"labels", std::move(labels)}}},
-              {"data", source.value("data", json::object())}};
+              {"data", std::move(data)}};
 }
 
 std::optional<json> copy_write(const json& have, const json& want) {

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -40,8 +41,13 @@ inline constexpr const char* label_group_namespace = "shipstream.io/failover-gro
 /// namespace holds no dot, so no two groups share a name.
 std::string operator_secret_copy_name(const std::string& group_ns, const std::string& group);
 
+/// The keys of the operator Secret its copy keeps (each justified in the definition): the
+/// operator's account and the replication account it passes to CHANGE REPLICATION SOURCE and
+/// CLONE. Never MYSQL_ROOT_PASSWORD or the monitor account's.
+const std::vector<std::string>& operator_copy_keys();
+
 /// Pure: the copy of `source` (the group's operator Secret as read) for the operator's
-/// namespace `operator_ns`: same type and data, no owner (an owner in another namespace is not
+/// namespace `operator_ns`: same type, only the operator_copy_keys() present in the source, no owner (an owner in another namespace is not
 /// allowed), labelled with the group's name and namespace so the finalizer finds and deletes
 /// it. nullopt when `source` is not the one the operator generated for this group (not owned by
 /// the group's uid): a user's own Secret is not copied out of its namespace.

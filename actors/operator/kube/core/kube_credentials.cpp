@@ -4,6 +4,8 @@
 #include <array>
 #include <map>
 
+#include "config/render/accounts.hpp"
+
 namespace br {
 
 
@@ -69,6 +71,8 @@ credential_problem resolve_group_credentials(const config::group_spec& spec,
     if (auto p = read_secret(get_secret, name, data)) return p;
     for (const char* key : {"username", "password"})
       if (!data.count(key)) return missing_key(name, key);
+    if (auto bad = render::account_values_problem(name, data); !bad.empty())
+      return {"CredentialReconcileFailed", bad};
     out.operator_user = data["username"];
     out.operator_password = data["password"];
     optional_replication(data, out);
@@ -76,6 +80,9 @@ credential_problem resolve_group_credentials(const config::group_spec& spec,
     const auto& name = spec.secret_name;
     if (auto p = read_secret(get_secret, name, data)) return p;
     if (!data.count("dsn")) return missing_key(name, "dsn");
+    // The pods' init reads this Secret's account keys too (render::users_env).
+    if (auto bad = render::account_values_problem(name, data); !bad.empty())
+      return {"CredentialReconcileFailed", bad};
     if (!parse_dsn_account(data["dsn"], out.operator_user, out.operator_password))
       return {"SecretMissingKey",
               "Secret \"" + name + "\" key \"dsn\" holds no account (expected user:password@...)"};
