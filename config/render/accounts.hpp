@@ -33,8 +33,7 @@ std::string init_config_map_name(std::string_view group);
 ///   MYSQL_MONITOR_USER/PASSWORD         <- same keys
 nlohmann::json users_env(const std::string& secret);
 
-/// Privileges, each needed by a statement the code issues (the integration test
-/// integration_accounts runs every one of them as the rendered accounts on MySQL 9.7):
+/// Privileges, each needed by a statement the code issues:
 ///   operator (also the sidecar's account: it reads `username`/`password`):
 ///     SYSTEM_VARIABLES_ADMIN   SET GLOBAL super_read_only/read_only (fence, promote, unfence,
 ///                              the dead man's switch body), clone_valid_donor_list, session
