@@ -7,6 +7,7 @@
 #include "actors/common/registry.hpp"
 #include "actors/operator/group/coordinator_effects.hpp"
 #include "actors/operator/group/epoch_recovery.hpp"
+#include "actors/operator/decide/admin_handoff.hpp"
 #include "actors/operator/decide/coordinator_decide.hpp"
 #include "io/log/log.hpp"
 
@@ -33,6 +34,10 @@ config::group_status status_of(self_ptr self) {
   in.fence_note = g.fence_note;
   in.planned = g.planned;
   return build_group_status(in);
+}
+
+handoff_facts handoff_facts_of(const group_state& g) {
+  return {g.durable.plan_active, g.durable.plan, g.planned};
 }
 
 }  // namespace
@@ -98,8 +103,15 @@ coordinator_actor::behavior_type coordinator(coordinator_self self, coordinator_
       },
       [=](plan_done_atom, plan_result& r) { step_group(self, input::plan_done{std::move(r)}); },
       [=](annotate_atom, std::string& key, std::string& value) -> std::string {
-        return step_group(self, input::annotate{std::move(key), std::move(value)})
-            .value_or("rejected: no answer");
+        // A request handed again (same id) is answered, not acted on twice (admin_handoff.hpp).
+        auto req = split_handoff_key(key);
+        auto& s = self->state;
+        auto again = answer_again(s.taken, req.annotation, value, req.id, handoff_facts_of(s.group));
+        auto answer = again ? *again
+                            : step_group(self, input::annotate{req.annotation, std::move(value)})
+                                  .value_or("rejected: no answer");
+        s.taken = remember_taken(s.taken, req.annotation, req.id, answer, handoff_facts_of(s.group));
+        return answer;
       },
       [=](switchover_atom, std::string& target) -> std::string {
         return step_group(self, input::switchover{std::move(target)})

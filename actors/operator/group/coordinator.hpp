@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/operator/decide/admin_handoff.hpp"
 #include "actors/operator/decide/group_step.hpp"
 #include "actors/operator/decide/topology.hpp"
 #include "actors/operator/group/executor_deps.hpp"
@@ -56,6 +57,8 @@ struct coordinator_state {
   uint64_t next_reply = 1;
   std::optional<config::group_status> last_status;  ///< the last one published
   bool status_flush_scheduled = false;
+  /// The last admin request taken (decide/admin_handoff.hpp): a repeat is not acted on again.
+  taken_request taken;
   // Best-effort pushes of every published view to the sidecars (one worker per sidecar).
   /// Shared with the exit hook that stops them (it runs after the state is destroyed).
   std::shared_ptr<std::map<std::string, http_worker_actor>> push_workers =

@@ -72,15 +72,19 @@ struct group_entry {
   config::group_spec finalize_spec;
 };
 
-/// An admin annotation (the reclone request) seen on a group object, until it is handled: first
-/// removed from the object (so it is acted on at most once, even across operator restarts), then
-/// handed to the group's coordinator, which validates it and answers (Events RecloneRequested /
-/// RecloneRejected come from there).
+/// An admin annotation seen on a group object, until it is handled (group_admin.cpp). Reclone:
+/// first removed from the object (so it is acted on at most once, even across operator restarts),
+/// then handed to the group's coordinator, which validates it and answers (Events
+/// RecloneRequested / RecloneRejected come from there). Planned failover: handed first, asked
+/// about until it ended, then removed. Every hand-off carries `id` (decide/admin_handoff.hpp).
 struct pending_admin {
   std::string annotation;  ///< reclone-site | planned-failover
   std::string value;
-  std::string resource_version;  ///< of the object the value was read from
-  bool cleared = false;          ///< removed from the object; now owed to the coordinator
+  std::string resource_version;  ///< of the object the value was (last) read from
+  std::string id;                ///< the request's id: value + the resourceVersion first read
+  bool cleared = false;          ///< reclone: removed from the object; now owed to the coordinator
+  bool taken = false;            ///< planned failover: accepted, running
+  bool ended = false;            ///< planned failover: ended; its annotation is being removed
   bool in_flight = false;        ///< a removal or a coordinator request is under way
   int attempts = 0;              ///< coordinator answers "busy" (retried every second, 120 times)
 };
