@@ -45,6 +45,9 @@ enum class mysql_op : uint8_t {
   read_purged,        ///< value = gtid_purged (server format)
   show_grants,        ///< SHOW GRANTS of the target's own account; value = the lines, '\n'-joined
   read_clone_state,   ///< value = STATE of the latest performance_schema.clone_status row, or ""
+  /// value = up to 5 InnoDB tables outside the system schemas and the operator's own, comma
+  /// separated ("" = none); information_schema.INNODB_TABLES, so PROCESS suffices
+  read_user_tables,
 };
 
 
@@ -149,6 +152,7 @@ inline std::string to_string(mysql_op op) {
     case mysql_op::read_purged: return "read_purged";
     case mysql_op::show_grants: return "show_grants";
     case mysql_op::read_clone_state: return "read_clone_state";
+    case mysql_op::read_user_tables: return "read_user_tables";
   }
   return "unknown";
 }

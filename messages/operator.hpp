@@ -147,6 +147,10 @@ struct failover_plan {
   caf::timespan session_drain_timeout{std::chrono::seconds(30)};
   std::string source_gtid;         ///< switchover: recorded at draining
   std::vector<gtid_loss> losses;   ///< recorded before the candidate's channel is reset, and at repointing
+  /// reclone: the transactions the request confirmed may be thrown away (the recorded
+  /// divergentGtid its prefix matched; empty for a cold reclone). The recipient is cloned only
+  /// when everything it holds beyond the donor is inside this set (docs/safety.md S4).
+  std::string discard_gtid;
 };
 
 template <class Inspector>
@@ -154,7 +158,7 @@ typename Inspector::result_type inspect(Inspector& f, failover_plan& x) {
   return f(caf::meta::type_name("failover_plan"), x.id, x.kind, x.group, x.epoch, x.candidate,
            x.old_primary, x.old_primary_reachable, x.followers, x.phase, x.promotion_gtid,
            x.policy, x.drain_timeout, x.step_timeout, x.gate_timeout, x.source, x.max_lag_wait,
-           x.session_drain_timeout, x.source_gtid, x.losses);
+           x.session_drain_timeout, x.source_gtid, x.losses, x.discard_gtid);
 }
 
 struct plan_result {

@@ -18,6 +18,14 @@ milliseconds remaining(steady::time_point deadline) {
                   std::chrono::duration_cast<milliseconds>(deadline - steady::now()));
 }
 
+/// Fences the recipient again, bounded by its own read timeout; false when that failed.
+bool fence_again(connection& conn, const dialect& d, const connect_options& recipient) {
+  fence_options fo;
+  fo.budget = recipient.read_timeout;
+  fo.policy.protected_users.insert(recipient.user);
+  return static_cast<bool>(fence_bounded(conn, d, fo));
+}
+
 }  // namespace
 
 result<clone_report> clone_instance(const connect_options& recipient, const dialect& d,
@@ -40,12 +48,7 @@ result<clone_report> clone_instance(const connect_options& recipient, const dial
     // by its command timeout; the error is what the caller needs to see): an unfenced replica
     // must not be left behind for an account with CONNECTION_ADMIN to write to.
     auto refence = [&](mysql_error e) {
-      if (req.unfence_recipient) {
-        fence_options fo;
-        fo.budget = recipient.read_timeout;
-        fo.policy.protected_users.insert(recipient.user);
-        (void)fence_bounded(*conn, d, fo);
-      }
+      if (req.unfence_recipient) (void)fence_again(*conn, d, recipient);
       return e;
     };
     if (req.unfence_recipient) {
@@ -103,12 +106,7 @@ result<clone_report> clone_instance(const connect_options& recipient, const dial
           e.message = redact("clone failed: " + st->get(0, "error_message").value_or(""), secrets);
           // A server that did not restart (the session dropped for another reason) may still
           // run with super_read_only lifted: fence it again (best effort, bounded).
-          if (req.unfence_recipient) {
-            fence_options fo;
-            fo.budget = recipient.read_timeout;
-            fo.policy.protected_users.insert(recipient.user);
-            (void)fence_bounded(*conn, d, fo);
-          }
+          if (req.unfence_recipient) (void)fence_again(*conn, d, recipient);
           return e;
         }
         last =
@@ -123,6 +121,17 @@ result<clone_report> clone_instance(const connect_options& recipient, const dial
   }
   last.kind = error_kind::timeout;
   last.message = "clone deadline passed; last: " + last.message;
+  if (req.unfence_recipient) {
+    // The fence was lifted for the CLONE and the recipient may answer still unfenced (a CLONE
+    // still running, or one that ended without a restart): fence it again, bounded by its own
+    // timeouts, before the caller hears of the timeout (best effort: the error is what it needs).
+    auto conn = connection::open(recipient);
+    if (conn) {
+      if (!fence_again(*conn, d, recipient)) last.message += "; fencing it again failed";
+    } else {
+      last.message += "; could not connect to fence it again";
+    }
+  }
   return last;
 }
 

@@ -163,8 +163,9 @@ BOOST_AUTO_TEST_CASE(auto_clone_fences_clones_waits_and_replicates) {
   BOOST_TEST(r.ok, r.error);
   BOOST_TEST(r.clone_outcome == "cloned");
   BOOST_TEST(log() == lines({"fence b", "read_clone_state b", "read_gtid b", "read_gtid a",
-                             "read_purged a", "clone b",
+                             "read_purged a", "read_user_tables b", "clone b",
                              "read_gtid b",  // restarting: answers again
+                             "fence b",      // and is fenced again (review finding 4)
                              "stop_replica b", "reset_replica_all b", "read_gtid a",
                              "read_gtid b", "change_source b", "start_replica b", "probe b"}));
   BOOST_TEST(fl->servers["b"].gtid == U1 + ":1-5");
@@ -230,6 +231,18 @@ BOOST_AUTO_TEST_CASE(resumed_during_a_running_clone_waits_for_it_instead_of_clon
   BOOST_TEST(fl->count("b", mysql_op::clone) == 0u);
 }
 
+// An empty gtid_executed is not "no data": tables written without GTIDs (review finding 5) make
+// the recipient divergent, never cloned automatically.
+BOOST_AUTO_TEST_CASE(an_empty_set_with_user_tables_is_never_cloned) {
+  fl->servers["b"].user_tables = "shop/orders";
+  start(clone_plan());
+  const auto& r = only_result();
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.reached == plan_phase::cloning);
+  BOOST_TEST(r.error.find("holds tables (shop/orders) but no GTIDs") != std::string::npos, r.error);
+  BOOST_TEST(fl->count("b", mysql_op::clone) == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(a_divergent_recipient_is_never_cloned) {
   fl->servers["b"].gtid = U1 + ":1-3," + U2 + ":1";
   start(clone_plan());
@@ -259,6 +272,78 @@ BOOST_AUTO_TEST_CASE(a_subset_recipient_replicates_without_a_clone) {
   BOOST_TEST(r.ok, r.error);
   BOOST_TEST(fl->count("b", mysql_op::clone) == 0u);
   BOOST_TEST(fl->servers["b"].replicating);
+}
+
+// -- reclone (review findings 1 and 2): fenced first, its set read, cloned only when what it
+// holds beyond the donor is inside what the request confirmed ------------------------------------
+
+BOOST_AUTO_TEST_CASE(reclone_table) {
+  struct row {
+    const char* name;
+    std::string recipient;  ///< b's gtid_executed before the plan
+    std::string confirmed;  ///< plan.discard_gtid
+    bool cloned;
+    std::string blocked;    ///< the stranded loss recorded for b ("" = none)
+  };
+  const auto a5 = U1 + ":1-5";
+  std::vector<row> rows = {
+      {"cold reclone of an empty site", "", "", true, ""},
+      {"cold reclone of a subset of the donor", U1 + ":1-3", "", true, ""},
+      {"cold reclone of a site holding more: refused, blocked with it", U1 + ":1-5," + U2 + ":1-2",
+       "", false, U2 + ":1-2"},
+      {"prefix reclone: exactly the recorded set", U1 + ":1-5," + U2 + ":1-2", U2 + ":1-2", true,
+       ""},
+      {"prefix reclone: less than the recorded set", U1 + ":1-4," + U2 + ":1", U2 + ":1-2", true,
+       ""},
+      {"prefix reclone: more than recorded (written after the record): refused",
+       U1 + ":1-5," + U2 + ":1-3", U2 + ":1-2", false, U2 + ":1-3"},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      boot_fixture f;
+      f.fl->servers["a"].gtid = a5;
+      f.fl->servers["b"].gtid = r.recipient;
+      f.fl->servers["b"].writable = true;  // whatever it was, it is fenced before anything else
+      auto plan = f.clone_plan();
+      plan.kind = plan_kind::reclone;
+      plan.discard_gtid = r.confirmed;
+      f.start(plan);
+      const auto& res = f.only_result();
+      BOOST_TEST(f.fl->log.front() == "fence b");
+      BOOST_TEST(f.fl->count("b", mysql_op::clone) == (r.cloned ? 1u : 0u));
+      BOOST_TEST(res.ok == r.cloned, res.error);
+      BOOST_TEST(!f.fl->servers["b"].writable);
+      if (r.cloned) {
+        BOOST_TEST(f.fl->servers["b"].gtid == a5);
+        BOOST_TEST(f.fl->servers["b"].replicating);
+        BOOST_TEST(f.fl->count("b", mysql_op::fence) == 2u);  // again after the restart
+      } else {
+        BOOST_TEST(res.reached == plan_phase::cloning);
+        BOOST_TEST(res.error.find("that the request did not confirm") != std::string::npos,
+                   res.error);
+        BOOST_REQUIRE_EQUAL(res.losses.size(), 1u);
+        BOOST_TEST(res.losses[0].kind == gtid_loss_stranded);
+        BOOST_TEST(res.losses[0].gtid == r.blocked);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_resumed_reclone_waits_for_a_running_clone_and_never_starts_a_second) {
+  fl->servers["b"].clone_state = "In Progress";
+  auto plan = clone_plan();
+  plan.kind = plan_kind::reclone;
+  plan.phase = plan_phase::fencing_old;
+  start(plan);
+  for (int i = 0; i < 6; ++i) advance(500ms);
+  BOOST_TEST(coord->done.empty());
+  BOOST_TEST(fl->count("b", mysql_op::read_clone_state) >= 3u);
+  BOOST_TEST(fl->count("b", mysql_op::clone) == 0u);
+  fl->servers["b"].clone_state = "Completed";
+  fl->servers["b"].gtid = U1 + ":1-5";
+  advance(1s);
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -39,6 +39,7 @@ struct sim_server {
   bool lagging = false;
   std::string purged = {};  ///< gtid_purged
   std::string clone_state = {};  ///< performance_schema.clone_status STATE ("" = never cloned)
+  std::string user_tables = {};  ///< InnoDB tables outside the system schemas ("" = none)
   /// SHOW GRANTS of every account on this server (default: everything the operator needs).
   std::vector<std::string> grants = {"GRANT ALL PRIVILEGES ON *.* TO `any`@`%`"};
 };
@@ -160,6 +161,9 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
       break;
     case mysql_op::read_clone_state:
       o.value = s.clone_state;
+      break;
+    case mysql_op::read_user_tables:
+      o.value = s.user_tables;
       break;
     case mysql_op::show_grants:
       for (const auto& g : s.grants) o.value += (o.value.empty() ? "" : "\n") + g;

@@ -311,8 +311,20 @@ BOOST_AUTO_TEST_CASE(kill9_failover_recover_errant_and_reclone) {
   BOOST_TEST(r.error.find(errant.to_compact_string()) != std::string::npos, r.error);
   BOOST_TEST(!probe(primary).channel.configured);
 
-  // -- reclone 4 from 5: the errant row is gone and 4 replicates again ---------------------------
+  // -- a reclone that did not confirm the errant transaction clones nothing ----------------------
+  // (a cold reclone: the plan fences 4, reads its set and finds what only it holds)
   r = run_plan(repair_plan(plan_kind::reclone, 4));
+  BOOST_TEST(!r.ok);
+  BOOST_TEST(r.reached == plan_phase::cloning);
+  BOOST_TEST_REQUIRE(r.losses.size() == 1u);
+  BOOST_TEST(r.losses[0].gtid == errant.to_string());
+  BOOST_TEST(gtids(primary).contains(errant));  // not cloned: the errant row is still there
+  BOOST_TEST(probe(primary).super_read_only);
+
+  // -- reclone 4 from 5 confirming its divergent set: the errant row is gone, 4 replicates -------
+  auto confirmed = repair_plan(plan_kind::reclone, 5);
+  confirmed.discard_gtid = errant.to_string();
+  r = run_plan(confirmed);
   BOOST_TEST_REQUIRE(r.ok, r.error);
   p4 = probe(primary);
   BOOST_TEST(p4.super_read_only);
@@ -329,11 +341,11 @@ BOOST_AUTO_TEST_CASE(kill9_failover_recover_errant_and_reclone) {
   BOOST_TEST(contains_all(rows4, {"after-failover", "after-reclone"}));
   BOOST_TEST(!contains_all(rows4, {"errant"}));
   // Reclone of the active primary is refused before anything runs.
-  auto bad = repair_plan(plan_kind::reclone, 5);
+  auto bad = repair_plan(plan_kind::reclone, 6);
   bad.candidate = site_of(candidate);
   r = run_plan(bad);
   BOOST_TEST(!r.ok);
-  BOOST_TEST(r.error == "cloning: refusing to reclone the active primary " + site_of(candidate));
+  BOOST_TEST(r.error == "fencing_old: refusing to reclone the active primary " + site_of(candidate));
   BOOST_TEST(probe(candidate).writable());
 }
 

@@ -172,6 +172,41 @@ BOOST_AUTO_TEST_CASE(clone_need_rows) {
                  static_cast<int>(r.verdict));
     }
   }
+  // An empty set with tables is data written without GTIDs (review finding 5): never cloned.
+  auto t = clone_need("", e, "", "shop/orders");
+  BOOST_TEST(static_cast<int>(t.verdict) == static_cast<int>(clone_verdict::divergent));
+  BOOST_TEST(t.reason == "holds tables (shop/orders) but no GTIDs: data written without them");
+  BOOST_TEST(static_cast<int>(clone_need("", "", "", "shop/orders").verdict) ==
+             static_cast<int>(clone_verdict::divergent));
+}
+
+// A reclone a person asked for: cloned only when everything the recipient holds beyond the donor
+// is inside what the request confirmed (review finding 1).
+BOOST_AUTO_TEST_CASE(reclone_check_rows) {
+  struct rc {
+    std::string recipient, executed, confirmed;
+    bool allowed;
+    std::string discarded;
+  };
+  const std::string e = U1 + ":1-10";
+  const std::vector<rc> rows = {
+      {"", e, "", true, ""},                                     // empty: nothing lost
+      {U1 + ":1-4", e, "", true, ""},                            // a subset: nothing lost
+      {U1 + ":1-4," + U2 + ":1-2", e, "", false, U2 + ":1-2"},   // cold, holds more: refused
+      {U1 + ":1-4," + U2 + ":1-2", e, U2 + ":1-2", true, U2 + ":1-2"},  // exactly confirmed
+      {U1 + ":1-4," + U2 + ":1", e, U2 + ":1-2", true, U2 + ":1"},      // less than confirmed
+      {U1 + ":1-4," + U2 + ":1-3", e, U2 + ":1-2", false, U2 + ":1-3"},  // more than confirmed
+      {U1 + ":1-11", e, U2 + ":1-2", false, U1 + ":11"},         // the donor's own UUID, ahead
+      {"x", e, "", false, ""},                                   // does not parse
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.recipient << " / " << r.confirmed) {
+      auto c = reclone_check(r.recipient, r.executed, r.confirmed);
+      BOOST_TEST(c.allowed == r.allowed);
+      BOOST_TEST(c.discarded == r.discarded);
+      if (!r.allowed) BOOST_TEST(!c.reason.empty());
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(pick_auto_clone_rows) {

@@ -39,9 +39,13 @@ BOOST_AUTO_TEST_CASE(step_lists_per_kind) {
   BOOST_TEST(names(plan_steps(plan_kind::failover)) == names(failover_steps));
   BOOST_TEST(names(plan_steps(plan_kind::switchover)) == names(failover_steps));
   BOOST_TEST(names(plan_steps(plan_kind::recover)) == names(recover_steps));
-  auto reclone = recover_steps;
-  reclone.insert(reclone.begin(), P::cloning);
-  BOOST_TEST(names(plan_steps(plan_kind::reclone)) == names(reclone));
+  // Reclone as auto-clone: the recipient is fenced before its set is read and it is cloned, and
+  // fenced again once it answers after the CLONE's restart (review finding 1: it cloned first).
+  const std::vector<P> clone_steps = {P::fencing_old,       P::cloning,    P::restarting,
+                                      P::stopping_replica,  P::resetting_replica,
+                                      P::repointing,        P::confirming};
+  BOOST_TEST(names(plan_steps(plan_kind::reclone)) == names(clone_steps));
+  BOOST_TEST(names(plan_steps(plan_kind::auto_clone)) == names(clone_steps));
 }
 
 BOOST_AUTO_TEST_CASE(resume_after_each_persisted_phase) {
@@ -90,13 +94,13 @@ BOOST_AUTO_TEST_CASE(resume_after_each_persisted_phase) {
       {plan_kind::recover, P::confirming, {}, false},
       {plan_kind::reclone,
        P::pending,
-       {P::cloning, P::fencing_old, P::stopping_replica, P::resetting_replica, P::repointing,
-        P::confirming},
+       {P::fencing_old, P::cloning, P::restarting, P::stopping_replica, P::resetting_replica,
+        P::repointing, P::confirming},
        false},
-      // Never clone twice either.
+      // After the CLONE: never cloned again, the restart is waited for (and fenced again).
       {plan_kind::reclone,
        P::cloning,
-       {P::fencing_old, P::stopping_replica, P::resetting_replica, P::repointing, P::confirming},
+       {P::restarting, P::stopping_replica, P::resetting_replica, P::repointing, P::confirming},
        false},
   };
   for (const auto& row : rows) {

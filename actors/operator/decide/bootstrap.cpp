@@ -135,7 +135,7 @@ bootstrap_decision decide_bootstrap(const bootstrap_facts& in) {
 }
 
 clone_need_result clone_need(const std::string& recipient, const std::string& donor_executed,
-                             const std::string& donor_purged) {
+                             const std::string& donor_purged, const std::string& recipient_tables) {
   auto r = gtid_set::parse(recipient);
   auto e = gtid_set::parse(donor_executed);
   auto p = gtid_set::parse(donor_purged);
@@ -146,6 +146,9 @@ clone_need_result clone_need(const std::string& recipient, const std::string& do
                                           " transactions the donor lacks (" +
                                           more.to_compact_string() + ")"};
   }
+  if (r->empty() && !recipient_tables.empty())
+    return {clone_verdict::divergent, "holds tables (" + recipient_tables +
+                                          ") but no GTIDs: data written without them"};
   if (r->empty() && !e->empty()) return {clone_verdict::clone, "empty"};
   if (!p->subset_of(*r))
     return {clone_verdict::clone, "the donor purged " +
@@ -153,6 +156,31 @@ clone_need_result clone_need(const std::string& recipient, const std::string& do
                                       " transactions it lacks"};
   return {clone_verdict::replicate, r->empty() ? "empty, like the donor"
                                                : "a subset of the donor's set"};
+}
+
+reclone_check_result reclone_check(const std::string& recipient, const std::string& donor_executed,
+                                   const std::string& confirmed) {
+  reclone_check_result out;
+  gtid_parse_error pe;
+  auto r = gtid_set::parse(recipient, &pe);
+  auto e = gtid_set::parse(donor_executed);
+  auto ok = gtid_set::parse(confirmed);
+  if (!r || !e || !ok) {
+    out.reason = "a GTID set does not parse" + (r ? std::string() : " (" + pe.to_string() + ")");
+    return out;
+  }
+  auto extra = r->subtract(*e);
+  out.discarded = extra.to_string();
+  out.discarded_count = extra.count();
+  if (extra.subset_of(*ok)) {
+    out.allowed = true;
+    return out;
+  }
+  auto unconfirmed = extra.subtract(*ok);
+  out.reason = "holds " + std::to_string(unconfirmed.count()) +
+               " transactions the donor lacks that the request did not confirm (" +
+               unconfirmed.to_compact_string() + ")";
+  return out;
 }
 
 std::optional<std::string> pick_auto_clone(const auto_clone_facts& in) {

@@ -83,8 +83,26 @@ struct clone_need_result {
 /// lacks; replicate when the recipient's set is a subset of the donor's and the donor's binlogs
 /// still hold everything it lacks; divergent when the recipient holds transactions the donor
 /// lacks (never cloned: that would throw them away); unknown when a set does not parse.
+/// `recipient_tables`: InnoDB tables outside the system schemas (mysql_op::read_user_tables, read
+/// only when the recipient's set is empty): an empty set with such tables is data written
+/// without GTIDs (before gtid_mode=ON, or with sql_log_bin=0), so it is divergent, never
+/// cloned automatically.
 clone_need_result clone_need(const std::string& recipient, const std::string& donor_executed,
-                             const std::string& donor_purged);
+                             const std::string& donor_purged,
+                             const std::string& recipient_tables = "");
+
+/// A reclone requested by a person: may the recipient be cloned? Everything it holds beyond the
+/// donor (`recipient` minus `donor_executed`) must be inside `confirmed` (the divergentGtid the
+/// request's prefix matched; empty for a cold `confirm=` request). `discarded` is that extra set
+/// (server format, "" = nothing is thrown away); when not allowed, `reason` says what was found.
+struct reclone_check_result {
+  bool allowed = false;
+  std::string discarded;
+  uint64_t discarded_count = 0;
+  std::string reason;
+};
+reclone_check_result reclone_check(const std::string& recipient, const std::string& donor_executed,
+                                   const std::string& confirmed);
 
 /// An existing group: the first non-active site (declared order) that is reachable, fenced
 /// (read-only), has an empty gtid_executed and no channel, is not RecoveryBlocked, while the

@@ -37,10 +37,9 @@ std::string site_phase_after(plan_kind kind, plan_phase phase) {
     case plan_phase::pending:
       return "Cloning";
     case plan_phase::fencing_old:
-      // auto_clone fences first and clones next; reclone clones first and fences after it.
-      return kind == plan_kind::auto_clone ? "Cloning" : "SetupReplication";
+      return "Cloning";  // auto_clone and reclone fence the recipient first, then clone
     case plan_phase::cloning:
-      return kind == plan_kind::auto_clone ? "WaitingForRestart" : "SetupReplication";
+      return "WaitingForRestart";
     case plan_phase::done:
       return "Done";
     case plan_phase::failed:

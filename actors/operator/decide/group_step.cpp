@@ -34,6 +34,12 @@ durable_state apply_change(durable_state d, const durable_change& c) {
               // A failed rejoin is tried again on a later poll (after plan_retry_delay).
               if (plan.kind == plan_kind::recover)
                 d.recovery[plan.candidate] = {recovery_state_pending, "", 0};
+              // A reclone refused because the site holds transactions nobody confirmed: blocked
+              // with everything it holds beyond the donor, for a person to confirm.
+              if (plan.kind == plan_kind::reclone)
+                for (const auto& l : x.result.losses)
+                  if (l.kind == gtid_loss_stranded && l.site == plan.candidate)
+                    d.recovery[l.site] = {"RecoveryBlocked", l.gtid, l.count};
               // A switchover rolled back before promotion: the fenced source is the active
               // primary again, under a new epoch (the coordinator then unfences it).
               if (promotion && x.result.source_kept && !plan.old_primary.empty())

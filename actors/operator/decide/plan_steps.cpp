@@ -16,13 +16,11 @@ std::vector<plan_phase> plan_steps(plan_kind kind) {
     case plan_kind::recover:
       return {p::fencing_old, p::stopping_replica, p::resetting_replica, p::repointing,
               p::confirming};
-    case plan_kind::reclone:
-      return {p::cloning,           p::fencing_old, p::stopping_replica,
-              p::resetting_replica, p::repointing,  p::confirming};
     case plan_kind::bootstrap:
       return {p::verifying_accounts, p::stopping_replica, p::resetting_replica, p::recording_gtid,
               p::promoting,          p::confirming,       p::steering};
     case plan_kind::auto_clone:
+    case plan_kind::reclone:
       return {p::fencing_old,       p::cloning,    p::restarting, p::stopping_replica,
               p::resetting_replica, p::repointing, p::confirming};
   }

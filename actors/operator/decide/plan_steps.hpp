@@ -8,15 +8,17 @@
 //   recover:              fencing_old (the returning site itself), stopping_replica,
 //                         resetting_replica, repointing (CHANGE SOURCE + START on that site),
 //                         confirming (a probe shows IO and SQL threads ON)
-//   reclone:              cloning, then the recover steps
 //   bootstrap:            verifying_accounts (SHOW GRANTS of the operator and replication
 //                         accounts on every site), stopping_replica, resetting_replica,
 //                         recording_gtid, promoting, confirming, steering (the seed; no old
 //                         primary, so no fence and no gate: every site was seen fenced)
-//   auto_clone:           fencing_old (the recipient), cloning (CLONE only when clone_need says
-//                         so, decided again on every run: a resumed plan never clones twice a
-//                         site that already holds the donor's data), restarting (the recipient
-//                         answers again), then the recover steps from stopping_replica
+//   auto_clone, reclone:  fencing_old (the recipient), cloning (waits for a CLONE still running
+//                         from an earlier run, never a second beside it; then auto_clone clones
+//                         only when clone_need says so, decided again on every run, and reclone
+//                         only when reclone_check allows it: the recipient holds nothing beyond
+//                         the donor but what the request confirmed), restarting (the recipient
+//                         answers again and is fenced again), then the recover steps from
+//                         stopping_replica
 //
 // resume_steps(kind, persisted): the steps still to run when the last completed (persisted)
 // phase is `persisted`: `pending` = all of them; a phase of the list = the ones after it; `done`

@@ -188,14 +188,20 @@ void done_persisted(context& c, const change_plan_done& x, bool ok) {
   }
   c.log(log_level::info, "recovery complete", f);
   c.metric(metric_kind::divergent, plan.candidate, 0);
-  c.emit("Normal", "RecoveryComplete",
-         plan.candidate + " rejoined as a replica (" + to_string(plan.kind) + ")", plan.candidate);
+  std::string how = to_string(plan.kind);
+  if (plan.kind == plan_kind::reclone)
+    how += plan.discard_gtid.empty()
+               ? std::string(" of a site holding nothing beyond ") + plan.source
+               : "; the confirmed divergent transactions were replaced: " + plan.discard_gtid;
+  c.emit("Normal", "RecoveryComplete", plan.candidate + " rejoined as a replica (" + how + ")",
+         plan.candidate);
 }
 
 }  // namespace
 
 void start_plan(context& c, plan_kind kind, const std::string& candidate,
-                const std::string& old_primary, bool old_reachable, bool bump) {
+                const std::string& old_primary, bool old_reachable, bool bump,
+                const std::string& discard_gtid) {
   auto& st = c.st;
   const auto& rules = c.rules;
   st.plan_started = c.clock.now;
@@ -216,6 +222,7 @@ void start_plan(context& c, plan_kind kind, const std::string& candidate,
   plan.gate_timeout = rules.gate_timeout;
   plan.max_lag_wait = rules.max_lag_wait;
   plan.session_drain_timeout = rules.session_drain_timeout;
+  if (kind == plan_kind::reclone) plan.discard_gtid = discard_gtid;
   persist(c, change_start_plan{std::move(plan), bump, c.wall_ms()});
 }
 
@@ -339,7 +346,11 @@ void on_annotate(context& c, const input::annotate& in) {
   c.emit("Normal", "RecloneRequested",
          "reclone of " + v.site + " requested (" + to_string(v.kind) + ")", v.site);
   c.metric(metric_kind::reclone, v.site);
-  start_plan(c, plan_kind::reclone, v.site, "", false, false);
+  // The executor clones only when what the site holds beyond the donor is inside what this
+  // request confirmed: the matched divergentGtid, or nothing for a cold reclone.
+  std::string confirmed;
+  if (v.kind == reclone_kind::divergent_prefix) confirmed = divergent[v.site];
+  start_plan(c, plan_kind::reclone, v.site, "", false, false, confirmed);
   c.answer = "accepted: reclone of " + v.site + " (" + to_string(v.kind) + ")";
 }
 

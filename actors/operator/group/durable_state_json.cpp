@@ -161,6 +161,7 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
         {"maxLagWaitMs", ms(p.max_lag_wait)},
         {"sessionDrainTimeoutMs", ms(p.session_drain_timeout)},
         {"sourceGtid", p.source_gtid},
+        {"discardGtid", p.discard_gtid},
         {"losses", losses_json(p.losses)}}},
       {"recovery", recovery},
       {"lastFailoverLosses", losses_json(s.last_failover_losses)},
@@ -214,6 +215,7 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
           std::chrono::milliseconds(get<int64_t>(p, "sessionDrainTimeoutMs"));
     if (p.contains("sourceGtid")) s.plan.source_gtid = get<std::string>(p, "sourceGtid");
     if (p.contains("losses")) s.plan.losses = losses_from_json(member(p, "losses"));
+    if (p.contains("discardGtid")) s.plan.discard_gtid = get<std::string>(p, "discardGtid");
     if (j.contains("lastFailoverLosses"))
       s.last_failover_losses = losses_from_json(member(j, "lastFailoverLosses"));
     // Added with issue 19; older state files have none.

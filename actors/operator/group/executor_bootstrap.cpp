@@ -1,7 +1,7 @@
-// Executor steps of bootstrap and auto-clone: verify the accounts (SHOW GRANTS), CLONE only when
-// clone_need says so (decided again on every run, so a resumed plan never clones twice), and wait
-// for the recipient to answer after its CLONE restart. docs/architecture.md "How a group comes
-// into being".
+// Executor steps of bootstrap, auto-clone and reclone: verify the accounts (SHOW GRANTS), CLONE
+// only when clone_need (auto-clone) or reclone_check (reclone) allows it, decided again on every
+// run and never beside a CLONE still running, and wait for the recipient to answer after its
+// CLONE restart, then fence it again. docs/architecture.md "How a group comes into being".
 #include "actors/operator/group/executor_core.hpp"
 
 #include "actors/operator/decide/bootstrap.hpp"
@@ -80,12 +80,14 @@ void clone_now(exec_ptr self, const std::string& why) {
       self, mysql_op::clone, site,
       [=](mysql_outcome& o) {
         if (!o.ok) {
-          fail(self, "clone of " + site + " from " + self->state.plan.source +
-                         " failed: " + describe(o));
+          fail(self,
+               "clone of " + site + " from " + self->state.plan.source + " failed: " + describe(o));
           return;
         }
         self->state.result.clone_outcome = "cloned";
-        log::info("site cloned", fields(self, site));
+        auto f = fields(self, site);
+        f["reason"] = why;
+        log::info("site cloned", f);
         step_done(self);
       },
       clone_timeout, [=](mysql_command& c) { c.source = src; });
@@ -110,7 +112,8 @@ void run_auto_cloning(exec_ptr self) {
     s.last_note = std::move(why);
     self->delayed_send(self, confirm_retry_interval, retry_atom::value, s.seq);
   };
-  using reader = std::function<void(mysql_op, const std::string&, std::function<void(std::string)>)>;
+  using reader =
+      std::function<void(mysql_op, const std::string&, std::function<void(std::string)>)>;
   reader read = [=](mysql_op op, const std::string& on, std::function<void(std::string)> k) {
     run_sql(self, op, on, [=](mysql_outcome& o) {
       if (!o.ok && on == site && is_connection_error(o.error_kind)) {
@@ -125,31 +128,59 @@ void run_auto_cloning(exec_ptr self) {
       k(o.value);
     });
   };
+  // A reclone (a person asked): cloned when everything the recipient holds beyond the donor was
+  // confirmed by the request, else refused and the site RecoveryBlocked with what was found.
+  auto reclone = [=](const std::string& mine, const std::string& executed) {
+    auto check = reclone_check(mine, executed, self->state.plan.discard_gtid);
+    if (!check.allowed) {
+      if (check.discarded_count > 0)
+        record_loss(self, {site, gtid_loss_stranded, check.discarded, check.discarded_count});
+      fail(self, site + " " + check.reason + ": not cloned; it is RecoveryBlocked with what it " +
+                     "holds beyond " + donor + " as its divergentGtid, confirm that to reclone");
+      return;
+    }
+    clone_now(self, check.discarded_count == 0
+                        ? std::string("reclone requested; nothing beyond the donor is discarded")
+                        : "reclone requested; discarding the " +
+                              std::to_string(check.discarded_count) +
+                              " confirmed transactions only it holds: " + check.discarded);
+  };
   auto decide = [=] {
     read(mysql_op::read_gtid, site, [=](std::string mine) {
       read(mysql_op::read_gtid, donor, [=](std::string executed) {
+        if (self->state.plan.kind == plan_kind::reclone) {
+          reclone(mine, executed);
+          return;
+        }
         read(mysql_op::read_purged, donor, [=](std::string purged) {
-          auto need = clone_need(mine, executed, purged);
-          switch (need.verdict) {
-            case clone_verdict::clone:
-              clone_now(self, need.reason);
-              return;
-            case clone_verdict::replicate: {
-              self->state.result.clone_outcome = "not needed: " + need.reason;
-              auto f = fields(self, site);
-              f["reason"] = need.reason;
-              log::info("no clone needed; the site replicates", f);
-              step_done(self);
-              return;
+          // An empty set may still hide data written without GTIDs: look for tables first.
+          auto tables = [=](std::function<void(std::string)> k) {
+            if (!mine.empty()) return k("");
+            read(mysql_op::read_user_tables, site, k);
+          };
+          tables([=](std::string user_tables) {
+            auto need = clone_need(mine, executed, purged, user_tables);
+            switch (need.verdict) {
+              case clone_verdict::clone:
+                clone_now(self, need.reason);
+                return;
+              case clone_verdict::replicate: {
+                self->state.result.clone_outcome = "not needed: " + need.reason;
+                auto f = fields(self, site);
+                f["reason"] = need.reason;
+                log::info("no clone needed; the site replicates", f);
+                step_done(self);
+                return;
+              }
+              case clone_verdict::divergent:
+                // Never cloned: that would throw away transactions only this site has (S4).
+                fail(self, site + " " + need.reason + ": not cloned; reclone it explicitly");
+                return;
+              case clone_verdict::unknown:
+                fail(self, site + ": " + need.reason);
+                return;
             }
-            case clone_verdict::divergent:
-              // Never cloned: that would throw away transactions only this site has (S4).
-              fail(self, site + " " + need.reason + ": not cloned; reclone it explicitly");
-              return;
-            case clone_verdict::unknown:
-              fail(self, site + ": " + need.reason);
-              return;
-          }
+          });
         });
       });
     });
@@ -172,8 +203,11 @@ void run_restarting(exec_ptr self) {
   run_sql(self, mysql_op::read_gtid, site, [=](mysql_outcome& o) {
     auto& s = self->state;
     if (o.ok) {
-      log::info("recipient answers after its restart", fields(self, site));
-      step_done(self);
+      // Fenced again before anything else: the boot flags should hold it (super_read_only in
+      // my.cnf), but a restart with other flags, or a CLONE that lifted the fence and did not
+      // restart, must not leave a writable replica behind (docs/safety.md S5).
+      log::info("recipient answers after its restart; fencing it again", fields(self, site));
+      run_sql_must(self, mysql_op::fence, site, [self] { step_done(self); });
       return;
     }
     s.last_note = "waiting for " + site + " to answer: " + describe(o);

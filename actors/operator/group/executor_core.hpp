@@ -145,7 +145,6 @@ void confirm_probe(exec_ptr self);
 void run_steering(exec_ptr self);          // executor_steer.cpp
 
 void run_repointing(exec_ptr self);        // executor_repair.cpp
-void run_cloning(exec_ptr self);
 
 void run_verifying_accounts(exec_ptr self);  // executor_bootstrap.cpp
 void run_auto_cloning(exec_ptr self);

@@ -1,5 +1,5 @@
 // Executor steps of the repair family: repoint the followers to the new primary (each only when
-// its set is contained in the primary's, S4), rejoin a repaired site, and CLONE a recloned one.
+// its set is contained in the primary's, S4) and rejoin a repaired site.
 #include "actors/operator/group/executor_core.hpp"
 
 #include "io/log/log.hpp"
@@ -138,26 +138,6 @@ void run_repointing(exec_ptr self) {
           [=](std::string why) { fail(self, site + ": " + why); });
     });
   });
-}
-
-void run_cloning(exec_ptr self) {
-  auto& st = self->state;
-  auto pt = target_of(self, st.plan.source);
-  if (!pt) return;
-  auto src = source_of(self, *pt);
-  auto clone_timeout = std::max(st.plan.step_timeout, st.deps.clone_timeout);
-  auto site = st.plan.candidate;
-  run_sql(
-      self, mysql_op::clone, site,
-      [=](mysql_outcome& o) {
-        if (!o.ok) {
-          fail(self, "clone of " + site + " failed: " + describe(o));
-          return;
-        }
-        log::info("site recloned", fields(self, site));
-        step_done(self);
-      },
-      clone_timeout, [=](mysql_command& c) { c.source = src; });
 }
 
 }  // namespace br::executor

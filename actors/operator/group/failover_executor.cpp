@@ -52,10 +52,7 @@ void run_step(exec_ptr self) {
       run_repointing(self);
       return;
     case plan_phase::cloning:
-      if (st.plan.kind == plan_kind::auto_clone)
-        run_auto_cloning(self);
-      else
-        run_cloning(self);
+      run_auto_cloning(self);  // auto_clone and reclone
       return;
     case plan_phase::verifying_accounts:
       run_verifying_accounts(self);

@@ -343,6 +343,15 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
       if (!r->rows.empty()) out.value = r->get(0, "state").value_or("");
       break;
     }
+    case mysql_op::read_user_tables: {
+      auto r = conn.query(
+          "SELECT NAME FROM information_schema.INNODB_TABLES WHERE NAME NOT LIKE 'mysql/%' AND "
+          "NAME NOT LIKE 'sys/%' AND NAME NOT LIKE 'bloodraven/%' ORDER BY NAME LIMIT 5");
+      if (fail_if(r, out, st, key)) return out;
+      for (const auto& row : r->rows)
+        if (!row.empty() && row[0]) out.value += (out.value.empty() ? "" : ",") + *row[0];
+      break;
+    }
     case mysql_op::wait_executed:
     case mysql_op::clone:
       break;  // handled above
