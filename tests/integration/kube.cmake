@@ -1,6 +1,13 @@
 # Kubernetes: API simulator library + kube-sim program, io/kube client conformance, kubectl, leader election.
 br_library(br_kube_sim FOLDER ${PROJECT_SOURCE_DIR}/tests/support/kube_sim
   LIBS br_io_http Boost::headers nlohmann_json::nlohmann_json Threads::Threads yaml-cpp)
+# The Kubernetes integration suites' shared setup (tests/support/kube_sim/harness: simulator under
+# the chart's RBAC + clients by identity, CRDs, the group source's test timings and actors, root
+# queries for the kubelet suites), compiled once.
+add_library(br_ts_kube_harness STATIC ${PROJECT_SOURCE_DIR}/tests/support/kube_sim/harness/cluster.cpp
+                                      ${PROJECT_SOURCE_DIR}/tests/support/kube_sim/harness/root_query.cpp)
+target_link_libraries(br_ts_kube_harness PUBLIC br_kube_sim br_actors_operator br_io_mysql yaml-cpp
+  CAF::core PRIVATE br_warnings)
 add_executable(kube-sim ${PROJECT_SOURCE_DIR}/tests/support/kube_sim/main.cpp)
 target_link_libraries(kube-sim PRIVATE br_kube_sim br_warnings)
 br_test(integration_kube_client

@@ -3,5 +3,5 @@
 br_test(integration_kube_e2e
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_e2e_test.cpp
           ${PROJECT_SOURCE_DIR}/tests/support/mysql_sandbox.cpp
-  LIBS br_actors_operator br_kube_sim yaml-cpp
+  LIBS br_ts_kube_harness br_actors_operator br_kube_sim yaml-cpp
   LABELS "integration;kube;mysql" RUN_SERIAL TIMEOUT 600)

@@ -15,18 +15,15 @@
 
 #include "actors/operator/kube/core/generated_credentials.hpp"
 #include "actors/operator/kube/core/kube_credentials.hpp"
-#include "actors/common/registry.hpp"
 #include "actors/operator/kube/group_source.hpp"
 #include "actors/operator/api/operator_api.hpp"
-#include "actors/operator/group/site_io.hpp"
 #include "actors/operator/kube/core/status_writer.hpp"
 #include "io/kube/retry.hpp"
 #include "io/log/log.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
 #include "tests/integration/kubelet_sim.hpp"
-#include "tests/support/kube_sim/chart_rbac.hpp"
-#include "tests/support/kube_sim/simulator.hpp"
+#include "tests/support/kube_sim/harness/cluster.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/mysql_sandbox.hpp"
 #include "tests/support/eventually.hpp"
@@ -85,46 +82,28 @@ json node(const std::string& name, json labels, json taints = json::array()) {
 }
 
 struct e2e_fixture {
-  br::kube_sim::simulator sim;
-  std::shared_ptr<kube::client> c;         // the test's own client
-  std::shared_ptr<kube::client> operator_client;
-  std::unique_ptr<test::kubelet_sim> kubelet;
+  // The operator ("operator-0") runs as the chart's ServiceAccount: what its RBAC does not
+  // grant is refused with 403 (checked at the end: no denials).
+  br::kube_sim::test::sim_cluster cluster;
+  br::kube_sim::simulator& sim = cluster.sim;
+  std::shared_ptr<kube::client> c = cluster.client("test");  // the test's own client
+  std::unique_ptr<test::kubelet_sim> kubelet =
+      std::make_unique<test::kubelet_sim>(cluster.client("kubelet-sim"), ns);
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
-  registry_actor registry;
-  site_io_actor io;
-  caf::actor root;
+  br::kube_sim::test::operator_actors op;
 
   e2e_fixture() {
     log::set_level(log::level::warn);
-    // The operator ("operator-0") runs as the chart's ServiceAccount: what its RBAC does not
-    // grant is refused with 403 (checked at the end: no denials).
-    sim.set_rbac(br::kube_sim::chart_operator_rbac(
-        std::string(std::getenv("BR_SOURCE_DIR")) + "/charts/bloodraven", {"operator-0"}));
-    sim.start();
-    kube::client_options co;
-    co.timeout = 5s;
-    co.identity = "test";
-    c = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
-    co.identity = "operator-0";
-    operator_client = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
-    co.identity = "kubelet-sim";
-    kubelet = std::make_unique<test::kubelet_sim>(
-        std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co), ns);
-    registry = spawn_registry(sys);
-    io = spawn_site_io(sys);
+    op.spawn(sys);
   }
 
   ~e2e_fixture() {
-    if (root) self->request(root, 30s, stop_atom::value).receive([](bool) {}, [](caf::error&) {});
+    op.stop(self);
     kubelet->stop();
-    for (const auto& d : sim.denials())
-      BOOST_ERROR("operator request refused by the chart's RBAC: " << d.method << " " << d.path << ": "
-                                                                   << d.message);
-    self->send_exit(io, caf::exit_reason::user_shutdown);
-    self->send_exit(registry, caf::exit_reason::user_shutdown);
-    sim.stop();
+    auto denied = cluster.denials();
+    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
     for (int i : {inst_a, inst_b}) {
       auto r = sandbox().run({"stop", std::to_string(i)});
       if (r.exit_code != 0) BOOST_TEST_MESSAGE("stop " << i << ": " << r.err);
@@ -132,16 +111,12 @@ struct e2e_fixture {
   }
 
   void must_create(const kube::resource_ref& r, const std::string& in_ns, const json& obj) {
-    auto made = c->create(r, in_ns, obj);
-    BOOST_TEST_REQUIRE(made.ok(), "create " << obj["metadata"].value("name", "") << ": "
-                                            << (made.ok() ? "" : made.error().describe()));
+    auto error = cluster.create(r, in_ns, obj);
+    BOOST_TEST_REQUIRE(error.empty(), error);
   }
 
   void start_operator() {
-    group_source_options o;
-    o.client = operator_client;
-    o.site_io = io;
-    o.instance = "operator-0";
+    auto o = br::kube_sim::test::fast_group_source(cluster.client(br::kube_sim::test::operator_identity), op.io);
     o.operator_namespace = "bloodraven-system";  // the finalizer deletes a credential copy there
     o.site_address = [](const std::string&, const std::string&, const std::string& s) {
       return config::address_spec{"127.0.0.1", sandbox().port(s == "a" ? inst_a : inst_b)};
@@ -151,15 +126,7 @@ struct e2e_fixture {
     o.sidecar_address = [](const std::string&, const std::string&, const std::string&) {
       return std::string{};
     };
-    o.status_backoff_initial = 100ms;
-    o.status_backoff_max = 400ms;
-    o.status_coalesce = 50ms;
-    o.reflector.backoff_initial = 50ms;
-    o.reflector.backoff_max = 500ms;
-    o.reconcile_interval = 300ms;
-    o.reconcile_busy_interval = 300ms;
-    o.restart_delay = 500ms;
-    root = spawn_supervisor(sys, "root", restart_policy{}, {group_source_child(o)});
+    op.start(sys, o);
   }
 
   json get(const kube::resource_ref& r, const std::string& name, const std::string& in_ns = ns) {
@@ -257,16 +224,10 @@ BOOST_AUTO_TEST_CASE(apply_failover_noop_edit_ordered_update_and_delete) {
   // -- setup: two real MySQL 9.7 sites (a primary, b its replica), the API, nodes -------------
   for (int i : {inst_a, inst_b}) sandbox().reset(i);
   sandbox().replicate(inst_b, inst_a);
-  auto crd = br::kube_sim::test::yaml_to_json(YAML::LoadFile(
-      std::string(std::getenv("BR_SOURCE_DIR")) +
-      "/charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml"));
-  must_create(kube::resources::crds, "", crd);
-  must_create(kube::resources::crds, "", br::kube_sim::test::dns_endpoint_crd());
-  must_create(kube::resources::secrets, ns,
-              {{"apiVersion", "v1"},
-               {"kind", "Secret"},
-               {"metadata", {{"name", group + "-operator"}, {"namespace", ns}}},
-               {"data", {{"username", base64_encode("bloodraven")}, {"password", base64_encode("bloodravenpw")}}}});
+  auto crds = cluster.install_crds();
+  BOOST_TEST_REQUIRE(crds.empty(), crds);
+  auto secret = cluster.create_operator_secret(ns, group + "-operator", "bloodraven", "bloodravenpw");
+  BOOST_TEST_REQUIRE(secret.empty(), secret);
   const json other_taint = {{"key", "dedicated"}, {"value", "x"}, {"effect", "NoSchedule"}};
   must_create(kube::resources::nodes, "", node("node-a-1", {{"shipstream.io/site.e2e", "a"}}));
   must_create(kube::resources::nodes, "", node("node-a-2", {{"shipstream.io/site.e2e", "a"}}));

@@ -16,19 +16,17 @@
 #include <mutex>
 #include <thread>
 
-#include "actors/common/registry.hpp"
 #include "actors/operator/kube/core/generated_credentials.hpp"
 #include "actors/operator/kube/group_source.hpp"
 #include "actors/operator/kube/core/kube_credentials.hpp"
 #include "actors/operator/api/operator_api.hpp"
-#include "actors/operator/group/site_io.hpp"
 #include "actors/operator/kube/core/status_writer.hpp"
 #include "io/http/server.hpp"
 #include "io/http/websocket_hub.hpp"
 #include "io/log/log.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/sidecar_env.hpp"
-#include "tests/support/kube_sim/simulator.hpp"
+#include "tests/support/kube_sim/harness/cluster.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/mysql_sandbox.hpp"
 #include "tests/support/ws_client.hpp"
@@ -94,14 +92,12 @@ bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout)
 }
 
 struct gate_fixture {
-  br::kube_sim::simulator sim;
-  std::shared_ptr<kube::client> c;
+  br::kube_sim::test::sim_cluster cluster{false};  // no RBAC: integration_kube_rbac's subject
+  std::shared_ptr<kube::client> c = cluster.client(br::kube_sim::test::operator_identity);
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
-  registry_actor registry;
-  site_io_actor io;
-  caf::actor root;
+  br::kube_sim::test::operator_actors op;
   std::shared_ptr<group_table> groups = std::make_shared<group_table>();
   std::shared_ptr<http::websocket_hub> ws =
       std::make_shared<http::websocket_hub>(http::websocket_options{});
@@ -117,13 +113,7 @@ struct gate_fixture {
     std::string tmpl = (std::filesystem::temp_directory_path() / "br-kube-gate-XXXXXX").string();
     BOOST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
     dir = tmpl;
-    sim.start();
-    kube::client_options co;
-    co.timeout = 5s;
-    co.identity = "operator-0";
-    c = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
-    registry = spawn_registry(sys);
-    io = spawn_site_io(sys);
+    op.spawn(sys);
     operator_api_options ao;
     ao.groups = groups;
     ao.ws = ws;
@@ -138,13 +128,10 @@ struct gate_fixture {
   ~gate_fixture() {
     side_a.stop();
     side_b.stop();
-    if (root) self->request(root, 30s, stop_atom::value).receive([](bool) {}, [](caf::error&) {});
+    op.stop(self);
     groups->drop_handles();
     ws->close_all();
     api->stop();
-    self->send_exit(io, caf::exit_reason::user_shutdown);
-    self->send_exit(registry, caf::exit_reason::user_shutdown);
-    sim.stop();
     log::set_sink(nullptr);
     log::set_level(log::level::warn);
     for (int i : {inst_a, inst_b}) sandbox().run({"stop", std::to_string(i)});
@@ -152,18 +139,11 @@ struct gate_fixture {
     std::filesystem::remove_all(dir, ec);
   }
 
-  void must_create(const kube::resource_ref& r, const json& obj) {
-    auto made = c->create(r, r.namespaced ? ns : "", obj);
-    BOOST_TEST_REQUIRE(made.ok(), "create " << obj["metadata"].value("name", "") << ": "
-                                            << (made.ok() ? "" : made.error().describe()));
-  }
+  void must(const std::string& error) { BOOST_TEST_REQUIRE(error.empty(), error); }
 
   void start_operator() {
-    group_source_options o;
-    o.client = c;
+    auto o = br::kube_sim::test::fast_group_source(c, op.io);
     o.groups = groups;
-    o.site_io = io;
-    o.instance = "operator-0";
     o.ws = ws;
     o.reconcile = false;  // workloads are integration_kube_e2e's subject; here: the gate
     o.site_address = [](const std::string&, const std::string&, const std::string& s) {
@@ -173,13 +153,7 @@ struct gate_fixture {
     o.sidecar_address = [a, b](const std::string&, const std::string&, const std::string& s) {
       return "127.0.0.1:" + std::to_string(s == "a" ? a : b);
     };
-    o.status_backoff_initial = 100ms;
-    o.status_backoff_max = 400ms;
-    o.status_coalesce = 50ms;
-    o.reflector.backoff_initial = 50ms;
-    o.reflector.backoff_max = 500ms;
-    o.restart_delay = 500ms;
-    root = spawn_supervisor(sys, "root", restart_policy{}, {group_source_child(o)});
+    op.start(sys, o);
   }
 
   json group_object() {
@@ -284,18 +258,10 @@ BOOST_FIXTURE_TEST_SUITE(kube_gate, gate_fixture)
 BOOST_AUTO_TEST_CASE(safe_failover_in_kubernetes_mode_opens_the_gate_on_the_old_primarys_sidecar) {
   for (int i : {inst_a, inst_b}) sandbox().reset(i);
   sandbox().replicate(inst_b, inst_a);
-  must_create(kube::resources::crds,
-              br::kube_sim::test::yaml_to_json(YAML::LoadFile(
-                  std::string(std::getenv("BR_SOURCE_DIR")) +
-                  "/charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml")));
-  must_create(kube::resources::crds, br::kube_sim::test::dns_endpoint_crd());
-  must_create(kube::resources::secrets,
-              {{"apiVersion", "v1"},
-               {"kind", "Secret"},
-               {"metadata", {{"name", group + "-operator"}, {"namespace", ns}}},
-               {"data", {{"username", base64_encode("bloodraven")}, {"password", base64_encode("bloodravenpw")}}}});
+  must(cluster.install_crds());
+  must(cluster.create_operator_secret(ns, group + "-operator", "bloodraven", "bloodravenpw"));
   start_operator();
-  must_create(mfg_resource, group_object());
+  must(cluster.create(mfg_resource, ns, group_object()));
   BOOST_TEST_REQUIRE(eventually([&] { return active() == "a"; }, 60s),
                      "a never active: " << status().dump() << "\n" << logs());
   // Kubernetes mode feeds GET /ws/status (and so the dashboard) like standalone mode.

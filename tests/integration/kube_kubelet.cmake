@@ -10,7 +10,7 @@ br_test(unit_kubelet_pod_config
   LABELS "unit;kubelet")
 br_test(integration_kube_kubelet
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_kubelet_test.cpp
-  LIBS br_process_kubelet br_actors_operator br_kube_sim br_io_mysql yaml-cpp
+  LIBS br_ts_kube_harness br_process_kubelet br_actors_operator br_kube_sim br_io_mysql yaml-cpp
   LABELS "integration;kube;mysql;process;kubelet" RUN_SERIAL DEPENDS bloodraven-sidecar TIMEOUT 900)
 # Not in the default run yet (passed once end to end, about 2.5 min; not yet repeated): run it
 # directly, as root: BR_SOURCE_DIR=<src> BR_BINARY_DIR=<build> build/tests/integration_kube_kubelet
@@ -20,7 +20,7 @@ endif()
 br_test(integration_kube_kubelet_e2e
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_kubelet_e2e_test.cpp
           ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
-  LIBS br_process_kubelet br_actors_operator br_kube_sim br_io_mysql yaml-cpp
+  LIBS br_ts_kube_harness br_process_kubelet br_actors_operator br_kube_sim br_io_mysql yaml-cpp
   LABELS "integration;kube;mysql;process;kubelet;bootstrap" RUN_SERIAL DEPENDS bloodraven-sidecar TIMEOUT 1500)
 # Issue 19 acceptance 1 (3 sites, empty PVCs -> bootstrap -> failover -> auto-clone -> reclone).
 # Not in the default run (label kubelet): BR_SOURCE_DIR=<src> BR_BINARY_DIR=<build> build/tests/integration_kube_kubelet_e2e

@@ -27,20 +27,17 @@
 
 #include <unistd.h>
 
-#include "actors/common/registry.hpp"
 #include "actors/operator/api/operator_api.hpp"
-#include "actors/operator/group/site_io.hpp"
 #include "actors/operator/kube/core/generated_credentials.hpp"
 #include "actors/operator/kube/core/kube_credentials.hpp"
 #include "actors/operator/kube/core/status_writer.hpp"
 #include "actors/operator/kube/group_source.hpp"
 #include "io/http/server.hpp"
 #include "io/log/log.hpp"
-#include "io/mysql/connection.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/eventually.hpp"
-#include "tests/support/kube_sim/chart_rbac.hpp"
-#include "tests/support/kube_sim/simulator.hpp"
+#include "tests/support/kube_sim/harness/cluster.hpp"
+#include "tests/support/kube_sim/harness/root_query.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/process_kubelet/kubelet.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -108,16 +105,17 @@ json group_object() {
 }
 
 struct e2e_fixture {
-  br::kube_sim::simulator sim;
-  std::shared_ptr<kube::client> c;  // the test's own client
+  // The operator ("operator-0") runs as the chart's ServiceAccount: what its RBAC does not
+  // grant is refused with 403 (checked at the end: no denials).
+  br::kube_sim::test::sim_cluster cluster;
+  br::kube_sim::simulator& sim = cluster.sim;
+  std::shared_ptr<kube::client> c = cluster.client("test");  // the test's own client
   std::unique_ptr<kl::process_kubelet> kubelet;
   uint16_t op_port = br::test::free_port();
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> sys;
   std::unique_ptr<caf::scoped_actor> self;
-  registry_actor registry;
-  site_io_actor io;
-  caf::actor root;
+  br::kube_sim::test::operator_actors op;
   std::shared_ptr<group_table> groups = std::make_shared<group_table>();
   std::unique_ptr<http::server> api;
   br::test::temp_dir dir{"br-kubelet-e2e"};
@@ -126,31 +124,18 @@ struct e2e_fixture {
   e2e_fixture() {
     log::set_level(std::getenv("BR_TEST_DEBUG") ? log::level::debug : log::level::info);
     log::set_sink(capture);
-    // The operator ("operator-0") runs as the chart's ServiceAccount: what its RBAC does not
-    // grant is refused with 403 (checked at the end: no denials).
-    sim.set_rbac(br::kube_sim::chart_operator_rbac(
-        std::string(std::getenv("BR_SOURCE_DIR")) + "/charts/bloodraven", {"operator-0"}));
-    sim.start();
-    kube::client_options co;
-    co.timeout = 5s;
-    co.identity = "test";
-    c = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
     auto o = kl::options::from_test_env();
     o.ns = ns;
     // The chart's operator Service, standing for this process: sidecars reach its API there.
     o.host_services.push_back({"bloodraven", ns, 8082, op_port});
-    co.identity = "process-kubelet";
-    kubelet = std::make_unique<kl::process_kubelet>(
-        std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co), o);
+    kubelet = std::make_unique<kl::process_kubelet>(cluster.client("process-kubelet"), o);
   }
 
   ~e2e_fixture() {
-    if (root) (*self)->request(root, 30s, stop_atom::value).receive([](bool) {}, [](caf::error&) {});
     if (sys) {
+      op.stop(*self);
       groups->drop_handles();
       if (api) api->stop();
-      (*self)->send_exit(io, caf::exit_reason::user_shutdown);
-      (*self)->send_exit(registry, caf::exit_reason::user_shutdown);
     }
     if (boost::unit_test::framework::current_test_case().p_name.get().size()) {
       for (const auto& s : sites)
@@ -161,12 +146,10 @@ struct e2e_fixture {
         }
     }
     kubelet->stop();
-    for (const auto& d : sim.denials())
-      BOOST_ERROR("operator request refused by the chart's RBAC: " << d.method << " " << d.path << ": "
-                                                                   << d.message);
+    auto denied = cluster.denials();
+    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
     self.reset();
     sys.reset();
-    sim.stop();
     log::set_sink(nullptr);
     log::set_level(log::level::warn);
   }
@@ -181,8 +164,7 @@ struct e2e_fixture {
     cfg = std::make_unique<caf::actor_system_config>();
     sys = std::make_unique<caf::actor_system>(*cfg);
     self = std::make_unique<caf::scoped_actor>(*sys);
-    registry = spawn_registry(*sys);
-    io = spawn_site_io(*sys);
+    op.spawn(*sys);
     operator_api_options ao;
     ao.groups = groups;
     http::router r;
@@ -193,23 +175,11 @@ struct e2e_fixture {
     api = std::make_unique<http::server>(so, r);
     BOOST_TEST_REQUIRE(api->start() == op_port);
 
-    kube::client_options co;
-    co.timeout = 5s;
-    co.identity = "operator-0";
-    group_source_options o;
-    o.client = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
+    auto o = br::kube_sim::test::fast_group_source(cluster.client(br::kube_sim::test::operator_identity), op.io);
     o.groups = groups;
-    o.site_io = io;
-    o.instance = "operator-0";
-    o.status_backoff_initial = 100ms;
-    o.status_backoff_max = 400ms;
-    o.status_coalesce = 50ms;
-    o.reflector.backoff_initial = 50ms;
-    o.reflector.backoff_max = 500ms;
     o.reconcile_interval = 1s;
     o.reconcile_busy_interval = 500ms;
-    o.restart_delay = 500ms;
-    root = spawn_supervisor(*sys, "root", restart_policy{}, {group_source_child(o)});
+    op.start(*sys, o);
   }
 
   json status() {
@@ -268,19 +238,7 @@ struct e2e_fixture {
       if (!s) return "";
       creds = secret_data(*s);
     }
-    mysql::connect_options o;
-    o.host = host;
-    o.port = 3306;
-    o.user = "root";
-    o.password = creds["MYSQL_ROOT_PASSWORD"];
-    o.connect_timeout = 2s;
-    o.read_timeout = 5s;
-    o.write_timeout = 5s;
-    auto conn = mysql::connection::open(o);
-    if (!conn) return "";
-    auto r = conn->query(sql);
-    if (!r || r->rows.empty() || r->rows[0].empty() || !r->rows[0][0]) return "";
-    return *r->rows[0][0];
+    return br::kube_sim::test::root_scalar(host, creds["MYSQL_ROOT_PASSWORD"], sql);
   }
   std::string qs(const std::string& s, const std::string& sql) { return q(pod_ip(s), sql); }
 
@@ -386,12 +344,8 @@ struct e2e_fixture {
 BOOST_FIXTURE_TEST_SUITE(kube_kubelet_e2e, e2e_fixture)
 
 BOOST_AUTO_TEST_CASE(empty_pvcs_to_bootstrap_failover_auto_clone_and_reclone) {
-  BOOST_TEST_REQUIRE(c->create(kube::resources::crds, "",
-                               br::kube_sim::test::yaml_to_json(YAML::LoadFile(
-                                   std::string(std::getenv("BR_SOURCE_DIR")) +
-                                   "/charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml")))
-                         .ok());
-  BOOST_TEST_REQUIRE(c->create(kube::resources::crds, "", br::kube_sim::test::dns_endpoint_crd()).ok());
+  auto crds = cluster.install_crds();
+  BOOST_TEST_REQUIRE(crds.empty(), crds);
 
   // -- (1) apply: bootstrap from empty PVCs ------------------------------------------------------
   auto t0 = std::chrono::steady_clock::now();

@@ -26,9 +26,9 @@
 #include "io/codec/base64.hpp"
 #include "io/kube/client.hpp"
 #include "io/log/log.hpp"
-#include "io/mysql/connection.hpp"
+#include "tests/support/kube_sim/harness/root_query.hpp"
 #include "tests/support/eventually.hpp"
-#include "tests/support/kube_sim/simulator.hpp"
+#include "tests/support/kube_sim/harness/cluster.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/process_kubelet/command.hpp"
 #include "tests/support/process_kubelet/kubelet.hpp"
@@ -115,24 +115,17 @@ std::string resolve(const std::string& name) {
 }
 
 struct kubelet_fixture {
-  br::kube_sim::simulator sim;
-  std::shared_ptr<kube::client> c;
+  br::kube_sim::test::sim_cluster cluster{false};  // no operator runs here
+  std::shared_ptr<kube::client> c = cluster.client("test");
   std::unique_ptr<kl::process_kubelet> kubelet;
   config::failover_group g;
   std::map<std::string, std::string> creds;  // the generated operator Secret's data
 
   kubelet_fixture() {
     log::set_level(log::level::warn);
-    sim.start();
-    kube::client_options co;
-    co.timeout = 5s;
-    co.identity = "test";
-    c = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
-    co.identity = "process-kubelet";
     auto o = kl::options::from_test_env();
     o.ns = ns;
-    kubelet = std::make_unique<kl::process_kubelet>(
-        std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co), o);
+    kubelet = std::make_unique<kl::process_kubelet>(cluster.client("process-kubelet"), o);
   }
   ~kubelet_fixture() {
     if (boost::unit_test::framework::current_test_case().p_name.get().empty()) return;
@@ -143,7 +136,6 @@ struct kubelet_fixture {
         BOOST_TEST_MESSAGE("---- " << d << "/" << cn << " log tail ----\n" << log);
       }
     kubelet->stop();
-    sim.stop();
   }
 
   void must_create(const kube::resource_ref& r, const json& obj) {
@@ -166,23 +158,9 @@ struct kubelet_fixture {
            "; kubelet error: " + kubelet->error();
   }
 
-  mysql::connect_options root_at(const std::string& host) {
-    mysql::connect_options o;
-    o.host = host;
-    o.port = 3306;
-    o.user = "root";
-    o.password = creds.at("MYSQL_ROOT_PASSWORD");
-    o.connect_timeout = 2s;
-    return o;
-  }
-
   /// One value as root over TCP, "" when the server cannot be reached.
   std::string scalar(const std::string& host, const std::string& sql) {
-    auto conn = mysql::connection::open(root_at(host));
-    if (!conn) return "";
-    auto r = conn->query(sql);
-    if (!r || r->rows.empty() || !r->rows[0][0]) return "";
-    return *r->rows[0][0];
+    return br::kube_sim::test::root_scalar(host, creds.at("MYSQL_ROOT_PASSWORD"), sql);
   }
 
   void set_role(const std::string& deployment, const std::string& role) {

@@ -5,7 +5,9 @@
 // kubectl. Fencing the replica takes it out of the -replicas Service (its pod no longer matches
 // the Service's selector), keeps it super_read_only, shows it in status and Events; fencing the
 // active primary is refused in one line by the plugin and, written by hand, by the operator
-// (FenceRejected, nothing changes); unfencing brings the replica back.
+// (FenceRejected, nothing changes); unfencing brings the replica back. Then the planned-failover
+// annotation (issue 20): a bad one is refused with InvalidAnnotation and changes nothing; a good
+// one stays on the object while the request runs and is removed when it has ended.
 #include <boost/test/unit_test.hpp>
 
 #include <caf/all.hpp>
@@ -13,11 +15,8 @@
 #include <algorithm>
 #include <set>
 
-#include "actors/common/registry.hpp"
-#include "actors/operator/group/site_io.hpp"
+#include "actors/operator/decide/planned_failover.hpp"
 #include "actors/operator/kube/core/status_writer.hpp"
-#include "actors/operator/kube/group_source.hpp"
-#include "io/codec/base64.hpp"
 #include "io/kube/retry.hpp"
 #include "io/log/log.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
@@ -25,8 +24,7 @@
 #include "tests/integration/kubelet_sim.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/eventually.hpp"
-#include "tests/support/kube_sim/chart_rbac.hpp"
-#include "tests/support/kube_sim/simulator.hpp"
+#include "tests/support/kube_sim/harness/cluster.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/mysql_sandbox.hpp"
 
@@ -45,11 +43,6 @@ const std::string annotation = "bloodraven.shipstream.io/fenced-sites";
 const test::mysql_sandbox& sandbox() {
   static const test::mysql_sandbox sb;
   return sb;
-}
-
-std::string source(const std::string& rel) {
-  const char* src = std::getenv("BR_SOURCE_DIR");
-  return std::string{src ? src : "."} + "/" + rel;
 }
 
 json site(const std::string& name) {
@@ -77,58 +70,34 @@ json group_object() {
 }
 
 struct fence_fixture {
-  br::kube_sim::simulator sim;
+  br::kube_sim::test::sim_cluster cluster;  // under the chart's RBAC for the operator
   br::kube_sim::test::temp_dir dir;
-  std::string kubeconfig;
-  std::shared_ptr<kube::client> c;
-  std::shared_ptr<kube::client> operator_client;
-  std::unique_ptr<test::kubelet_sim> kubelet;
+  std::string kubeconfig = cluster.sim.write_kubeconfig(dir.path.string());
+  std::shared_ptr<kube::client> c = cluster.client("test");
+  std::unique_ptr<test::kubelet_sim> kubelet =
+      std::make_unique<test::kubelet_sim>(cluster.client("kubelet-sim"), ns);
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
-  registry_actor registry;
-  site_io_actor io;
-  caf::actor root;
+  br::kube_sim::test::operator_actors op;
 
   fence_fixture() {
     log::set_level(log::level::warn);
-    sim.set_rbac(br::kube_sim::chart_operator_rbac(source("charts/bloodraven"), {"operator-0"}));
-    sim.start();
-    kubeconfig = sim.write_kubeconfig(dir.path.string());
-    kube::client_options co;
-    co.timeout = 5s;
-    co.identity = "test";
-    c = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
-    co.identity = "operator-0";
-    operator_client = std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co);
-    co.identity = "kubelet-sim";
-    kubelet = std::make_unique<test::kubelet_sim>(
-        std::make_shared<kube::client>(br::kube_sim::test::sim_config(sim), co), ns);
-    registry = spawn_registry(sys);
-    io = spawn_site_io(sys);
+    op.spawn(sys);
   }
 
   ~fence_fixture() {
-    if (root) self->request(root, 30s, stop_atom::value).receive([](bool) {}, [](caf::error&) {});
+    op.stop(self);
     kubelet->stop();
-    for (const auto& d : sim.denials())
-      BOOST_ERROR("operator request refused by the chart's RBAC: " << d.method << " " << d.path);
-    self->send_exit(io, caf::exit_reason::user_shutdown);
-    self->send_exit(registry, caf::exit_reason::user_shutdown);
-    sim.stop();
+    auto denied = cluster.denials();
+    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
     for (int i : {inst_a, inst_b, inst_c}) sandbox().run({"stop", std::to_string(i)});
   }
 
-  void must_create(const kube::resource_ref& r, const std::string& in_ns, const json& obj) {
-    auto made = c->create(r, in_ns, obj);
-    BOOST_TEST_REQUIRE(made.ok(), "create: " << (made.ok() ? "" : made.error().describe()));
-  }
+  void must(const std::string& error) { BOOST_TEST_REQUIRE(error.empty(), error); }
 
   void start_operator() {
-    group_source_options o;
-    o.client = operator_client;
-    o.site_io = io;
-    o.instance = "operator-0";
+    auto o = br::kube_sim::test::fast_group_source(cluster.client(br::kube_sim::test::operator_identity), op.io);
     o.operator_namespace = "bloodraven-system";
     o.site_address = [](const std::string&, const std::string&, const std::string& s) {
       return config::address_spec{"127.0.0.1",
@@ -137,15 +106,7 @@ struct fence_fixture {
     o.sidecar_address = [](const std::string&, const std::string&, const std::string&) {
       return std::string{};
     };
-    o.status_backoff_initial = 100ms;
-    o.status_backoff_max = 400ms;
-    o.status_coalesce = 50ms;
-    o.reflector.backoff_initial = 50ms;
-    o.reflector.backoff_max = 500ms;
-    o.reconcile_interval = 300ms;
-    o.reconcile_busy_interval = 300ms;
-    o.restart_delay = 500ms;
-    root = spawn_supervisor(sys, "root", restart_policy{}, {group_source_child(o)});
+    op.start(sys, o);
   }
 
   json mfg() {
@@ -184,6 +145,17 @@ struct fence_fixture {
     return out;
   }
 
+  /// The messages of the group's Events with this reason.
+  std::vector<std::string> event_messages(const std::string& reason) {
+    std::vector<std::string> out;
+    auto r = c->list(kube::resources::events, ns);
+    if (r)
+      for (const auto& e : (*r)["items"])
+        if (e["involvedObject"].value("name", "") == group && e.value("reason", "") == reason)
+          out.push_back(e.value("message", ""));
+    return out;
+  }
+
   size_t events(const std::string& reason) {
     auto r = c->list(kube::resources::events, ns);
     size_t n = 0;
@@ -205,16 +177,16 @@ struct fence_fixture {
   std::pair<int, std::string> plugin(std::vector<std::string> a) {
     a.insert(a.begin(), {"--kubeconfig", kubeconfig, "--cache-dir", (dir.path / "cache").string(),
                          "--request-timeout", "20s", "-n", ns});
-    br::test::child_process p(source("tools/kubectl-bloodraven"), a,
+    br::test::child_process p(br::kube_sim::test::source_path("tools/kubectl-bloodraven"), a,
                               {{"HOME", dir.path.string()}, {"KUBECONFIG", kubeconfig}});
     auto code = p.wait_exit(60s);
     BOOST_REQUIRE_MESSAGE(code.has_value(), "plugin did not finish: " + p.output());
     return {*code, p.output()};
   }
 
-  void annotate(const std::string& value) {
+  void annotate(const std::string& value, const std::string& key = annotation) {
     auto r = kube::update_with_retry(*c, mfg_resource, ns, group, [&](json& obj) {
-      obj["metadata"]["annotations"][annotation] = value;
+      obj["metadata"]["annotations"][key] = value;
       return true;
     });
     BOOST_TEST_REQUIRE(r.ok(), "annotate: " << (r.ok() ? "" : r.error().describe()));
@@ -225,23 +197,15 @@ struct fence_fixture {
 
 BOOST_FIXTURE_TEST_SUITE(kube_manual_fence, fence_fixture)
 
-BOOST_AUTO_TEST_CASE(a_fenced_replica_leaves_the_replicas_service_and_the_primary_is_refused) {
+BOOST_AUTO_TEST_CASE(a_fenced_replica_leaves_the_replicas_service_and_the_primary_is_refused_then_planned_failover_annotations) {
   for (int i : {inst_a, inst_b, inst_c}) sandbox().reset(i);
   sandbox().replicate(inst_b, inst_a);
   sandbox().replicate(inst_c, inst_a);
-  must_create(kube::resources::crds, "",
-              br::kube_sim::test::yaml_to_json(YAML::LoadFile(
-                  source("charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml"))));
-  must_create(kube::resources::crds, "", br::kube_sim::test::dns_endpoint_crd());
-  must_create(kube::resources::secrets, ns,
-              {{"apiVersion", "v1"},
-               {"kind", "Secret"},
-               {"metadata", {{"name", group + "-operator"}, {"namespace", ns}}},
-               {"data",
-                {{"username", base64_encode("bloodraven")}, {"password", base64_encode("bloodravenpw")}}}});
+  must(cluster.install_crds());
+  must(cluster.create_operator_secret(ns, group + "-operator", "bloodraven", "bloodravenpw"));
   kubelet->start();
   start_operator();
-  must_create(mfg_resource, ns, group_object());
+  must(cluster.create(mfg_resource, ns, group_object()));
 
   // The group settles: a active, b behind -replicas.
   BOOST_TEST_REQUIRE(eventually([&] {
@@ -300,6 +264,58 @@ BOOST_AUTO_TEST_CASE(a_fenced_replica_leaves_the_replicas_service_and_the_primar
            replicas_endpoints() == std::set<std::string>{"b", "c"};
   }, 60s), "b never came back: " << status().dump());
   BOOST_TEST(events("SiteUnfenced") >= 1u);
+
+  // -- issue 20 acceptance 4: a bad planned-failover annotation gets InvalidAnnotation with the
+  // reason (Event, status), is removed, and changes nothing else --------------------------------
+  const std::string planned = planned_failover_annotation;
+  const auto epoch = status().value("epoch", 0);
+  annotate("c:maxLagWait=soon", planned);
+  BOOST_TEST_REQUIRE(eventually([&] { return events("PlannedFailoverRejected") >= 1u; }, 30s),
+                     "no PlannedFailoverRejected: " << status().dump());
+  auto rejected = event_messages("PlannedFailoverRejected");
+  BOOST_TEST(rejected.front().find("InvalidAnnotation: ") == 0u, rejected.front());
+  BOOST_TEST(rejected.front().find("c:maxLagWait=soon") != std::string::npos, rejected.front());
+  BOOST_TEST(rejected.front().find("maxLagWait: ") != std::string::npos, rejected.front());
+  auto pf = status().value("plannedFailover", json::object());
+  BOOST_TEST(pf.value("phase", "") == "Failed", pf.dump());
+  BOOST_TEST(pf.value("reason", "") == "InvalidAnnotation", pf.dump());
+  BOOST_TEST(pf.value("message", "").find("maxLagWait: ") != std::string::npos, pf.dump());
+  BOOST_TEST(eventually([&] {
+    return !mfg()["metadata"].value("annotations", json::object()).contains(planned);
+  }, 30s), "the bad annotation was never removed");
+  // nothing else: no plan (same epoch, same primary), no fence, no steering
+  BOOST_TEST(events("PlannedFailoverStarted") == 0u);
+  BOOST_TEST(status().value("activeSite", "") == "a");
+  BOOST_TEST(status().value("epoch", 0) == epoch);
+  BOOST_TEST(replicas_endpoints() == (std::set<std::string>{"b", "c"}));
+  for (const auto& s : {"a", "b", "c"}) BOOST_TEST(!site_status(s).value("manuallyFenced", false), s);
+  auto pa2 = probe(inst_a), pc2 = probe(inst_c);
+  BOOST_REQUIRE(pa2.has_value() && pc2.has_value());
+  BOOST_TEST(!pa2->read_only);
+  BOOST_TEST(pc2->super_read_only);
+
+  // -- a planned failover to c: its annotation stays while the request runs and is removed when
+  // it ends (Succeeded), never before ----------------------------------------------------------
+  annotate("c", planned);
+  bool seen_while_running = false, gone_while_running = false;
+  std::string last;
+  BOOST_TEST_REQUIRE(eventually([&] {
+    auto g = mfg();  // one read: the annotation and the status together
+    if (!g.is_object()) return false;
+    const bool present = g["metadata"].value("annotations", json::object()).contains(planned);
+    const auto p = g.value("status", json::object()).value("plannedFailover", json::object());
+    const auto phase = p.value("phase", "");
+    const bool running = p.value("target", "") == "c" && !phase.empty() && phase != "Succeeded" &&
+                         phase != "Failed";
+    seen_while_running |= running && present;
+    gone_while_running |= running && !present;
+    last = p.dump();
+    return p.value("target", "") == "c" && phase == "Succeeded" && !present;
+  }, 120s, 20ms), "the planned failover never ended with its annotation removed: " << last);
+  BOOST_TEST(seen_while_running, "the annotation was never seen while the request ran");
+  BOOST_TEST(!gone_while_running, "the annotation was removed while the request still ran");
+  BOOST_TEST(status().value("activeSite", "") == "c");
+  BOOST_TEST(events("PlannedFailoverCompleted") >= 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
