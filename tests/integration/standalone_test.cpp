@@ -1,4 +1,6 @@
-// bloodraven --standalone FILE as a real process: a two-site group on sandbox MySQL 9 and 10.
+// bloodraven --standalone FILE as a real process: a group on sandbox MySQL 9 and 10, plus a
+// read-only site `spare` whose address refuses connections (it may be fenced by hand without
+// leaving the group without a failover candidate).
 #include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +52,8 @@ std::string group_yaml() {
   for (int i : {primary, replica})
     y += "    - {name: " + site_of(i) + ", address: {host: 127.0.0.1, port: " +
          std::to_string(sandbox().port(i)) + "}}\n";
+  y += "    - {name: spare, role: read-only, address: {host: 127.0.0.1, port: " +
+       std::to_string(br::test::free_port()) + "}}\n";  // nothing listens there
   return y;
 }
 
@@ -159,7 +163,7 @@ BOOST_FIXTURE_TEST_CASE(runs_a_two_site_group, sandbox_fixture) {
              actors.dump());
   BOOST_TEST(count_kind(actors, "supervisor") == 2, actors.dump());  // root + the group's
   BOOST_TEST(count_kind(actors, "coordinator") == 1, actors.dump());
-  BOOST_TEST(count_kind(actors, "site_poller") == 2, actors.dump());
+  BOOST_TEST(count_kind(actors, "site_poller") == 3, actors.dump());
 
   // Error shapes.
   auto bad = c.get(base + "/active-site?group=orders");
@@ -227,6 +231,56 @@ BOOST_FIXTURE_TEST_CASE(runs_a_two_site_group, sandbox_fixture) {
   BOOST_TEST(p_entry.value("archivedFileCount", 0) == 2, st.dump());
 
   BOOST_TEST(c.get(base + "/events").status == 200);
+
+  // -- manual fence (issue 20): POST /admin/fence, signed; the route file follows it -------------
+  const auto route_path = dir.path / "state" / "orders.route.json";
+  auto route = [&] {
+    std::ifstream in(route_path);
+    return in ? json::parse(std::istreambuf_iterator<char>(in), {}, nullptr, false) : json(nullptr);
+  };
+  // Adopted without a plan, the settled group has a route: s9 primary, the others replicas.
+  const json both = {site_of(replica), "spare"};
+  BOOST_TEST(eventually([&] { return route().value("replicas", json()) == both; }, 30s), route().dump());
+  BOOST_TEST(route().value("primary", "") == site_of(primary));
+  auto fence_cli = [&](const std::string& on_off, const std::string& site) {
+    child_process cli(binary_path("bloodraven"),
+                      {"fence", "--operator", base, "--keys-dir", (dir.path / "state" / "keys").string(),
+                       "--namespace", "shop", "--group", "orders", on_off, site});
+    auto code = cli.wait_exit(30s);
+    return std::make_pair(code.value_or(-1), cli.output());
+  };
+  auto site_entry = [&](const std::string& name) {
+    auto all = json::parse(c.get(base + "/status").body, nullptr, false);
+    for (const auto& s : all["shop/orders"].value("sites", json::array()))
+      if (s.value("name", "") == name) return s;
+    return json::object();
+  };
+  // Without the operator's signature: refused, nothing changes.
+  auto unsigned_fence = c.post(base + "/admin/fence",
+                               R"({"action":"fence","namespace":"shop","group":"orders",)"
+                               R"("value":"on:spare","sentAtMs":1})");
+  BOOST_TEST(unsigned_fence.status == 401, unsigned_fence.body);
+  BOOST_TEST(!site_entry("spare").value("manuallyFenced", false));
+  // The active primary: refused with the reason.
+  auto [rc_p, out_p] = fence_cli("on", site_of(primary));
+  BOOST_TEST(rc_p != 0, out_p);
+  BOOST_TEST(out_p.find("409") != std::string::npos, out_p);
+  BOOST_TEST(out_p.find("s9 is the active primary") != std::string::npos, out_p);
+  BOOST_TEST(!site_entry(site_of(primary)).value("manuallyFenced", false));
+  // A replica: accepted; it leaves the replicas route (the primary stays).
+  auto [rc_r, out_r] = fence_cli("on", "spare");
+  BOOST_TEST_REQUIRE(rc_r == 0, out_r);
+  BOOST_TEST(out_r.find("202") != std::string::npos, out_r);
+  BOOST_TEST(eventually([&] { return site_entry("spare").value("manuallyFenced", false); }, 30s));
+  BOOST_TEST(eventually([&] { return route().value("replicas", json()) == json({site_of(replica)}); }, 30s),
+             route().dump());
+  BOOST_TEST(route().value("fenced", json()) == json({"spare"}));
+  BOOST_TEST(route().value("primary", "") == site_of(primary));
+  // Unfenced: back behind the replicas route.
+  auto [rc_u, out_u] = fence_cli("off", "spare");
+  BOOST_TEST_REQUIRE(rc_u == 0, out_u);
+  BOOST_TEST(eventually([&] { return route().value("replicas", json()) == both; }, 30s), route().dump());
+  BOOST_TEST(!site_entry("spare").value("manuallyFenced", false));
 
   p.signal(SIGTERM);
   auto rc = p.wait_exit(60s);

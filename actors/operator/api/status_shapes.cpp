@@ -56,6 +56,7 @@ json api_status_entry(const json& cr_status, int64_t poll_time_ms) {
     o["recoveryState"] = str(s, "recoveryState");
     if (auto g = str(s, "divergentGtid"); !g.empty()) o["divergentGtid"] = g;
     copy_if(o, s, "divergentTransactionCount");
+    copy_if(o, s, "manuallyFenced");  // fenced by request (issue 20): out of routing
     sites.push_back(std::move(o));
   }
   out["sites"] = std::move(sites);

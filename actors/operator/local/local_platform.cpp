@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "actors/operator/group/durable_state_json.hpp"
+#include "actors/operator/local/route_book.hpp"
 #include "io/fs/atomic_file.hpp"
 #include "io/log/log.hpp"
 
@@ -150,9 +151,11 @@ struct status_file_state {
 };
 
 status_writer_actor::behavior_type status_file(
-    status_writer_actor::stateful_pointer<status_file_state> self, std::string dir) {
+    status_writer_actor::stateful_pointer<status_file_state> self, std::string dir,
+    std::shared_ptr<route_book> routes) {
   return {
       [=](status_atom, const std::string& group, const config::group_status& status) {
+        routes->follow(group, status);  // the route file follows manual fences
         auto json = nlohmann::json(status).dump();  // the file is the edge: JSON here
         auto& last = self->state.last[group];
         if (last == json) return;  // identical writes are skipped
@@ -199,12 +202,11 @@ taint_actor::behavior_type taint_hook(taint_actor::pointer, local_platform_confi
   };
 }
 
-router_actor::behavior_type route_file(router_actor::pointer, std::string dir) {
+router_actor::behavior_type route_file(router_actor::pointer, std::shared_ptr<route_book> routes) {
   return {
-      [dir](route_atom, const std::string& group, const std::string& primary,
-            const std::vector<std::string>& replicas) {
-        nlohmann::json j = {{"primary", primary}, {"replicas", replicas}};
-        return !write_file_atomic(dir + "/" + group + ".route.json", j.dump() + "\n");
+      [routes](route_atom, const std::string& group, const std::string& primary,
+               const std::vector<std::string>& replicas) {
+        return routes->steer(group, primary, replicas);
       },
   };
 }
@@ -234,10 +236,11 @@ local_platform spawn_local_platform(caf::actor_system& sys, local_platform_confi
   local_platform p;
   p.events = cfg.events ? cfg.events : std::make_shared<event_ring>(cfg.event_ring);
   p.handles.store = spawn_file_state_store(sys, cfg.dir);
-  p.handles.status = sys.spawn<caf::detached>(status_file, cfg.dir);
+  auto routes = std::make_shared<route_book>(cfg.dir);
+  p.handles.status = sys.spawn<caf::detached>(status_file, cfg.dir, routes);
   p.handles.dns = sys.spawn<caf::detached>(dns_file, cfg);
   p.handles.taints = sys.spawn<caf::detached>(taint_hook, cfg);
-  p.handles.router = sys.spawn<caf::detached>(route_file, cfg.dir);
+  p.handles.router = sys.spawn<caf::detached>(route_file, routes);
   p.handles.events = sys.spawn(event_log, p.events);
   return p;
 }
