@@ -2,32 +2,36 @@
 # tools/chaos.sh -- run the full chaos scenario set (tests/chaos) and print one line per scenario.
 #
 # Usage: tools/chaos.sh [--policy Safe|Fast] [--build-dir DIR] [--no-build] [--mutant-gate-open]
-#                       [--mutant-no-catch-up] [SCENARIO...]
-#   SCENARIO names a test case of tests/chaos/scenarios_test.cpp (default: all of them).
+#                       [--mutant-no-catch-up] [--label L] [SCENARIO...]
+#   SCENARIO names a test case of tests/chaos/*scenarios_test.cpp (default: all of them); --label L
+#   runs the cases labelled L instead (e.g. planned: planned_scenarios_test.cpp).
 #   --mutant-gate-open: run against a deliberately broken operator whose promotion gate always
 #   opens (target bloodraven-mutant-gate-open): proves the checker catches a missing gate.
 #   --mutant-no-catch-up: run against an operator whose switchover drains only what the candidate
 #   received (target bloodraven-mutant-no-catch-up): proves the switchover scenario catches the loss.
 #   Env: BR_CHAOS_KEYS_DIR (operator and site keys; default: generated per run), BR_CHAOS_DIR
 #   (where each scenario keeps its logs; default /tmp/br-chaos-<pid>).
-# Needs root (network namespaces, iptables, the MySQL sandbox). Uses sandbox instances 31-33 only.
+# Needs root (network namespaces, iptables, the MySQL sandbox). Uses sandbox instances 31-33 only
+# (BR_CHAOS_FIRST_INSTANCE=N: N..N+2 instead, e.g. beside another engineer's run).
 # On exit (also on failure or Ctrl-C) it stops the runner, removes every namespace/veth/bridge a
-# run left behind and stops instances 31-33. The CI smoke subset is `ctest -R chaos_smoke`.
+# run left behind and stops its three instances. The CI smoke subset is `ctest -R chaos_smoke`.
 set -euo pipefail
 ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
 BUILD=${BR_BUILD_DIR:-$ROOT/build}
 POLICY=""
 BUILD_IT=1
 MUTANT=""
+LABEL=""
 NAMES=()
 while (( $# )); do
   case $1 in
     --policy) POLICY=$2; shift 2 ;;
     --build-dir) BUILD=$(realpath -m -- "$2"); shift 2 ;;
     --no-build) BUILD_IT=0; shift ;;
+    --label) LABEL=$2; shift 2 ;;
     --mutant-gate-open) MUTANT=gate-open; shift ;;
     --mutant-no-catch-up) MUTANT=no-catch-up; shift ;;
-    -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "chaos.sh: unknown option $1" >&2; exit 2 ;;
     *) NAMES+=("$1"); shift ;;
   esac
@@ -55,7 +59,8 @@ cleanup() {
     kill -TERM "$RUNNER" 2>/dev/null || true; sleep 2; kill -KILL "$RUNNER" 2>/dev/null || true
   fi
   bash "$ROOT/tests/chaos/chaos_net.sh" sweep || true
-  for i in 31 32 33; do
+  local first=${BR_CHAOS_FIRST_INSTANCE:-31}
+  for i in "$first" $((first + 1)) $((first + 2)); do
     "$ROOT/tools/mysql-sandbox" stop "$i" >/dev/null 2>&1 || true
     "$ROOT/tools/mysql-sandbox" netns "$i" none >/dev/null 2>&1 || true
   done
@@ -69,6 +74,7 @@ trap 'exit 130' INT TERM
 
 FILTER=chaos
 if (( ${#NAMES[@]} )); then FILTER="chaos/$(IFS=,; echo "${NAMES[*]}")"; fi
+if [[ -n $LABEL ]]; then FILTER="@$LABEL"; fi
 export BR_SOURCE_DIR=$ROOT BR_BINARY_DIR=$BUILD BR_CHAOS_RESULTS=$RESULTS
 export UBSAN_OPTIONS="suppressions=$ROOT/tests/support/ubsan.supp:print_stacktrace=1:halt_on_error=1"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0"

@@ -42,6 +42,15 @@ nlohmann::json get_json(const std::string& url) {
 
 }  // namespace
 
+int cluster::first_instance() {
+  static const int first = [] {
+    auto v = env_or("BR_CHAOS_FIRST_INSTANCE", "31");
+    int n = std::atoi(v.c_str());
+    return n >= 1 && n <= 990 ? n : 31;
+  }();
+  return first;
+}
+
 int cluster::site_index(const std::string& name) {
   for (int k = 0; k < sites; ++k)
     if (site_name(k) == name) return k;

@@ -42,7 +42,8 @@ struct cluster_params {
 class cluster {
  public:
   static constexpr int sites = 3;
-  static constexpr int first_instance = 31;
+  /// Sandbox instance of s1 (s2, s3 follow): BR_CHAOS_FIRST_INSTANCE, default 31.
+  static int first_instance();
 
   /// Builds the whole group (network, fresh servers, replication, operator, sidecars) and waits
   /// until it is healthy; throws std::runtime_error with context when it cannot.
@@ -54,7 +55,7 @@ class cluster {
   const cluster_params& params() const { return p_; }
   static std::string site_name(int k) { return "s" + std::to_string(k + 1); }
   static int site_index(const std::string& name);  ///< -1 when unknown
-  int instance(int k) const { return first_instance + k; }
+  int instance(int k) const { return first_instance() + k; }
   const std::string& site_addr(int k) const { return addr_[k]; }
   uint16_t mysql_port(int k) const { return mysql_port_[k]; }
   const std::string& host_addr() const { return host_addr_; }
