@@ -33,29 +33,6 @@ json users_env(const std::string& secret) {
   return env;
 }
 
-const std::vector<std::string>& operator_ps_tables() {
-  // threads + metadata_locks: session and lock-holder lists (fence, switch body); the
-  // replication_* tables: the probe; clone_status: CLONE progress; global_status: the sidecar's
-  // uptime read (granted to everyone by MySQL, listed so the grant does not depend on that).
-  static const std::vector<std::string> v{
-      "threads",
-      "metadata_locks",
-      "replication_connection_configuration",
-      "replication_connection_status",
-      "replication_applier_status",
-      "replication_applier_status_by_worker",
-      "replication_applier_status_by_coordinator",
-      "clone_status",
-      "global_status"};
-  return v;
-}
-
-std::string operator_ps_tables_words() {
-  std::string out;
-  for (const auto& t : operator_ps_tables()) out += (out.empty() ? "" : " ") + t;
-  return out;
-}
-
 const std::vector<account_key>& account_keys() {
   static const std::vector<account_key> v{{"username", true, "password"},
                                           {"password", false, ""},
@@ -142,9 +119,10 @@ br_users_sql() {
     u=$(br_quote "$BLOODRAVEN_OPERATOR_USER")
     br_account "$BLOODRAVEN_OPERATOR_USER" "${BLOODRAVEN_OPERATOR_PASSWORD:-}"
     echo "GRANT )sh" + std::string{operator_global_privileges} + R"sh( ON *.* TO '$u'@'%';"
-    for t in )sh" + std::string{operator_ps_tables_words()} + R"sh(; do
-      echo "GRANT SELECT ON performance_schema.$t TO '$u'@'%';"
-    done
+    # The whole schema, not its tables one by one: clone_status exists only once the clone plugin
+    # is loaded, which it is not while --initialize runs this file (a table grant on it fails
+    # with 1146 and the datadir is never initialised).
+    echo "GRANT SELECT ON performance_schema.* TO '$u'@'%';"
     echo "GRANT SELECT (User, Host, Super_priv) ON mysql.user TO '$u'@'%';"
     echo "GRANT SELECT (USER, HOST, PRIV) ON mysql.global_grants TO '$u'@'%';"
     echo "GRANT )sh" + std::string{operator_schema_privileges} + R"sh( ON bloodraven.* TO '$u'@'%';"

@@ -45,8 +45,8 @@ nlohmann::json users_env(const std::string& secret);
 ///     CLONE_ADMIN              CLONE INSTANCE FROM (the recipient side)
 ///     REPLICATION CLIENT       none of our statements; required by the bootstrap account check
 ///                              (decide/bootstrap.cpp operator_account_privileges)
-///     SELECT on the performance_schema tables operator_ps_tables (probe, session and lock
-///     holder lists, clone status); SELECT (User, Host, Super_priv) on mysql.user and (USER, HOST,
+///     SELECT on performance_schema.* (probe, session and lock holder lists, clone status: the
+///     whole schema, as clone_status does not exist while --initialize runs the init file); SELECT (User, Host, Super_priv) on mysql.user and (USER, HOST,
 ///     PRIV) on mysql.global_grants (the switch's definer check: no password hashes readable);
 ///     operator_schema_privileges on bloodraven.* (heartbeat table, switch event).
 ///   replication: REPLICATION SLAVE (a replica's receiver), BACKUP_ADMIN (CLONE donor). Without a
@@ -60,10 +60,6 @@ inline constexpr const char* operator_global_privileges =
     "REPLICATION CLIENT";
 inline constexpr const char* operator_schema_privileges = "SELECT, INSERT, UPDATE, CREATE, EVENT";
 inline constexpr const char* replication_global_privileges = "REPLICATION SLAVE, BACKUP_ADMIN";
-/// The performance_schema tables the operator's statements read.
-const std::vector<std::string>& operator_ps_tables();
-/// operator_ps_tables() joined by spaces (a shell word list).
-std::string operator_ps_tables_words();
 
 /// A credentials Secret key the init SQL reads: `user` keys name an account (`password_key`
 /// its password), the others are passwords.

@@ -249,8 +249,7 @@ BOOST_AUTO_TEST_CASE(users_script_creates_the_accounts_idempotently) {
         "CREATE USER IF NOT EXISTS 'bloodraven'@'%' IDENTIFIED BY 'it''s\\\\x';",
         "GRANT SYSTEM_VARIABLES_ADMIN, CONNECTION_ADMIN, PROCESS, REPLICATION_SLAVE_ADMIN, "
         "CLONE_ADMIN, REPLICATION CLIENT ON *.* TO 'bloodraven'@'%';",
-        "GRANT SELECT ON performance_schema.threads TO 'bloodraven'@'%';",
-        "GRANT SELECT ON performance_schema.clone_status TO 'bloodraven'@'%';",
+        "GRANT SELECT ON performance_schema.* TO 'bloodraven'@'%';",
         "GRANT SELECT (User, Host, Super_priv) ON mysql.user TO 'bloodraven'@'%';",
         "GRANT SELECT, INSERT, UPDATE, CREATE, EVENT ON bloodraven.* TO 'bloodraven'@'%';",
         "CREATE USER IF NOT EXISTS 'repl'@'%' IDENTIFIED BY 'r';",
