@@ -594,7 +594,7 @@ BOOST_AUTO_TEST_CASE(switchover_waits_for_everything_the_fenced_source_has) {
   p.max_lag_wait = 45s;
   p.session_drain_timeout = 5s;
   start(p);
-  advance(1s);  // the fenced source's sessions are killed again after a second (none left)
+  advance(1s);
   const auto& r = only_result();
   BOOST_TEST(r.ok, r.error);
   BOOST_TEST(fl->count("a", mysql_op::kill_sessions) == 2u);
@@ -612,6 +612,30 @@ BOOST_AUTO_TEST_CASE(switchover_waits_for_everything_the_fenced_source_has) {
   for (size_t i = 0; i < coord->phases.size(); ++i)
     if (coord->phases[i].first == plan_phase::draining)
       BOOST_TEST(coord->facts[i].source_gtid == U1 + ":1-100");
+}
+
+BOOST_AUTO_TEST_CASE(switchover_does_not_wait_for_clients_that_reconnect_to_the_fenced_source) {
+  // Clients come straight back to the fenced source (its router names it until steering): every
+  // kill finds sessions. They cannot commit there, so the plan goes on after one round at the
+  // fence (decide/session_drain) instead of killing every second for drainTimeout, and kills
+  // them once more after steering, when reconnecting reaches the new primary.
+  mysql_outcome three;
+  three.ok = true;
+  three.value = "3";
+  fl->forced[{"a", mysql_op::kill_sessions}] = three;
+  auto p = failover();
+  p.kind = plan_kind::switchover;
+  p.session_drain_timeout = 30s;
+  start(p);
+  advance(500ms);  // the gate's pushes; less than the one-second kill interval before the change
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(fl->count("a", mysql_op::kill_sessions) == 2u);
+  std::vector<std::string> order;
+  for (const auto& l : fl->log)
+    if (l == "kill_sessions a" || l == "promote_switch b") order.push_back(l);
+  BOOST_TEST(join(order) == join(cmds({"kill_sessions a", "promote_switch b", "kill_sessions a"})));
+  BOOST_TEST(routes().size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(switchover_rolls_back_when_the_candidate_cannot_catch_up) {

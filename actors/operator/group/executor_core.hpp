@@ -30,8 +30,6 @@ constexpr caf::timespan confirm_retry_interval = std::chrono::milliseconds(500);
 /// Extra time a CAF request may take beyond its step's deadline, so the deadline (with its
 /// named error) always fires before the request's own timeout.
 constexpr caf::timespan request_slack = std::chrono::seconds(1);
-/// Switchover: pause between kills of the fenced source's application sessions.
-constexpr caf::timespan session_kill_interval = std::chrono::seconds(1);
 
 struct executor_state {
   failover_plan plan;

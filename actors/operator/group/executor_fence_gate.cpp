@@ -6,6 +6,7 @@
 
 #include "actors/common/registry.hpp"
 #include "actors/operator/decide/promotion_gate.hpp"
+#include "actors/operator/decide/session_drain.hpp"
 #include "actors/operator/group/operator_metrics.hpp"
 #include "actors/operator/group/view_push.hpp"
 #include "io/log/log.hpp"
@@ -59,26 +60,19 @@ void run_fencing_old(exec_ptr self) {
 
 void run_killing_sessions(exec_ptr self) {
   auto& st = self->state;
-  if (!st.fenced_old) {
+  // One round, never repeated (decide/session_drain: the fence already stops every commit; a
+  // switchover kills once more after steering, when a reconnecting client reaches the new primary).
+  if (!kill_old_sessions(st.plan.kind, session_kill_point::at_fence, st.fenced_old)) {
     log::info("session kill skipped: old primary not fenced by the operator",
               fields(self, st.plan.old_primary));
     step_done(self);
     return;
   }
   run_sql(self, mysql_op::kill_sessions, st.plan.old_primary, [=](mysql_outcome& o) {
-    auto& s = self->state;
-    auto f = fields(self, s.plan.old_primary);
+    auto f = fields(self, self->state.plan.old_primary);
     if (o.ok) {
       f["killed"] = o.value;
       log::info("old primary sessions killed", f);
-      // Switchover: clients reconnect to the fenced source until they learn of the new primary;
-      // kill again every second until none is left or the drain window
-      // (plannedFailover.drainTimeout) has passed, then go on regardless.
-      if (s.plan.kind == plan_kind::switchover && o.value != "0" &&
-          now_of(self) - s.step_started + session_kill_interval < s.plan.session_drain_timeout) {
-        self->delayed_send(self, session_kill_interval, retry_atom::value, s.seq);
-        return;
-      }
     } else {
       // Best effort: the server is already fenced, so a surviving session cannot write.
       f["error"] = describe(o);

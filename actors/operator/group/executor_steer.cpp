@@ -1,10 +1,12 @@
 // Executor step of the steer family (after the promotion was confirmed, S9): point the router at
-// the new primary, flip DNS to its lbIP, taint every other non-reader site and untaint the new one.
+// the new primary, flip DNS to its lbIP, taint every other non-reader site and untaint the new one;
+// a switchover then kills the old primary's sessions once more (decide/session_drain).
 // A failed platform write is a warning: the reconcile loop heals it and the followers still need
 // repointing.
 #include "actors/operator/group/executor_core.hpp"
 
 #include "actors/common/registry.hpp"
+#include "actors/operator/decide/session_drain.hpp"
 #include "actors/operator/group/operator_metrics.hpp"
 #include "io/log/log.hpp"
 
@@ -13,6 +15,28 @@ namespace br::executor {
 namespace {
 
 void steer_taints(exec_ptr self);
+
+/// Switchover, once everything points at the new primary: the old primary's application
+/// sessions are killed once more (decide/session_drain), so clients that reconnected to it
+/// during the plan reconnect to the new one. Best effort: it is fenced, nothing it holds commits.
+void kill_after_steering(exec_ptr self) {
+  auto& st = self->state;
+  if (!kill_old_sessions(st.plan.kind, session_kill_point::after_steering, st.fenced_old)) {
+    step_done(self);
+    return;
+  }
+  run_sql(self, mysql_op::kill_sessions, st.plan.old_primary, [=](mysql_outcome& o) {
+    auto f = fields(self, self->state.plan.old_primary);
+    if (o.ok) {
+      f["killed"] = o.value;
+      log::info("old primary sessions killed after steering", f);
+    } else {
+      f["error"] = describe(o);
+      log::warn("old primary session kill after steering failed; continuing", f);
+    }
+    step_done(self);
+  });
+}
 
 void steering_warning(exec_ptr self, const std::string& what, const std::string& site) {
   // The promotion is confirmed; a failed platform write is healed by the reconcile loop, and the
@@ -64,7 +88,7 @@ void steer_taints(exec_ptr self) {
     ++st.taint_index;
   }
   if (st.taint_index >= st.deps.sites.size()) {
-    step_done(self);
+    kill_after_steering(self);
     return;
   }
   auto site = st.deps.sites[st.taint_index++];

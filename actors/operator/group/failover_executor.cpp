@@ -172,9 +172,7 @@ executor_actor::behavior_type executor(exec_ptr self, failover_plan plan, execut
       },
       [=](retry_atom, uint64_t seq) {
         if (stale(self, seq)) return;
-        if (self->state.current == plan_phase::killing_sessions)
-          run_killing_sessions(self);
-        else if (self->state.current == plan_phase::restarting)
+        if (self->state.current == plan_phase::restarting)
           run_restarting(self);
         else if (self->state.current == plan_phase::cloning)
           run_auto_cloning(self);
