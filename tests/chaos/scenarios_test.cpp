@@ -371,9 +371,8 @@ BOOST_AUTO_TEST_CASE(dead_sidecar_and_partitioned_primary_fenced_by_its_switch) 
 
 BOOST_AUTO_TEST_CASE(switchover_under_load_with_a_delayed_candidate_loses_nothing) {
   // s2's link to s1 is cut while the load runs, so its receiver falls behind; the switchover is
-  // requested then, and the link comes back 5 s later, while the executor is at its wait. The
-  // source's sessions are killed for at most drainTimeout (2 s here: the harness's probers
-  // reconnect all the time, so the kill loop always runs that long); a switchover that then only
+  // requested then, and the link comes back 5 s later, while the executor is at its wait (the
+  // source's sessions are killed once at the fence: decide/session_drain); a switchover that then only
   // drained what s2 had received promoted it without the rest and s1 came back divergent
   // (`tools/chaos.sh --mutant-no-catch-up`); it must wait for s1's fenced set.
   auto p = base();
