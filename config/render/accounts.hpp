@@ -40,8 +40,13 @@ nlohmann::json users_env(const std::string& secret);
 ///                              sql_log_bin=0
 ///     CONNECTION_ADMIN         KILL CONNECTION of other accounts' sessions; writes (heartbeat,
 ///                              switch DDL) while read_only=ON; CLONE under read_only
-///     PROCESS                  see other accounts' rows in performance_schema.threads
-///     REPLICATION_SLAVE_ADMIN  STOP/START/RESET REPLICA, CHANGE REPLICATION SOURCE
+///     PROCESS                  none of our statements on MySQL 9.7 (performance_schema.threads
+///                              and metadata_locks list every account's sessions to SELECT on
+///                              the table); required by the bootstrap account check (review
+///                              finding 8, decide/bootstrap.cpp)
+///     REPLICATION_SLAVE_ADMIN  STOP/START REPLICA, CHANGE REPLICATION SOURCE
+///     RELOAD                   RESET REPLICA ALL (the promoted site's channel; MySQL requires
+///                              RELOAD for RESET REPLICA)
 ///     CLONE_ADMIN              CLONE INSTANCE FROM (the recipient side)
 ///     REPLICATION CLIENT       none of our statements; required by the bootstrap account check
 ///                              (decide/bootstrap.cpp operator_account_privileges)
@@ -56,8 +61,8 @@ nlohmann::json users_env(const std::string& secret);
 ///     reference's monitor account; nothing of ours uses it).
 ///   root: root@localhost and root@'%' (as the image does; not yet narrowed).
 inline constexpr const char* operator_global_privileges =
-    "SYSTEM_VARIABLES_ADMIN, CONNECTION_ADMIN, PROCESS, REPLICATION_SLAVE_ADMIN, CLONE_ADMIN, "
-    "REPLICATION CLIENT";
+    "SYSTEM_VARIABLES_ADMIN, CONNECTION_ADMIN, PROCESS, REPLICATION_SLAVE_ADMIN, RELOAD, "
+    "CLONE_ADMIN, REPLICATION CLIENT";
 inline constexpr const char* operator_schema_privileges = "SELECT, INSERT, UPDATE, CREATE, EVENT";
 inline constexpr const char* replication_global_privileges = "REPLICATION SLAVE, BACKUP_ADMIN";
 
