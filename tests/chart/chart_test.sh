@@ -68,9 +68,27 @@ echo "chart_test: schema validation"
 (cd "$nodedir" && node "$src/tests/chart/validate.mjs" "$work/chart.yaml" "$work/operator.json" "$src" \
   "$work/bloodraven.rules.yaml") || die "validation"
 
-echo "chart_test: RBAC the API simulator enforces = helm's"
+echo "chart_test: RBAC the API simulator enforces = helm's (default values, and groupNamespaces as the tests install it)"
 "$rbac_dump" "$chart" br bloodraven-system >"$work/rbac.json" || die "br_chart_rbac_dump failed"
 (cd "$nodedir" && node "$src/tests/chart/rbac_sync.mjs" "$work/default.yaml" "$work/rbac.json") || die "rbac_sync"
+"$helm" template br "$chart" --namespace bloodraven-system --set 'groupNamespaces={default,shop}' \
+  >"$work/listed.yaml" 2>"$work/tpl.log" || { cat "$work/tpl.log"; die "helm template (groupNamespaces)"; }
+"$rbac_dump" "$chart" br bloodraven-system default,shop >"$work/rbac-listed.json" || die "br_chart_rbac_dump (listed)"
+(cd "$nodedir" && node "$src/tests/chart/rbac_sync.mjs" "$work/listed.yaml" "$work/rbac-listed.json") || die "rbac_sync (listed)"
+# Secrets are bound per namespace only (review finding 12): the namespaces of the RoleBindings to
+# the <fullname>-secrets ClusterRole are groupNamespaces, by default the release namespace alone.
+secret_binding_namespaces() {
+  (cd "$nodedir" && node -e '
+    const yaml = require("js-yaml");
+    const docs = yaml.loadAll(require("fs").readFileSync(process.argv[1], "utf8")).filter(Boolean);
+    console.log(docs.filter((d) => d.kind === "RoleBinding" && d.roleRef.kind === "ClusterRole" &&
+                                  d.roleRef.name.endsWith("-secrets"))
+                    .map((d) => d.metadata.namespace).sort().join(","));' "$1")
+}
+got=$(secret_binding_namespaces "$work/default.yaml")
+[ "$got" = bloodraven-system ] || die "Secret RoleBindings (defaults) in '$got', expected bloodraven-system"
+got=$(secret_binding_namespaces "$work/listed.yaml")
+[ "$got" = default,shop ] || die "Secret RoleBindings (groupNamespaces={default,shop}) in '$got', expected default,shop"
 
 echo "chart_test: promtool"
 promtool check rules "$work/bloodraven.rules.yaml" || die "promtool check rules"

@@ -1,19 +1,28 @@
 // Prints the chart's RBAC objects as the API simulator reads them (tests/support/kube_sim/
 // chart_rbac.hpp), as a JSON array, so the chart test can compare them with `helm template`.
-// Usage: br_chart_rbac_dump CHART_DIR RELEASE_NAME RELEASE_NAMESPACE
+// Usage: br_chart_rbac_dump CHART_DIR RELEASE_NAME RELEASE_NAMESPACE [NS,NS...]
+// (the last: values.groupNamespaces; absent or empty: the chart's default)
+#include <algorithm>
 #include <iostream>
+#include <string>
 
 #include "tests/support/kube_sim/chart_rbac.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::cerr << "usage: br_chart_rbac_dump CHART_DIR RELEASE_NAME RELEASE_NAMESPACE\n";
+  if (argc != 4 && argc != 5) {
+    std::cerr << "usage: br_chart_rbac_dump CHART_DIR RELEASE_NAME RELEASE_NAMESPACE [NS,NS...]\n";
     return 2;
   }
   try {
     br::kube_sim::chart_release rel;
     rel.name = argv[2];
     rel.ns = argv[3];
+    rel.group_namespaces.clear();
+    if (argc == 5)
+      for (std::string all = argv[4], ns; !all.empty(); all = all.substr(std::min(all.size(), ns.size() + 1))) {
+        ns = all.substr(0, all.find(','));
+        if (!ns.empty()) rel.group_namespaces.push_back(ns);
+      }
     std::cout << nlohmann::json(br::kube_sim::chart_rbac_objects(argv[1], rel)).dump(2) << "\n";
   } catch (const std::exception& e) {
     std::cerr << "br_chart_rbac_dump: " << e.what() << "\n";

@@ -147,6 +147,13 @@ for (const d of chartDocs) {
       if ((r.apiGroups ?? []).includes('') && r.resources.includes('secrets') &&
           r.verbs.some((v) => ['list', 'watch', 'deletecollection'].includes(v)))
         fail(d.kind, `cluster-wide Secret ${r.verbs.join('/')} in ${JSON.stringify(r)}`);
+  // Review finding 12: no Secret rights cluster-wide at all. A ClusterRole holding Secret rules
+  // may be bound only by RoleBindings (per namespace), never by a ClusterRoleBinding.
+  if (d.kind === 'ClusterRoleBinding') {
+    const role = chartDocs.find((o) => o?.kind === 'ClusterRole' && o.metadata.name === d.roleRef.name);
+    if (role?.rules?.some((r) => (r.apiGroups ?? []).includes('') && r.resources.includes('secrets')))
+      fail(d.kind, `${d.metadata.name} binds Secret rights cluster-wide (${role.metadata.name})`);
+  }
   if (d.kind === 'ConfigMap' && d.metadata.labels?.grafana_dashboard) {
     for (const [k, v] of Object.entries(d.data)) {
       try {

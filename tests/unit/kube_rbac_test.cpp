@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
     if (o["kind"] == "ClusterRole") ++cluster_roles;
     if (o["kind"] == "ClusterRoleBinding") ++bindings;
   }
-  BOOST_TEST(cluster_roles == 1u);
+  BOOST_TEST(cluster_roles == 2u);  // the operator's, and <fullname>-secrets (RoleBindings only)
   BOOST_TEST(bindings == 1u);
   auto p = chart_operator_policy(chart_dir(), rel);
   BOOST_TEST(!p.cluster.empty());
@@ -189,6 +189,28 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("update", "coordination.k8s.io", "leases", "shop", "l"),
                         req("create", "rbac.authorization.k8s.io", "roles", "shop")})
     BOOST_TEST(!allows(p, a), show(a));
+}
+
+// Review finding 12: Secret rights only in the namespaces of values.groupNamespaces (default:
+// the release namespace), never cluster-wide.
+BOOST_AUTO_TEST_CASE(the_chart_grants_secrets_only_in_the_listed_namespaces) {
+  chart_release listed;  // groupNamespaces={default,shop}, as the tests install it
+  auto p = chart_operator_policy(chart_dir(), listed);
+  for (const auto& r : p.cluster)
+    for (const auto& verb : {"get", "create", "update"})
+      BOOST_TEST(!rule_allows(r, req(verb, "", "secrets", "elsewhere", "s")), verb << " cluster-wide");
+  for (const auto& ns : {"default", "shop", "bloodraven-system"})
+    for (const auto& verb : {"get", "update"}) BOOST_TEST(allows(p, req(verb, "", "secrets", ns, "s")), verb << " " << ns);
+  BOOST_TEST(allows(p, req("create", "", "secrets", "shop")));
+  BOOST_TEST(!allows(p, req("get", "", "secrets", "elsewhere", "s")));
+  BOOST_TEST(!allows(p, req("create", "", "secrets", "elsewhere")));
+  chart_release defaults;
+  defaults.group_namespaces.clear();  // the chart's default: the release namespace only
+  auto d = chart_operator_policy(chart_dir(), defaults);
+  BOOST_TEST(allows(d, req("get", "", "secrets", defaults.ns, "s")));
+  BOOST_TEST(!allows(d, req("get", "", "secrets", "default", "s")));
+  BOOST_TEST(!allows(d, req("update", "", "secrets", "shop", "s")));
+  BOOST_TEST(allows(d, req("get", "", "configmaps", "shop", "c")));  // other rights stay cluster-wide
 }
 
 BOOST_AUTO_TEST_CASE(the_chart_grants_no_secret_list_or_watch_anywhere) {

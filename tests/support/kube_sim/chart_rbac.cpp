@@ -40,25 +40,63 @@ bool is_rbac_kind(const std::string& text) {
   return std::regex_search(text, kind);
 }
 
-/// The template's text with its template actions rendered for `rel`; throws on any other.
+/// One line with its template actions rendered (`item`: the value of `{{ . }}` inside the
+/// groupNamespaces range); "" with skip=true for a whole-line action. Throws on any other action.
+std::string render_line(const std::string& file, std::string line, const chart_release& rel,
+                        const std::string& item, bool& skip) {
+  skip = false;
+  auto first = line.find_first_not_of(" \t");
+  auto last = line.find_last_not_of(" \t");
+  const std::string trimmed = first == std::string::npos ? "" : line.substr(first, last - first + 1);
+  // Whole-line actions: comments, the labels include, the leaderElection guard and its end.
+  static const std::regex whole{
+      R"re(\{\{-? *(/\*.*\*/|include "bloodraven\.labels" (\.|\$) \| nindent \d+|if \.Values\.leaderElection\.enabled|end) *-?\}\})re"};
+  if (std::regex_match(trimmed, whole)) {
+    skip = true;
+    return "";
+  }
+  const std::string fullname = rel.service_account();
+  line = std::regex_replace(line, std::regex{R"re(\{\{ include "bloodraven\.(fullname|serviceAccountName)" (\.|\$) \}\})re"},
+                            fullname);
+  line = std::regex_replace(line, std::regex{R"(\{\{ \$?\.Release\.Namespace \}\})"}, rel.ns);
+  if (!item.empty()) line = std::regex_replace(line, std::regex{R"(\{\{ \. \}\})"}, item);
+  if (line.find("{{") != std::string::npos)
+    throw std::runtime_error(file + ": template action not rendered by chart_rbac: " + trimmed);
+  return line;
+}
+
+/// The template's text with its template actions rendered for `rel`; throws on any other. The
+/// one loop is `range` over groupNamespaces (default: the release namespace), its body repeated
+/// once per namespace.
 std::string render(const std::string& file, const std::string& text, const chart_release& rel) {
+  static const std::string range_open =
+      "{{- range (.Values.groupNamespaces | default (list .Release.Namespace)) }}";
   std::istringstream in{text};
   std::ostringstream out;
-  const std::string fullname = rel.service_account();
-  for (std::string line; std::getline(in, line);) {
-    auto first = line.find_first_not_of(" \t");
-    auto last = line.find_last_not_of(" \t");
-    const std::string trimmed = first == std::string::npos ? "" : line.substr(first, last - first + 1);
-    // Whole-line actions: comments, the labels include, the leaderElection guard and its end.
-    static const std::regex whole{
-        R"re(\{\{-? *(/\*.*\*/|include "bloodraven\.labels" \. \| nindent \d+|if \.Values\.leaderElection\.enabled|end) *-?\}\})re"};
-    if (std::regex_match(trimmed, whole)) continue;
-    line = std::regex_replace(line, std::regex{R"re(\{\{ include "bloodraven\.(fullname|serviceAccountName)" \. \}\})re"},
-                              fullname);
-    line = std::regex_replace(line, std::regex{R"(\{\{ \.Release\.Namespace \}\})"}, rel.ns);
-    if (line.find("{{") != std::string::npos)
-      throw std::runtime_error(file + ": template action not rendered by chart_rbac: " + trimmed);
-    out << line << "\n";
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  auto trim = [](const std::string& l) {
+    auto f = l.find_first_not_of(" \t");
+    auto e = l.find_last_not_of(" \t");
+    return f == std::string::npos ? std::string{} : l.substr(f, e - f + 1);
+  };
+  bool skip = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (trim(lines[i]) != range_open) {
+      auto l = render_line(file, lines[i], rel, "", skip);
+      if (!skip) out << l << "\n";
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < lines.size() && trim(lines[end]) != "{{- end }}") ++end;
+    if (end == lines.size()) throw std::runtime_error(file + ": range without end");
+    auto items = rel.group_namespaces.empty() ? std::vector<std::string>{rel.ns} : rel.group_namespaces;
+    for (const auto& ns : items)
+      for (size_t k = i + 1; k < end; ++k) {
+        auto l = render_line(file, lines[k], rel, ns, skip);
+        if (!skip) out << l << "\n";
+      }
+    i = end;
   }
   return out.str();
 }

@@ -11,16 +11,20 @@
 namespace br::kube_sim {
 
 /// Release the tests install the chart as: `helm install bloodraven charts/bloodraven -n
-/// bloodraven-system` (fullname and ServiceAccount "bloodraven").
+/// bloodraven-system --set 'groupNamespaces={default,shop}'` (fullname and ServiceAccount
+/// "bloodraven"; the tests' groups live in "default" and "shop").
 struct chart_release {
   std::string name = "bloodraven";
   std::string ns = "bloodraven-system";
+  /// values.groupNamespaces: where the operator may use Secrets (empty: the release namespace).
+  std::vector<std::string> group_namespaces{"default", "shop"};
   std::string service_account() const;  ///< the chart's fullname for this release name
 };
 
 /// The Role, ClusterRole, RoleBinding and ClusterRoleBinding objects of the chart's templates
-/// with the default values. The RBAC templates use only a few template actions (names, the
-/// release namespace, labels, a leaderElection.enabled guard that defaults to true); these are
+/// with the default values and `rel`'s groupNamespaces. The RBAC templates use only a few template
+/// actions (names, the release namespace, labels, a leaderElection.enabled guard that defaults to
+/// true, one range over groupNamespaces); these are
 /// rendered here, and any other action left in an RBAC template is an error (std::runtime_error)
 /// so the templates cannot drift from what this reads. tests/chart/chart_test.sh compares the
 /// result with `helm template`.
