@@ -231,6 +231,15 @@ BOOST_AUTO_TEST_CASE(pick_auto_clone_rows) {
   in = base();
   in.recovery["c"].state = "RecoveryBlocked";
   BOOST_TEST(!pick_auto_clone(in));
+  in.recovery["c"].state = "RecoveryInProgress";
+  BOOST_TEST(!pick_auto_clone(in));
+  // Waiting to rejoin and back EMPTY (its volume lost meanwhile): cloned, not replicated from
+  // scratch (seen in the kubelet e2e: the rejoin plan repointed the wiped server and its applier
+  // stopped on the init's own schema).
+  in.recovery["c"].state = "RecoveryPending";
+  BOOST_TEST(pick_auto_clone(in).value_or("-") == "c");
+  in.sites[2].gtid_executed = U1 + ":1";  // pending with data: recovery's business
+  BOOST_TEST(!pick_auto_clone(in));
   in = base();
   in.not_before_ms["c"] = 2000;  // backoff after a failed clone
   BOOST_TEST(!pick_auto_clone(in));

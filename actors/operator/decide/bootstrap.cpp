@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "actors/operator/decide/recovery.hpp"
 #include "messages/gtid_set.hpp"
 
 namespace br {
@@ -193,8 +194,12 @@ std::optional<std::string> pick_auto_clone(const auto_clone_facts& in) {
   if (!aset || aset->empty()) return std::nullopt;  // nothing to clone
   for (const auto& s : in.sites) {
     if (s.name == in.active || !s.reported || !s.reachable || s.writable || s.channel) continue;
-    if (auto r = in.recovery.find(s.name); r != in.recovery.end() && !r->second.state.empty())
-      continue;  // recover/reclone's business
+    // Recover/reclone's business, except a RecoveryPending site that came back EMPTY (its volume
+    // lost while it waited to rejoin): it holds nothing to lose, and replicating the donor's whole
+    // history onto a freshly initialised server is not a rejoin (the init's own schema conflicts).
+    if (auto r = in.recovery.find(s.name); r != in.recovery.end() && !r->second.state.empty() &&
+                                          r->second.state != recovery_state_pending)
+      continue;
     if (auto t = in.not_before_ms.find(s.name); t != in.not_before_ms.end() && in.now_ms < t->second)
       continue;
     if (auto t = in.settled_ms.find(s.name); t != in.settled_ms.end() && s.polled_ms <= t->second)
