@@ -15,6 +15,7 @@
 #include "actors/operator/kube/core/kube_credentials.hpp"
 #include "actors/operator/kube/core/status_writer.hpp"
 #include "actors/operator/kube/group_source.hpp"
+#include "config/render/names.hpp"
 #include "io/kube/retry.hpp"
 #include "io/log/log.hpp"
 #include "tests/support/eventually.hpp"
@@ -251,6 +252,46 @@ BOOST_AUTO_TEST_CASE(the_generated_operator_secret_is_copied_to_the_operator_nam
   BOOST_TEST(gone.error().not_found());
   // Everything the operator did, it did under the chart's RBAC.
   BOOST_TEST(sim.denials().empty(), denials());
+}
+
+// Review finding 12: Secrets only in the chart's groupNamespaces (the tests install default and
+// shop). A group elsewhere cannot read its credentials Secret (403): it is reported
+// (Ready=False, SecretReadFailed) and not started, and nothing is written there.
+BOOST_AUTO_TEST_CASE(a_group_outside_group_namespaces_gets_403_and_does_not_start) {
+  install_crd();
+  const std::string ns = "elsewhere", g = "orders";
+  must(c->create(kube::resources::namespaces, "",
+                 {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}}),
+       "namespace");
+  must(c->create(kube::resources::secrets, ns, secret(ns, g + "-operator")), "secret");
+  start_operator();
+  auto object = group_object(g);
+  object["metadata"]["namespace"] = ns;
+  must(c->create(mfg_resource, ns, object), "group");
+  json ready = json::object();
+  const bool reported = br::test::eventually(
+                 [&] {
+                   auto o = c->get(mfg_resource, ns, g);
+                   if (!o || !(*o).contains("status") || !(*o)["status"].is_object()) return false;
+                   for (const auto& cond : (*o)["status"].value("conditions", json::array()))
+                     if (cond.value("type", "") == "Ready") ready = cond;
+                   return ready.value("reason", "") == "SecretReadFailed";
+                 },
+                 20s, 50ms);
+  BOOST_TEST(reported, ready.dump() << denials());  // (after the wait: messages are evaluated eagerly)
+  BOOST_TEST(ready.value("status", "") == "False");
+  BOOST_TEST(ready.value("message", "").find("forbidden") != std::string::npos, ready.dump());
+  bool secret_get_refused = false;
+  for (const auto& d : sim.denials())
+    if (d.attributes.verb == "get" && d.attributes.resource == "secrets" && d.attributes.ns == ns)
+      secret_get_refused = true;
+  BOOST_TEST(secret_get_refused, denials());
+  // Not started: no keys Secret, no credentials copy, no finalizer.
+  BOOST_TEST(!c->get(kube::resources::secrets, ns, render::keys_secret(g)).ok());
+  BOOST_TEST(!c->get(kube::resources::secrets, operator_ns, operator_secret_copy_name(ns, g)).ok());
+  auto o = c->get(mfg_resource, ns, g);
+  BOOST_REQUIRE(o.ok());
+  BOOST_TEST((*o)["metadata"].value("finalizers", json::array()).empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
