@@ -40,10 +40,11 @@ nlohmann::json users_env(const std::string& secret);
 ///                              sql_log_bin=0
 ///     CONNECTION_ADMIN         KILL CONNECTION of other accounts' sessions; writes (heartbeat,
 ///                              switch DDL) while read_only=ON; CLONE under read_only
-///     PROCESS                  none of our statements on MySQL 9.7 (performance_schema.threads
-///                              and metadata_locks list every account's sessions to SELECT on
-///                              the table); required by the bootstrap account check (review
-///                              finding 8, decide/bootstrap.cpp)
+///     PROCESS                  information_schema.INNODB_TABLES (the auto-clone check for tables
+///                              without GTIDs, mysql_op::read_user_tables: error 1227 without
+///                              it); not needed for session lists on MySQL 9.7
+///                              (performance_schema.threads shows every account's sessions to
+///                              SELECT on the table); required by the bootstrap account check
 ///     REPLICATION_SLAVE_ADMIN  STOP/START REPLICA, CHANGE REPLICATION SOURCE
 ///     RELOAD                   RESET REPLICA ALL (the promoted site's channel; MySQL requires
 ///                              RELOAD for RESET REPLICA)

@@ -119,8 +119,8 @@ std::vector<std::string> mysql8_dialect::promote_sql() const {
 }
 
 // performance_schema.threads does not take the global thread-list lock that
-// information_schema.processlist (legacy implementation) does. PROCESS is needed to see other
-// users' sessions.
+// information_schema.processlist (legacy implementation) does. On MySQL 9.7 SELECT on the table
+// shows every account's sessions (integration_accounts); PROCESS is not needed for it.
 std::string mysql8_dialect::list_sessions_sql() const {
   return "SELECT PROCESSLIST_ID AS id, PROCESSLIST_USER AS user, PROCESSLIST_HOST AS host,"
          " PROCESSLIST_COMMAND AS command FROM performance_schema.threads"
