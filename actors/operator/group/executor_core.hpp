@@ -129,6 +129,9 @@ void start_next(exec_ptr self);  // failover_executor.cpp
 
 void run_fencing_old(exec_ptr self);       // executor_fence_gate.cpp
 void run_killing_sessions(exec_ptr self);
+/// Kills the old primary's application sessions (best effort: it is fenced), logs the count or
+/// the error ("old primary sessions killed<when>"), then the step is done.
+void kill_old_primary_sessions(exec_ptr self, const std::string& when);
 void run_gating(exec_ptr self);
 void evaluate_gate(exec_ptr self);
 bool gating_now(exec_ptr self, uint64_t seq);

@@ -58,6 +58,21 @@ void run_fencing_old(exec_ptr self) {
   });
 }
 
+void kill_old_primary_sessions(exec_ptr self, const std::string& when) {
+  run_sql(self, mysql_op::kill_sessions, self->state.plan.old_primary, [=](mysql_outcome& o) {
+    auto f = fields(self, self->state.plan.old_primary);
+    if (o.ok) {
+      f["killed"] = o.value;
+      log::info("old primary sessions killed" + when, f);
+    } else {
+      // Best effort: the server is already fenced, so a surviving session cannot write.
+      f["error"] = describe(o);
+      log::warn("old primary session kill" + when + " failed; continuing", f);
+    }
+    step_done(self);
+  });
+}
+
 void run_killing_sessions(exec_ptr self) {
   auto& st = self->state;
   // One round, never repeated (decide/session_drain: the fence already stops every commit; a
@@ -68,18 +83,7 @@ void run_killing_sessions(exec_ptr self) {
     step_done(self);
     return;
   }
-  run_sql(self, mysql_op::kill_sessions, st.plan.old_primary, [=](mysql_outcome& o) {
-    auto f = fields(self, self->state.plan.old_primary);
-    if (o.ok) {
-      f["killed"] = o.value;
-      log::info("old primary sessions killed", f);
-    } else {
-      // Best effort: the server is already fenced, so a surviving session cannot write.
-      f["error"] = describe(o);
-      log::warn("old primary session kill failed; continuing", f);
-    }
-    step_done(self);
-  });
+  kill_old_primary_sessions(self, "");
 }
 
 void evaluate_gate(exec_ptr self) {

@@ -25,17 +25,7 @@ void kill_after_steering(exec_ptr self) {
     step_done(self);
     return;
   }
-  run_sql(self, mysql_op::kill_sessions, st.plan.old_primary, [=](mysql_outcome& o) {
-    auto f = fields(self, self->state.plan.old_primary);
-    if (o.ok) {
-      f["killed"] = o.value;
-      log::info("old primary sessions killed after steering", f);
-    } else {
-      f["error"] = describe(o);
-      log::warn("old primary session kill after steering failed; continuing", f);
-    }
-    step_done(self);
-  });
+  kill_old_primary_sessions(self, " after steering");
 }
 
 void steering_warning(exec_ptr self, const std::string& what, const std::string& site) {
