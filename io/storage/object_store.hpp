@@ -32,6 +32,8 @@ class store_result {
   const T& value() const { return std::get<0>(v_); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
+  T& operator*() { return value(); }
+  const T& operator*() const { return value(); }
   const store_error& error() const { return std::get<1>(v_); }
 
  private:
