@@ -1,0 +1,201 @@
+// PITR decisions: which archived binlogs a replay takes (all sites' manifests), in what order,
+// what it refuses (gap, bound beyond the archive, GTID bound not reached), and the stop-bound
+// checks against the backup (acceptance 4: a stop datetime before the backup is refused).
+#include <boost/test/unit_test.hpp>
+
+#include "io/backup/pitr_plan.hpp"
+
+using namespace br;
+using namespace br::backup;
+
+namespace {
+
+const std::string A = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+const std::string B = "4e11fa47-71ca-11e1-9e33-c80aa9429562";
+
+gtid_set gs(const std::string& text) { return *gtid_set::parse(text); }
+
+// Times as minutes after 10:00 on one day.
+std::string at(int minute) { return binlog::rfc3339(1795000000 + minute * 60); }
+int64_t unix_at(int minute) { return 1795000000 + minute * 60; }
+
+binlog::manifest_entry file(const std::string& site, const std::string& name, const std::string& prev,
+                            const std::string& end, int first, int last) {
+  binlog::manifest_entry e;
+  e.name = name;
+  e.remote_path = "binlogs/" + site + "/" + name;
+  e.size = 1000;
+  e.first_event_time = at(first);
+  e.last_event_time = at(last);
+  e.previous_gtids = prev;
+  e.end_gtids = end;
+  e.archived_at = at(last + 1);
+  return e;
+}
+
+binlog::manifest site(const std::string& name, std::vector<binlog::manifest_entry> files) {
+  binlog::manifest m;
+  m.site = name;
+  m.files = std::move(files);
+  return m;
+}
+
+stop_bound at_time(int minute) {
+  stop_bound s;
+  s.what = stop_bound::kind::datetime;
+  s.unix_seconds = unix_at(minute);
+  return s;
+}
+
+stop_bound at_gtids(const std::string& set) {
+  stop_bound s;
+  s.what = stop_bound::kind::gtid;
+  s.gtids = gs(set);
+  return s;
+}
+
+std::vector<std::string> names(const replay_plan& p) {
+  std::vector<std::string> out;
+  for (const auto& f : p.files) out.push_back(f.site + "/" + f.name);
+  return out;
+}
+
+// One site, three sealed files: 1-10 (min 0-10), 11-20 (10-20), 21-30 (20-30).
+std::vector<binlog::manifest> one_site() {
+  return {site("s1", {file("s1", "binlog.000001", "", A + ":1-10", 0, 10),
+                      file("s1", "binlog.000002", A + ":1-10", A + ":1-20", 10, 20),
+                      file("s1", "binlog.000003", A + ":1-20", A + ":1-30", 20, 30)})};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(backup_pitr_plan)
+
+BOOST_AUTO_TEST_CASE(datetime_table) {
+  struct row {
+    std::string what;
+    std::string backup;
+    int stop_minute;
+    std::vector<std::string> files;
+    std::string error_part;  // "" = no error
+  };
+  std::vector<row> rows = {
+      // Backup inside file 2: file 1 is already held; file 2 holds the rest up to 15.
+      {"stop inside the backup's file", A + ":1-15", 17, {"s1/binlog.000002"}, ""},
+      {"stop in a later file takes the files between", A + ":1-15", 25,
+       {"s1/binlog.000002", "s1/binlog.000003"}, ""},
+      {"a file starting at or after the stop is not taken", A + ":1-15", 20, {"s1/binlog.000002"}, ""},
+      {"stop exactly at a file's last event ends there", A + ":1-12", 20, {"s1/binlog.000002"}, ""},
+      {"backup at a file boundary skips the held file", A + ":1-20", 25, {"s1/binlog.000003"}, ""},
+      {"stop after the newest archived event is refused", A + ":1-15", 31, {}, "after the newest archived"},
+      {"everything held and the archive reaches the stop: nothing to replay", A + ":1-30", 29, {}, ""},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.what) {
+      auto p = plan_replay(gs(r.backup), at_time(r.stop_minute), one_site());
+      if (r.error_part.empty()) {
+        BOOST_TEST(p.error == "");
+        BOOST_TEST(names(p) == r.files, boost::test_tools::per_element());
+      } else {
+        BOOST_TEST(p.error.find(r.error_part) != std::string::npos, p.error);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gap_in_the_archive_is_refused) {
+  auto m = one_site();
+  m[0].files.erase(m[0].files.begin() + 1);  // binlog.000002 lost
+  auto p = plan_replay(gs(A + ":1-5"), at_time(25), m);
+  BOOST_TEST(p.error.find("gap") != std::string::npos, p.error);
+  BOOST_TEST(p.error.find("binlog.000003") != std::string::npos, p.error);
+  // The same gap before a stop that needs only file 1 does not matter.
+  auto q = plan_replay(gs(A + ":1-5"), at_time(9), m);
+  BOOST_TEST(q.error == "");
+  BOOST_TEST(names(q) == std::vector<std::string>{"s1/binlog.000001"}, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(failover_merges_sites_in_gtid_order) {
+  // s1 was primary until minute 20 (A:1-20); s2 promoted, its binlogs hold A:1-20 replicated
+  // (log_replica_updates) and then its own B:1-.. writes.
+  std::vector<binlog::manifest> m = {
+      site("s1", {file("s1", "binlog.000001", "", A + ":1-10", 0, 10),
+                  file("s1", "binlog.000002", A + ":1-10", A + ":1-20", 10, 20)}),
+      site("s2", {file("s2", "binlog.000007", A + ":1-18", A + ":1-20," + B + ":1-5", 19, 30),
+                  file("s2", "binlog.000008", A + ":1-20," + B + ":1-5", A + ":1-20," + B + ":1-9", 30, 40)})};
+  auto p = plan_replay(gs(A + ":1-15"), at_time(35), m);
+  BOOST_TEST(p.error == "");
+  BOOST_TEST(names(p) == (std::vector<std::string>{"s1/binlog.000002", "s2/binlog.000007", "s2/binlog.000008"}),
+             boost::test_tools::per_element());
+  // A backup taken on s2 after the failover needs only s2's files.
+  auto q = plan_replay(gs(A + ":1-20," + B + ":1-2"), at_time(35), m);
+  BOOST_TEST(q.error == "");
+  BOOST_TEST(names(q) == (std::vector<std::string>{"s2/binlog.000007", "s2/binlog.000008"}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(gtid_bound_table) {
+  auto p = plan_replay(gs(A + ":1-15"), at_gtids(A + ":1-22"), one_site());
+  BOOST_TEST(p.error == "");
+  BOOST_TEST(names(p) == (std::vector<std::string>{"s1/binlog.000002", "s1/binlog.000003"}),
+             boost::test_tools::per_element());
+  auto held = plan_replay(gs(A + ":1-15"), at_gtids(A + ":1-15"), one_site());
+  BOOST_TEST(held.error == "");
+  BOOST_TEST(held.files.empty());
+  auto beyond = plan_replay(gs(A + ":1-15"), at_gtids(A + ":1-35"), one_site());
+  BOOST_TEST(beyond.error.find("does not reach --stop-gtid: missing " + A + ":31-35") != std::string::npos,
+             beyond.error);
+}
+
+BOOST_AUTO_TEST_CASE(no_bound_plans_nothing) {
+  auto p = plan_replay(gs(A + ":1-15"), stop_bound{}, one_site());
+  BOOST_TEST(p.error == "");
+  BOOST_TEST(p.files.empty());
+}
+
+BOOST_AUTO_TEST_CASE(unreadable_manifest_entry_is_an_error) {
+  auto m = one_site();
+  m[0].files[1].end_gtids = "not a set";
+  auto p = plan_replay(gs(A + ":1-15"), at_time(25), m);
+  BOOST_TEST(p.error.find("binlog.000002") != std::string::npos, p.error);
+}
+
+BOOST_AUTO_TEST_CASE(stop_bound_checks) {
+  const int64_t snap = unix_at(15) + 30;  // 10:15:30
+  struct row {
+    std::string what;
+    stop_bound stop;
+    std::string error_part;
+  };
+  stop_bound same_second;
+  same_second.what = stop_bound::kind::datetime;
+  same_second.unix_seconds = snap;
+  stop_bound next_second = same_second;
+  next_second.unix_seconds = snap + 1;
+  std::vector<row> rows = {
+      {"no bound", stop_bound{}, ""},
+      {"before the backup", at_time(10), "--stop-datetime"},
+      {"in the snapshot's second", same_second, "before the backup's consistent point"},
+      {"the second after the snapshot", next_second, ""},
+      {"later", at_time(20), ""},
+      {"gtid bound holding the backup", at_gtids(A + ":1-20"), ""},
+      {"gtid bound short of the backup", at_gtids(A + ":1-10"), "--stop-gtid"},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.what) {
+      auto e = check_stop_bound(r.stop, snap, gs(A + ":1-15"));
+      if (r.error_part.empty()) BOOST_TEST(e == "");
+      else BOOST_TEST(e.find(r.error_part) != std::string::npos, e);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(stop_datetime_parsing) {
+  BOOST_TEST(parse_stop_datetime("2026-11-26T14:03:00Z").value_or(0) == 1795701780);
+  BOOST_TEST(parse_stop_datetime("2026-11-26 14:03:00").value_or(0) == 1795701780);
+  BOOST_TEST(parse_stop_datetime("2026-11-26T15:03:00+01:00").value_or(0) == 1795701780);
+  BOOST_TEST(!parse_stop_datetime("2026-11-26T14:03:00.5Z"));
+  BOOST_TEST(!parse_stop_datetime("yesterday"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
