@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/backup_spec.hpp"
 #include "config/duration.hpp"
 #include "config/field_error.hpp"
 #include "config/pod_spec.hpp"
@@ -188,7 +189,7 @@ struct group_spec {
   duration promotion_gate_timeout = 2min;
   planned_failover_spec planned_failover;
   dragonfly_spec dragonfly;
-  nlohmann::json backup;  // raw BackupSpec until it is modelled; null when absent
+  std::optional<backup_spec> backup;  // spec.backup (config/backup_spec.hpp); absent: no backups
   bootstrap_spec bootstrap;
   // Pods a user can run (config/pod_spec.hpp; rendered from reconciler version 5 on).
   std::optional<resource_requirements> resources;          // mysqld; sites[].resources wins

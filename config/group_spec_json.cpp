@@ -114,7 +114,7 @@ json to_json(const group_spec& s) {
   df["plannedFailover"] = {
       {"maxSyncWait", format_duration(d.planned_failover.max_sync_wait)},
       {"onSyncTimeout", std::string{to_string(d.planned_failover.on_sync_timeout)}}};
-  if (!s.backup.is_null()) j["backup"] = s.backup;
+  if (s.backup) j["backup"] = to_json(*s.backup);
   if (!s.bootstrap.seed_site.empty()) j["bootstrap"] = {{"seedSite", s.bootstrap.seed_site}};
   if (s.resources) j["resources"] = to_json(*s.resources);
   if (s.sidecar_resources) j["sidecarResources"] = to_json(*s.sidecar_resources);

@@ -303,8 +303,6 @@ struct checker {
       fail("spec.dragonfly.enabled",
            "not implemented yet: Dragonfly co-management does not exist in this operator; remove "
            "spec.dragonfly or set enabled: false");
-    if (!spec.backup.is_null())
-      fail("spec.backup", "not implemented yet (issue 21); remove the field");
     if (spec.credentials) {
       const auto& c = *spec.credentials;
       auto unread = [&](const char* key, const std::string& value) {
@@ -360,6 +358,7 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
   c.dragonfly();
   c.pods();
   c.unimplemented();
+  if (spec.backup) validate_backup(*spec.backup, "spec.backup", c.errs);
   return std::move(c.errs);
 }
 
@@ -383,6 +382,15 @@ field_errors validate(const failover_group& group, run_mode mode) {
                               ": use lowercase letters, digits and '-', at most 63 characters"});
   auto spec_errs = validate_spec(group.spec, mode);
   errs.insert(errs.end(), spec_errs.begin(), spec_errs.end());
+  // The CronJob mysql-<g>-backup-<schedule> must fit Kubernetes' 52-character CronJob names.
+  if (is_dns_label(name) && group.spec.backup)
+    for (std::size_t i = 0; i < group.spec.backup->schedules.size(); ++i) {
+      const auto& s = group.spec.backup->schedules[i].name;
+      if (is_dns_label(s) && ("mysql-" + name + "-backup-" + s).size() > 52)
+        errs.push_back({"spec.backup.schedules[" + std::to_string(i) + "].name",
+                        "the CronJob name mysql-" + name + "-backup-" + s +
+                            " is longer than 52 characters; use a shorter schedule name"});
+    }
   // A selector may only pick nodes of its own site, so a group cannot taint arbitrary nodes.
   if (is_dns_label(name))
     for (std::size_t i = 0; i < group.spec.sites.size(); ++i) {

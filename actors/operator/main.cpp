@@ -12,6 +12,7 @@
 #include "actors/common/lifetime_hook.hpp"
 #include "actors/operator/local/local_mode.hpp"
 #include "actors/operator/local/admin_cli.hpp"
+#include "actors/operator/local/backup_cli.hpp"
 #include "actors/operator/api/operator_api.hpp"
 #include "actors/operator/group/operator_metrics.hpp"
 #include "actors/common/key_dir.hpp"
@@ -136,6 +137,8 @@ int main(int argc, char** argv) {
   if (argc >= 2 && (std::string(argv[1]) == "switchover" || std::string(argv[1]) == "reclone" ||
                     std::string(argv[1]) == "fence"))
     return run_admin_cli(argc, argv);
+  if (argc >= 2 && (std::string(argv[1]) == "backup" || std::string(argv[1]) == "restore"))
+    return run_backup_cli(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "keygen") {
     if (argc < 4) {
       std::fprintf(stderr, "usage: bloodraven keygen DIR SITE...\n"

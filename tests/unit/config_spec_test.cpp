@@ -54,7 +54,7 @@ BOOST_AUTO_TEST_CASE(defaults_fill_a_minimal_bare_spec) {
   BOOST_TEST(!s.dragonfly.enabled);
   BOOST_TEST(s.dragonfly.port == 6379);
   BOOST_TEST(s.dragonfly.admin_port == 9999);
-  BOOST_TEST(s.backup.is_null());
+  BOOST_TEST(!s.backup.has_value());
   BOOST_TEST(s.split_brain_policy.prefer_site.empty());
   BOOST_TEST(effective_bloodraven_address(s, "db") == "bloodraven.db.svc.cluster.local:8082");
   // A bare spec is also a valid standalone spec once addresses are given; here it is not.
@@ -203,7 +203,8 @@ BOOST_AUTO_TEST_CASE(yaml_and_json_give_equal_groups) {
   BOOST_TEST(g.spec.sidecar.request_timeout.count() == duration{1500ms}.count());
   BOOST_TEST((g.spec.replication.read_only_max_lag_seconds == std::optional<std::int64_t>{0}));
   BOOST_TEST((g.spec.dragonfly.planned_failover.on_sync_timeout == sync_timeout_action::fail));
-  BOOST_TEST(g.spec.backup["profiles"][0]["name"] == "nightly");
+  BOOST_TEST_REQUIRE(g.spec.backup.has_value());
+  BOOST_TEST(g.spec.backup->profiles[0].name == "nightly");
   BOOST_TEST(g.spec.bootstrap.seed_site == "pdx");
   BOOST_TEST_REQUIRE(g.status.has_value());
   BOOST_TEST(g.status->epoch == 3u);
@@ -212,7 +213,8 @@ BOOST_AUTO_TEST_CASE(yaml_and_json_give_equal_groups) {
   auto errs = validate(g, run_mode::kubernetes);
   std::set<std::string> paths;
   for (const auto& e : errs) paths.insert(e.path);
-  BOOST_TEST((paths == std::set<std::string>{"spec.dragonfly.enabled", "spec.backup",
+  BOOST_TEST((paths == std::set<std::string>{"spec.dragonfly.enabled",
+                                             "spec.backup.profiles[0].storage.type",
                                              "spec.credentials.appSecret",
                                              "spec.plannedFailover.onCooldown",
                                              "spec.connectionDrainTimeout"}),

@@ -1,0 +1,354 @@
+// `bloodraven backup ...` / `bloodraven restore` (see backup_cli.hpp).
+#include "actors/operator/local/backup_cli.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "config/duration_limits.hpp"
+#include "config/process_flags.hpp"
+#include "io/backup/jobs.hpp"
+#include "io/binlog/manifest.hpp"
+#include "io/log/log.hpp"
+#include "io/storage/storage_config.hpp"
+
+namespace br {
+namespace {
+
+using nlohmann::json;
+
+std::vector<config::flag_def> common_flags() {
+  using namespace config;
+  return {
+      {"tools-chroot", "BLOODRAVEN_TOOLS_CHROOT", "",
+       "run mysqldump/mysql/mysqlbinlog inside this chroot (the test sandbox's Debian sid root; "
+       "needs root); empty: on this host",
+       false, {}},
+      {"mysql-bin-dir", "BLOODRAVEN_MYSQL_BIN_DIR", "",
+       "directory of mysqldump, mysql and mysqlbinlog (empty: found in PATH)", false, {}},
+      {"work-dir", "BLOODRAVEN_BACKUP_WORK_DIR", "",
+       "where the dump and binlogs are staged in a private directory (empty: $TMPDIR or /tmp; with "
+       "--tools-chroot: <chroot>/tmp)",
+       false, {}},
+      {"timeout", "BLOODRAVEN_BACKUP_TOOL_TIMEOUT", "6h",
+       "deadline of each tool run (dump, load, binlog replay); on it the tools are killed", false,
+       check_duration_within(std::chrono::seconds(1), std::chrono::hours(72))},
+      {"log-level", "BLOODRAVEN_LOG_LEVEL", "info", "debug, info, warn or error", false, check_log_level},
+  };
+}
+
+std::vector<config::flag_def> with(std::vector<config::flag_def> extra) {
+  auto all = common_flags();
+  all.insert(all.end(), extra.begin(), extra.end());
+  return all;
+}
+
+std::optional<std::string> read_small(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::string s((std::istreambuf_iterator<char>(f)), {});
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+std::string creds_error(const std::string& dir, backup::mysql_target& t) {
+  if (dir.empty()) return "--creds-dir is required (a directory with files username and password)";
+  auto u = read_small(dir + "/username");
+  auto p = read_small(dir + "/password");
+  if (!u || u->empty()) return "--creds-dir: cannot read " + dir + "/username (or it is empty)";
+  if (!p) return "--creds-dir: cannot read " + dir + "/password";
+  t.user = *u;
+  t.password = *p;
+  return "";
+}
+
+std::string host_port_error(const std::string& flag, const std::string& v, backup::mysql_target& t) {
+  auto colon = v.rfind(':');
+  if (v.empty()) return flag + " is required (HOST:PORT)";
+  if (colon == std::string::npos || colon == 0 || colon + 1 >= v.size() ||
+      v.find_first_not_of("0123456789", colon + 1) != std::string::npos || v.size() - colon > 6)
+    return flag + " \"" + v + "\" is not HOST:PORT";
+  auto port = std::stoul(v.substr(colon + 1));
+  if (port == 0 || port > 65535) return flag + " \"" + v + "\": port out of range";
+  t.host = v.substr(0, colon);
+  if (t.host.size() > 2 && t.host.front() == '[' && t.host.back() == ']') t.host = t.host.substr(1, t.host.size() - 2);
+  t.port = static_cast<uint16_t>(port);
+  return "";
+}
+
+backup::tool_settings tools_from(std::map<std::string, std::string>& v) {
+  backup::tool_settings t;
+  t.chroot = v["tools-chroot"];
+  t.bin_dir = v["mysql-bin-dir"];
+  t.work_dir = v["work-dir"];
+  t.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(config::to_duration(v["timeout"]));
+  return t;
+}
+
+int64_t now_unix() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+/// Prints the final line and writes the result file; returns the exit code.
+int finish(const std::string& prefix, bool ok, const json& j, const std::string& result_file) {
+  auto text = backup::bounded_result_json(j);
+  std::printf("%s_%s %s\n", prefix.c_str(), ok ? "COMPLETE" : "FAILED", text.c_str());
+  std::fflush(stdout);
+  if (!result_file.empty()) {
+    std::ofstream f(result_file, std::ios::trunc);
+    f << text;
+    if (!f) std::fprintf(stderr, "cannot write --result-file %s\n", result_file.c_str());
+  }
+  return ok ? 0 : 1;
+}
+
+/// Parses flags; returns -1 to go on, else an exit code (help printed / bad usage).
+int parse(const std::string& who, const std::string& summary, const std::vector<config::flag_def>& defs,
+          int argc, char** argv, int skip, config::parsed_flags& out) {
+  std::vector<const char*> args = {who.c_str()};
+  for (int i = skip; i < argc; ++i) args.push_back(argv[i]);
+  out = config::parse_flags(defs, static_cast<int>(args.size()), args.data(),
+                            [](const char* n) { return std::getenv(n); });
+  switch (out.what) {
+    case config::parsed_flags::action::help:
+      std::fputs(config::usage(who, summary, defs).c_str(), stdout);
+      return 0;
+    case config::parsed_flags::action::version:
+    case config::parsed_flags::action::fail:
+      std::fprintf(stderr, "%s: %s\n", who.c_str(), out.error.empty() ? "unexpected --version" : out.error.c_str());
+      return 2;
+    case config::parsed_flags::action::run:
+      break;
+  }
+  log::level lvl;
+  log::parse_level(out.values["log-level"], lvl);
+  log::set_level(lvl);
+  return -1;
+}
+
+struct store_or_error {
+  std::unique_ptr<storage::object_store> store;
+  std::string type;
+  std::string error;
+};
+
+store_or_error open_store(const std::string& prefix) {
+  store_or_error out;
+  auto cfg = storage::parse_storage_config(prefix, storage::process_env(), storage::read_secret_file);
+  if (!cfg.config) {
+    out.error = cfg.error;
+    return out;
+  }
+  out.type = cfg.config->type_name();
+  out.store = storage::make_store(*cfg.config);
+  if (!out.store) out.error = prefix + "_STORAGE_TYPE: no store for " + out.type;
+  return out;
+}
+
+int backup_run(int argc, char** argv) {
+  auto defs = with({{"name", "", "", "backup name (the MysqlBackup name); default <group>-<UTC yyyymmddhhmmss>", false, {}},
+                    {"group", "", "", "standalone: the group, names the backup when --name is empty", false, {}},
+                    {"source", "", "", "the server to dump, HOST:PORT (a caught-up replica or the primary)", false, {}},
+                    {"creds-dir", "BLOODRAVEN_MYSQL_CREDS_DIR", "", "directory with files username and password", false, {}},
+                    {"result-file", "", "", "also write the result JSON here (Jobs: /dev/termination-log)", false, {}}});
+  config::parsed_flags f;
+  if (int rc = parse("bloodraven backup run",
+                     "Dumps a MySQL server (mysqldump --single-transaction, GTIDs recorded) into the backup "
+                     "store (BLOODRAVEN_BACKUP_*) as <name>/dump.sql.gz + <name>/backup.json.",
+                     defs, argc, argv, 3, f);
+      rc >= 0)
+    return rc;
+  auto& v = f.values;
+  const auto start = now_unix();
+  json result = {{"method", backup::method_name}, {"startTime", binlog::rfc3339(start)}};
+  auto failed = [&](const std::string& m) {
+    result["message"] = m;
+    result["completionTime"] = binlog::rfc3339(now_unix());
+    return finish("BLOODRAVEN_BACKUP", false, result, v["result-file"]);
+  };
+  std::string name = v["name"];
+  if (name.empty() && !v["group"].empty()) {
+    auto ts = binlog::rfc3339(start);  // 2026-11-26T14:03:00Z -> 20261126140300
+    std::string digits;
+    for (char c : ts)
+      if (c >= '0' && c <= '9') digits += c;
+    name = v["group"] + "-" + digits;
+  }
+  if (name.empty()) return failed("--name is required (or --group to generate <group>-<UTC timestamp>)");
+  result["name"] = name;
+  backup::backup_request r;
+  r.name = name;
+  if (auto e = host_port_error("--source", v["source"], r.source); !e.empty()) return failed(e);
+  result["sourceHost"] = r.source.describe();
+  if (auto e = creds_error(v["creds-dir"], r.source); !e.empty()) return failed(e);
+  auto st = open_store("BLOODRAVEN_BACKUP");
+  if (!st.error.empty()) return failed(st.error);
+  result["storageType"] = st.type;
+  r.store = st.store.get();
+  r.tools = tools_from(v);
+  auto out = backup::run_backup(r);
+  result["location"] = out.location;
+  if (!out.ok) return failed(out.message);
+  const auto& b = out.info;
+  result["sizeBytes"] = b.size_bytes;
+  result["dumpBytes"] = b.dump_bytes;
+  result["gtidExecuted"] = b.gtid_executed;
+  result["binlogFile"] = b.binlog_file;
+  result["binlogPos"] = b.binlog_pos;
+  result["snapshotTime"] = b.snapshot_time;
+  result["completionTime"] = b.completion_time;
+  return finish("BLOODRAVEN_BACKUP", true, result, v["result-file"]);
+}
+
+int backup_delete(int argc, char** argv) {
+  auto defs = with({{"name", "", "", "the backup to delete (every object under <name>/)", false, {}}});
+  config::parsed_flags f;
+  if (int rc = parse("bloodraven backup delete", "Deletes a backup from the store; a missing one is success.",
+                     defs, argc, argv, 3, f);
+      rc >= 0)
+    return rc;
+  auto st = open_store("BLOODRAVEN_BACKUP");
+  if (!st.error.empty()) {
+    std::fprintf(stderr, "bloodraven backup delete: %s\n", st.error.c_str());
+    return 1;
+  }
+  auto name = f.values["name"];
+  if (name.empty()) {
+    std::fprintf(stderr, "bloodraven backup delete: --name is required\n");
+    return 2;
+  }
+  auto d = backup::delete_backup(*st.store, name);
+  if (!d) {
+    std::fprintf(stderr, "bloodraven backup delete: %s\n", d.error().message.c_str());
+    return 1;
+  }
+  std::printf("deleted %s%s/\n", st.store->location().c_str(), name.c_str());
+  return 0;
+}
+
+int backup_list(int argc, char** argv) {
+  auto defs = common_flags();
+  config::parsed_flags f;
+  if (int rc = parse("bloodraven backup list", "Lists the backups of the store (BLOODRAVEN_BACKUP_*) as JSON.",
+                     defs, argc, argv, 3, f);
+      rc >= 0)
+    return rc;
+  auto st = open_store("BLOODRAVEN_BACKUP");
+  if (!st.error.empty()) {
+    std::fprintf(stderr, "bloodraven backup list: %s\n", st.error.c_str());
+    return 1;
+  }
+  auto l = backup::list_backups(*st.store);
+  if (!l) {
+    std::fprintf(stderr, "bloodraven backup list: %s\n", l.error().message.c_str());
+    return 1;
+  }
+  json out = json::array();
+  for (const auto& b : *l) {
+    json e = {{"name", b.name}, {"location", st.store->location() + b.name + "/"}, {"storageType", st.type}};
+    if (b.info) e["backup"] = backup::to_json(*b.info);
+    else e["error"] = b.error;
+    out.push_back(e);
+  }
+  std::printf("%s\n", out.dump(2).c_str());
+  return 0;
+}
+
+int restore(int argc, char** argv) {
+  auto defs = with({{"name", "", "", "the backup to restore", false, {}},
+                    {"target", "", "", "a fresh server, HOST:PORT (no user tables, empty gtid_executed)", false, {}},
+                    {"creds-dir", "BLOODRAVEN_MYSQL_CREDS_DIR", "", "directory with files username and password", false, {}},
+                    {"stop-datetime", "", "",
+                     "point in time: replay archived binlogs (BLOODRAVEN_PITR_*) up to, not including, this "
+                     "second (RFC3339, or 'YYYY-MM-DD HH:MM:SS' UTC)",
+                     false, {}},
+                    {"stop-gtid", "", "", "point in time: replay archived binlogs up to this GTID set (inclusive)", false, {}},
+                    {"result-file", "", "", "also write the result JSON here (Jobs: /dev/termination-log)", false, {}}});
+  config::parsed_flags f;
+  if (int rc = parse("bloodraven restore",
+                     "Loads a backup into a fresh server, optionally replaying the archived binlogs of every "
+                     "site up to a point in time.",
+                     defs, argc, argv, 2, f);
+      rc >= 0)
+    return rc;
+  auto& v = f.values;
+  const auto start = now_unix();
+  json result = {{"name", v["name"]}, {"startTime", binlog::rfc3339(start)}};
+  auto failed = [&](const std::string& m) {
+    result["message"] = m;
+    result["completionTime"] = binlog::rfc3339(now_unix());
+    return finish("BLOODRAVEN_RESTORE", false, result, v["result-file"]);
+  };
+  if (v["name"].empty()) return failed("--name is required");
+  backup::restore_request r;
+  r.name = v["name"];
+  if (auto e = host_port_error("--target", v["target"], r.target); !e.empty()) return failed(e);
+  result["target"] = r.target.describe();
+  if (auto e = creds_error(v["creds-dir"], r.target); !e.empty()) return failed(e);
+  if (!v["stop-datetime"].empty() && !v["stop-gtid"].empty())
+    return failed("--stop-datetime and --stop-gtid exclude each other");
+  if (!v["stop-datetime"].empty()) {
+    auto t = backup::parse_stop_datetime(v["stop-datetime"]);
+    if (!t)
+      return failed("--stop-datetime \"" + v["stop-datetime"] +
+                    "\" is not a time (RFC3339 such as 2026-11-26T14:03:00Z, or 'YYYY-MM-DD HH:MM:SS' UTC; whole seconds)");
+    r.stop.what = backup::stop_bound::kind::datetime;
+    r.stop.unix_seconds = *t;
+    result["stopDatetime"] = binlog::rfc3339(*t);
+  } else if (!v["stop-gtid"].empty()) {
+    gtid_parse_error pe;
+    auto s = gtid_set::parse(v["stop-gtid"], &pe);
+    if (!s) return failed("--stop-gtid is not a GTID set: " + pe.to_string());
+    r.stop.what = backup::stop_bound::kind::gtid;
+    r.stop.gtids = *s;
+    result["stopGtid"] = s->to_compact_string();
+  }
+  auto st = open_store("BLOODRAVEN_BACKUP");
+  if (!st.error.empty()) return failed(st.error);
+  result["storageType"] = st.type;
+  result["location"] = st.store->location() + r.name + "/";
+  r.backups = st.store.get();
+  store_or_error archive;
+  if (r.stop.what != backup::stop_bound::kind::none) {
+    archive = open_store("BLOODRAVEN_PITR");
+    if (!archive.error.empty()) return failed("the binlog archive: " + archive.error);
+    r.archive = archive.store.get();
+  }
+  r.tools = tools_from(v);
+  auto out = backup::run_restore(r);
+  if (!out.backup.gtid_executed.empty()) result["backupGtidExecuted"] = out.backup.gtid_executed;
+  if (!out.ok) return failed(out.message);
+  json files = json::array();
+  for (const auto& rf : out.replayed) files.push_back(rf.site + "/" + rf.name);
+  result["binlogsReplayed"] = files;
+  result["loadedBytes"] = out.loaded_bytes;
+  result["gtidExecuted"] = out.gtid_executed;
+  result["completionTime"] = binlog::rfc3339(now_unix());
+  return finish("BLOODRAVEN_RESTORE", true, result, v["result-file"]);
+}
+
+constexpr const char* backup_usage =
+    "usage: bloodraven backup run --name NAME --source HOST:PORT --creds-dir DIR [--result-file FILE]\n"
+    "       bloodraven backup delete --name NAME\n"
+    "       bloodraven backup list\n"
+    "       bloodraven restore --name NAME --target HOST:PORT --creds-dir DIR\n"
+    "                          [--stop-datetime T | --stop-gtid SET] [--result-file FILE]\n"
+    "  storage: BLOODRAVEN_BACKUP_* (backups), BLOODRAVEN_PITR_* (binlog archive; restore with a stop)\n"
+    "  each subcommand takes --help for its flags\n";
+
+}  // namespace
+
+int run_backup_cli(int argc, char** argv) {
+  const std::string cmd = argc >= 2 ? argv[1] : "";
+  if (cmd == "restore") return restore(argc, argv);
+  const std::string sub = argc >= 3 ? argv[2] : "";
+  if (sub == "run") return backup_run(argc, argv);
+  if (sub == "delete") return backup_delete(argc, argv);
+  if (sub == "list") return backup_list(argc, argv);
+  std::fputs(backup_usage, sub == "-h" || sub == "--help" ? stdout : stderr);
+  return sub == "-h" || sub == "--help" ? 0 : 2;
+}
+
+}  // namespace br
