@@ -112,7 +112,8 @@ void read(const json& v, const std::string& path, planned_failover_status& out,
       .field("lagWaitStartTime", out.lag_wait_start_time)
       .field("promoteStartTime", out.promote_start_time)
       .field("resumeStartTime", out.resume_start_time)
-      .field("completionTime", out.completion_time);
+      .field("completionTime", out.completion_time)
+      .field("retryAfter", out.retry_after);
 }
 
 void read(const json& v, const std::string& path, group_status& out, field_errors& errs) {
@@ -203,6 +204,7 @@ void to_json(json& j, const planned_failover_status& s) {
   put(j, "promoteStartTime", s.promote_start_time);
   put(j, "resumeStartTime", s.resume_start_time);
   put(j, "completionTime", s.completion_time);
+  put(j, "retryAfter", s.retry_after);
 }
 
 void to_json(json& j, const group_status& s) {

@@ -315,10 +315,6 @@ struct checker {
       unread("monitorSecret", c.monitor_secret);
       unread("backupSecret", c.backup_secret);
     }
-    if (spec.planned_failover.on_cooldown != cooldown_action::reject)
-      fail("spec.plannedFailover.onCooldown",
-           "\"defer\" is not implemented yet: a planned failover inside the cooldown is "
-           "rejected; remove the field or set \"reject\"");
     if (spec.connection_drain_timeout != group_spec{}.connection_drain_timeout)
       fail("spec.connectionDrainTimeout",
            "not implemented yet: client connections are not drained by this operator (sessions "

@@ -27,7 +27,7 @@ bool is_dns_label_or_subdomain(std::string_view s);
 /// Dragonfly settings, the pod and Service shaping members (config/pod_spec.hpp: resources,
 /// podLabels/podAnnotations without operator keys, tolerations, affinity and security contexts as
 /// objects, priorityClassName, Service templates), refusal of unimplemented members (dragonfly
-/// enabled, backup, unread credentials Secrets, onCooldown defer, connectionDrainTimeout) and,
+/// enabled, backup, unread credentials Secrets, connectionDrainTimeout) and,
 /// under the Safe policy, promotionGateTimeout longer than the fencing
 /// wait of docs/safety.md gate rule 3 (lease + peer check + fence + request timeout, plus 10%).
 /// Kubernetes mode adds: exactly one of secretName/credentials, dns.hostname, and for

@@ -90,7 +90,7 @@ struct site_status {
   bool operator==(const site_status&) const = default;
 };
 
-/// Kubernetes-style condition. Types: Ready, Degraded, RecoveryPending, Bootstrapping.
+/// Kubernetes-style condition. Types: Ready, Degraded, RecoveryPending, Bootstrapping, SitesFenced, PlannedFailover.
 struct condition {
   std::string type;
   std::string status;  // "True" | "False" | "Unknown"
@@ -132,11 +132,12 @@ struct bootstrap_status {
 
 /// status.plannedFailover (issue 20): the latest planned failover request and how far it got.
 struct planned_failover_status {
-  std::string phase;  // Draining|WaitingForLag|Promoting|Resuming|Succeeded|Failed
+  std::string phase;  // Deferred|Draining|WaitingForLag|Promoting|Resuming|Succeeded|Failed
   std::string target;
   std::string source_primary;
-  std::string reason;  // Failed: UnknownSite|TargetUnhealthy|CooldownActive|ConcurrentOperation|
-                       // LagTimeout|SourceCrashed|ExecuteFailed|InvalidAnnotation
+  std::string reason;  // Failed: UnknownSite|TargetUnhealthy|CooldownActive|Cancelled|
+                       // ConcurrentOperation|LagTimeout|SourceCrashed|ExecuteFailed|
+                       // InvalidAnnotation; Deferred: CooldownActive
   std::string message;
   std::string source_gtid_at_fence;
   std::string max_lag_wait;  // Go duration text
@@ -146,6 +147,7 @@ struct planned_failover_status {
   std::optional<timestamp> promote_start_time;
   std::optional<timestamp> resume_start_time;
   std::optional<timestamp> completion_time;
+  std::optional<timestamp> retry_after;  // Deferred: when it is validated again
   bool operator==(const planned_failover_status&) const = default;
 };
 
@@ -184,7 +186,8 @@ typename Inspector::result_type inspect(Inspector& f, planned_failover_status& x
            x.reason, x.message, x.source_gtid_at_fence, x.max_lag_wait,
            ms_time_field{x.start_time}, ms_time_field{x.drain_start_time},
            ms_time_field{x.lag_wait_start_time}, ms_time_field{x.promote_start_time},
-           ms_time_field{x.resume_start_time}, ms_time_field{x.completion_time});
+           ms_time_field{x.resume_start_time}, ms_time_field{x.completion_time},
+           ms_time_field{x.retry_after});
 }
 
 template <class Inspector>

@@ -13,6 +13,7 @@
 #include "messages/decisions.hpp"
 #include "messages/mysql.hpp"
 #include "messages/topology.hpp"
+#include "messages/planned_failover.hpp"
 
 namespace br {
 
@@ -255,13 +256,16 @@ struct durable_state {
   bootstrap_record bootstrap;
   /// Sites a DBA fenced by hand (decide/manual_fence.hpp): never candidates, out of routing.
   std::set<std::string> manually_fenced;
+  /// status.plannedFailover of the latest accepted planned failover (issue 20): Deferred, its
+  /// phases (kept with the plan's own writes) and how it ended; survives an operator restart.
+  planned_failover_record planned;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, durable_state& x) {
   return f(caf::meta::type_name("durable_state"), x.view, x.last_failover_ms,
            x.last_failover_target, x.promotion_gtid, x.plan_active, x.plan, x.recovery,
-           x.last_failover_losses, x.bootstrap, x.manually_fenced);
+           x.last_failover_losses, x.bootstrap, x.manually_fenced, x.planned);
 }
 
 /// A Kubernetes-style Event (type Normal|Warning, reason from the ).

@@ -7,7 +7,9 @@
 // active primary is refused in one line by the plugin and, written by hand, by the operator
 // (FenceRejected, nothing changes); unfencing brings the replica back. Then the planned-failover
 // annotation (issue 20): a bad one is refused with InvalidAnnotation and changes nothing; a good
-// one stays on the object while the request runs and is removed when it has ended.
+// one stays on the object while the request runs and is removed when it has ended. A request
+// inside the anti-flap cooldown (onCooldown: defer) waits as Deferred until `promote --cancel`
+// removes its annotation: Failed/Cancelled, nothing else changes.
 #include <boost/test/unit_test.hpp>
 
 #include <caf/all.hpp>
@@ -65,6 +67,7 @@ json group_object() {
             {"failureThreshold", 2},
             {"recoveryThreshold", 1},
             {"promotionPolicy", "Fast"},
+            {"plannedFailover", {{"onCooldown", "defer"}}},
             {"replication", {{"user", "repl"}, {"password", "replpw"}, {"tls", true}}},
             {"sites", json::array({site("a"), site("b"), site("c")})}}}};
 }
@@ -276,7 +279,11 @@ BOOST_AUTO_TEST_CASE(a_fenced_replica_leaves_the_replicas_service_and_the_primar
   BOOST_TEST(rejected.front().find("InvalidAnnotation: ") == 0u, rejected.front());
   BOOST_TEST(rejected.front().find("c:maxLagWait=soon") != std::string::npos, rejected.front());
   BOOST_TEST(rejected.front().find("maxLagWait: ") != std::string::npos, rejected.front());
-  auto pf = status().value("plannedFailover", json::object());
+  json pf;
+  eventually([&] {  // the status write follows the Event
+    pf = status().value("plannedFailover", json::object());
+    return pf.value("reason", "") == "InvalidAnnotation";
+  }, 10s);
   BOOST_TEST(pf.value("phase", "") == "Failed", pf.dump());
   BOOST_TEST(pf.value("reason", "") == "InvalidAnnotation", pf.dump());
   BOOST_TEST(pf.value("message", "").find("maxLagWait: ") != std::string::npos, pf.dump());
@@ -316,6 +323,37 @@ BOOST_AUTO_TEST_CASE(a_fenced_replica_leaves_the_replicas_service_and_the_primar
   BOOST_TEST(!gone_while_running, "the annotation was removed while the request still ran");
   BOOST_TEST(status().value("activeSite", "") == "c");
   BOOST_TEST(events("PlannedFailoverCompleted") >= 1u);
+  BOOST_TEST(condition_reason("PlannedFailover") == "Succeeded");
+
+  // -- inside the cooldown that failover started, onCooldown: defer: a request waits as
+  // Deferred (annotation kept, retryAfter set), and `promote --cancel` ends it as Cancelled ----
+  const auto epoch_c = status().value("epoch", 0);
+  auto [rc_p, out_p] = plugin({"promote", "a"});
+  BOOST_TEST_REQUIRE(rc_p == 0, out_p);
+  BOOST_TEST_REQUIRE(eventually([&] {
+    auto p = status().value("plannedFailover", json::object());
+    return p.value("target", "") == "a" && p.value("phase", "") == "Deferred";
+  }, 30s), "never Deferred: " << status().dump());
+  auto deferred = status().value("plannedFailover", json::object());
+  BOOST_TEST(deferred.value("reason", "") == "CooldownActive", deferred.dump());
+  BOOST_TEST(!deferred.value("retryAfter", "").empty(), deferred.dump());
+  BOOST_TEST(condition_reason("PlannedFailover") == "Deferred");
+  BOOST_TEST(events("PlannedFailoverDeferred") >= 1u);
+  BOOST_TEST(mfg()["metadata"].value("annotations", json::object()).contains(planned));
+  auto [rc_x, out_x] = plugin({"promote", "--cancel"});
+  BOOST_TEST_REQUIRE(rc_x == 0, out_x);
+  BOOST_TEST_REQUIRE(eventually([&] {
+    auto p = status().value("plannedFailover", json::object());
+    return p.value("phase", "") == "Failed" && p.value("reason", "") == "Cancelled";
+  }, 30s), "never Cancelled: " << status().dump());
+  BOOST_TEST(condition_reason("PlannedFailover") == "Cancelled");
+  BOOST_TEST(status().value("activeSite", "") == "c");
+  BOOST_TEST(status().value("epoch", 0) == epoch_c);
+  BOOST_TEST(events("PlannedFailoverStarted") == 1u);  // only the one to c
+  // Nothing to cancel any more: the plugin says so in one line.
+  auto [rc_n, out_n] = plugin({"promote", "--cancel"});
+  BOOST_TEST(rc_n != 0);
+  BOOST_TEST(out_n.find("nothing to cancel") != std::string::npos, out_n);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -25,6 +25,16 @@ handoff_facts running_switchover(uint64_t id, const std::string& target, const s
   f.planned.phase = phase;
   f.planned.target = target;
   f.planned.plan_id = id;
+  f.planned.request = id;
+  return f;
+}
+
+handoff_facts deferred(uint64_t request, const std::string& target) {
+  handoff_facts f;
+  f.planned.phase = "Deferred";
+  f.planned.reason = "CooldownActive";
+  f.planned.target = target;
+  f.planned.request = request;
   return f;
 }
 
@@ -34,6 +44,7 @@ handoff_facts ended(uint64_t id, const std::string& target, const std::string& p
   f.planned.phase = phase;
   f.planned.target = target;
   f.planned.plan_id = id;
+  f.planned.request = id;
   f.planned.reason = reason;
   return f;
 }
@@ -85,13 +96,17 @@ BOOST_AUTO_TEST_CASE(what_is_remembered) {
   BOOST_TEST(remember_taken(none, reclone, "", "accepted: reclone of b", idle()).id.empty());
   auto rejected = remember_taken(none, reclone, id, "rejected: b is the active primary", idle());
   BOOST_TEST(rejected.answer == "rejected: b is the active primary");
-  BOOST_TEST(rejected.planned_plan == 0u);
+  BOOST_TEST(rejected.planned_request == 0u);
   // an accepted planned failover remembers the plan that runs it
   auto started = remember_taken(none, planned, id, "accepted: planned failover to b",
                                 running_switchover(8, "b", "Draining"));
-  BOOST_TEST(started.planned_plan == 8u);
+  BOOST_TEST(started.planned_request == 8u);
+  // ... and a deferred one its request number
+  auto waits = remember_taken(none, planned, id, "accepted: deferred (onCooldown=defer): ...",
+                              deferred(4, "b"));
+  BOOST_TEST(waits.planned_request == 4u);
   auto skipped = remember_taken(none, planned, id, "accepted: nothing to do, b is active", idle());
-  BOOST_TEST(skipped.planned_plan == 0u);
+  BOOST_TEST(skipped.planned_request == 0u);
   // an answer again never overwrites the first answer
   auto again = remember_taken(rejected, reclone, id, "already taken: rejected: ...", idle());
   BOOST_TEST(again.answer == rejected.answer);
@@ -115,7 +130,10 @@ BOOST_AUTO_TEST_CASE(a_planned_failover_asked_again_says_running_then_ended) {
       {"succeeded", ended(8, "b", "Succeeded", ""), "ended: planned failover to b Succeeded"},
       {"rolled back", ended(8, "b", "Failed", "LagTimeout"), "ended: planned failover to b Failed (LagTimeout)"},
       {"another record since", ended(9, "c", "Failed", "TargetUnhealthy"),
-       "ended: the planned failover's plan is over"},
+       "ended: the planned failover request is over"},
+      {"deferred (onCooldown=defer)", deferred(8, "b"), "running: planned failover to b is Deferred"},
+      {"cancelled while deferred", ended(8, "b", "Failed", "Cancelled"),
+       "ended: planned failover to b Failed (Cancelled)"},
   };
   for (const auto& r : rows) {
     auto got = answer_again(last, planned, "b", id, r.now);
@@ -131,9 +149,15 @@ BOOST_AUTO_TEST_CASE(the_running_plans_own_annotation_read_again_is_adopted) {
   const std::string fresh = handoff_id("b:maxLagWait=30s", "120");
   auto got = answer_again({}, planned, "b:maxLagWait=30s", fresh, now);
   BOOST_TEST(got.value_or("") == "running: planned failover to b is WaitingForLag");
-  BOOST_TEST(remember_taken({}, planned, fresh, *got, now).planned_plan == 8u);
+  BOOST_TEST(remember_taken({}, planned, fresh, *got, now).planned_request == 8u);
   BOOST_TEST(!answer_again({}, planned, "c", handoff_id("c", "120"), now).has_value());
   BOOST_TEST(!answer_again({}, reclone, "b:confirm=g", fresh, now).has_value());
+  // The same for a Deferred request: its annotation read again with a new id is that request.
+  auto waiting = deferred(3, "b");
+  auto again = answer_again({}, planned, "b", fresh, waiting);
+  BOOST_TEST(again.value_or("") == "running: planned failover to b is Deferred");
+  BOOST_TEST(remember_taken({}, planned, fresh, *again, waiting).planned_request == 3u);
+  BOOST_TEST(!answer_again({}, planned, "c", fresh, waiting).has_value());
   auto reclone_plan = now;
   reclone_plan.plan.kind = plan_kind::reclone;
   BOOST_TEST(!answer_again({}, planned, "b", fresh, reclone_plan).has_value());

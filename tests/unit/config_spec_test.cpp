@@ -216,7 +216,6 @@ BOOST_AUTO_TEST_CASE(yaml_and_json_give_equal_groups) {
   BOOST_TEST((paths == std::set<std::string>{"spec.dragonfly.enabled",
                                              "spec.backup.profiles[0].storage.type",
                                              "spec.credentials.appSecret",
-                                             "spec.plannedFailover.onCooldown",
                                              "spec.connectionDrainTimeout"}),
              dump(errs));
 }

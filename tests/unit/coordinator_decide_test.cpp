@@ -2,6 +2,8 @@
 // followers, candidate sets and the group status built from them.
 #include <boost/test/unit_test.hpp>
 
+#include "actors/operator/decide/planned_failover.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include "actors/operator/decide/coordinator_decide.hpp"
@@ -194,8 +196,17 @@ BOOST_AUTO_TEST_CASE(durable_state_json_keeps_switchover_facts_and_losses) {
   s.plan.source_gtid = U1 + ":1-9";
   s.plan.losses = {{"b", gtid_loss_stranded, U1 + ":10", 1}};
   s.last_failover_losses = {{"c", gtid_loss_discarded, U1 + ":8-9", 2}};
+  s.planned = planned_deferred("b", "a", 4, 30'000, 9'000, 1'000, "deferred: cooldown");
+  s.planned.source_gtid_at_fence = U1 + ":1-9";
+  s.planned.plan_id = 3;
+  s.planned.drain_started_ms = 2;
+  s.planned.lag_wait_started_ms = 3;
+  s.planned.promote_started_ms = 4;
+  s.planned.resume_started_ms = 5;
+  s.planned.finished_ms = 6;
   auto back = durable_state_from_json(durable_state_to_json(s));
   BOOST_REQUIRE(static_cast<bool>(back));
+  BOOST_TEST((back->planned == s.planned));  // status.plannedFailover survives a restart
   BOOST_TEST(back->plan.max_lag_wait == s.plan.max_lag_wait);
   BOOST_TEST(back->plan.session_drain_timeout == s.plan.session_drain_timeout);
   BOOST_TEST(back->plan.source_gtid == s.plan.source_gtid);
@@ -206,6 +217,7 @@ BOOST_AUTO_TEST_CASE(durable_state_json_keeps_switchover_facts_and_losses) {
   j["plan"].erase("maxLagWaitMs");
   j["plan"].erase("losses");
   j.erase("lastFailoverLosses");
+  j.erase("plannedFailover");
   auto old = durable_state_from_json(j);
   BOOST_REQUIRE(static_cast<bool>(old));
   BOOST_TEST(old->plan.max_lag_wait == caf::timespan(std::chrono::minutes(5)));

@@ -146,8 +146,10 @@ BOOST_AUTO_TEST_CASE(refused_requests_change_nothing_and_say_why) {
       BOOST_TEST(f.count<effect::fence>() == 0u);
       BOOST_TEST(f.st.durable.view.epoch == durable.view.epoch);
       BOOST_TEST(!f.st.durable.plan_active);
-      BOOST_TEST(f.st.planned.phase == "Failed");
-      BOOST_TEST(f.st.planned.reason == r.reason);
+      const auto& shown = planned_shown(f.st.planned, f.st.planned_refused);
+      BOOST_TEST(shown.phase == "Failed");
+      BOOST_TEST(shown.reason == r.reason);
+      BOOST_TEST(shown.request == 0u);  // never accepted: not stored
       BOOST_TEST(f.has_event("PlannedFailoverRejected"));
       BOOST_TEST(f.metrics(metric_kind::planned_failover).front().detail == "rejected");
     }
@@ -181,6 +183,127 @@ BOOST_AUTO_TEST_CASE(automatic_actions_wait_for_a_running_planned_failover_and_s
   advance(3s);
   report(rep("c", site_state::read_only, gtid(U1, 1, 5), true));
   BOOST_TEST(!has_log("cross-site action deferred: planned failover in progress"));
+}
+
+namespace {
+
+int64_t wall_ms(const planned_fixture& f) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(f.clock.wall.time_since_epoch())
+      .count();
+}
+
+/// A group whose last failover was `ago` before now, with onCooldown=defer.
+void in_cooldown(planned_fixture& f, caf::timespan ago) {
+  f.rules.defer_on_cooldown = true;
+  f.settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
+  f.st.durable.last_failover_ms =
+      wall_ms(f) - std::chrono::duration_cast<std::chrono::milliseconds>(ago).count();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(on_cooldown_defer_waits_for_the_cooldown_then_runs_the_same_request) {
+  in_cooldown(*this, 4min);  // the cooldown (5 min) ends in 1 min
+  request("b:maxLagWait=20s");
+  BOOST_TEST(answer->rfind("accepted: deferred", 0) == 0u, *answer);
+  BOOST_TEST(persisted_next().planned.phase == "Deferred");
+  BOOST_TEST(!persisted_next().plan_active);
+  store_ok();
+  BOOST_TEST(st.durable.planned.phase == "Deferred");
+  BOOST_TEST(st.durable.planned.reason == "CooldownActive");
+  BOOST_TEST(st.durable.planned.retry_after_ms == wall_ms(*this) + 60'000);
+  BOOST_TEST(has_event("PlannedFailoverDeferred"));
+  auto request_no = st.durable.planned.request;
+  BOOST_TEST(request_no == 1u);
+  // Polls inside the cooldown change nothing (no write, no plan).
+  advance(30s);
+  report(rep("c", site_state::read_only, gtid(U1, 1, 5), true));
+  BOOST_TEST(count<effect::persist>() == 0u);
+  // Once it ended, the next poll validates the request again and starts its plan.
+  advance(31s);
+  report(rep("c", site_state::read_only, gtid(U1, 1, 5), true));
+  auto next = persisted_next();
+  BOOST_TEST(next.plan_active);
+  BOOST_TEST(next.plan.kind == plan_kind::switchover);
+  BOOST_TEST(next.plan.candidate == "b");
+  BOOST_TEST(next.plan.max_lag_wait == caf::timespan{20s});  // the request's own maxLagWait
+  BOOST_TEST(next.planned.phase == "Draining");
+  BOOST_TEST(next.planned.request == request_no);  // the same request, not a new one
+  BOOST_TEST(next.planned.plan_id == next.plan.id);
+  store_ok();
+  BOOST_TEST(has_event("PlannedFailoverStarted"));
+}
+
+BOOST_AUTO_TEST_CASE(a_deferred_request_can_be_cancelled_a_running_one_cannot) {
+  in_cooldown(*this, 4min);
+  request("b");
+  store_ok();
+  request(planned_cancel_value);
+  BOOST_TEST(answer->rfind("accepted: the deferred planned failover to b is cancelled", 0) == 0u,
+             *answer);
+  store_ok();
+  BOOST_TEST(st.durable.planned.phase == "Failed");
+  BOOST_TEST(st.durable.planned.reason == "Cancelled");
+  BOOST_TEST(has_event("PlannedFailoverFailed"));
+  BOOST_TEST(metrics(metric_kind::planned_failover).front().detail == "failed_other");
+  // Nothing starts once the cooldown is over.
+  advance(2min);
+  report(rep("c", site_state::read_only, gtid(U1, 1, 5), true));
+  BOOST_TEST(!st.durable.plan_active);
+  BOOST_TEST(count<effect::persist>() == 0u);
+  // Cancelling what is not deferred is refused with the reason.
+  request(planned_cancel_value);
+  BOOST_TEST(answer->rfind("rejected: no planned failover is waiting", 0) == 0u, *answer);
+  request("b");
+  store_ok();
+  request(planned_cancel_value);
+  BOOST_TEST(answer->rfind("rejected: the planned failover to b is Draining", 0) == 0u, *answer);
+  BOOST_TEST(st.durable.plan_active);
+}
+
+BOOST_AUTO_TEST_CASE(a_second_request_while_one_is_deferred_is_concurrent_the_same_one_is_it) {
+  in_cooldown(*this, 4min);
+  request("b");
+  store_ok();
+  request("c");
+  BOOST_TEST(answer->rfind("rejected: ConcurrentOperation", 0) == 0u, *answer);
+  BOOST_TEST(st.durable.planned.phase == "Deferred");  // the deferred one is untouched
+  request("b");
+  BOOST_TEST(answer->rfind("running: planned failover to b is Deferred", 0) == 0u, *answer);
+  BOOST_TEST(count<effect::persist>() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_deferred_request_whose_target_went_unhealthy_fails_when_validated_again) {
+  in_cooldown(*this, 4min);
+  request("b");
+  store_ok();
+  advance(61s);
+  report(rep("b", site_state::unreachable));
+  BOOST_TEST(persisted_next().planned.phase == "Failed");
+  BOOST_TEST(persisted_next().planned.reason == "TargetUnhealthy");
+  BOOST_TEST(!persisted_next().plan_active);
+  store_ok();
+  BOOST_TEST(st.durable.planned.request == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(the_record_survives_an_operator_restart) {
+  settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
+  request("b");
+  store_ok();
+  phase_done(plan_phase::fencing_old);
+  phase_done(plan_phase::gating);
+  auto stored = st.durable;
+  BOOST_TEST(stored.planned.phase == "WaitingForLag");
+  planned_fixture restarted;
+  restarted.load(stored);
+  BOOST_TEST((restarted.st.planned == stored.planned));
+  BOOST_TEST(restarted.st.planned.lag_wait_started_ms > 0);  // the timestamps too
+  // ... and the plan's end reaches the same record.
+  restarted.run(input::plan_done{restarted.result(true)});
+  restarted.store_ok();
+  BOOST_TEST(restarted.st.planned.phase == "Succeeded");
+  BOOST_TEST(restarted.st.durable.planned.phase == "Succeeded");
+  BOOST_TEST(restarted.st.planned.started_ms == stored.planned.started_ms);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

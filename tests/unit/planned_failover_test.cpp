@@ -123,6 +123,25 @@ BOOST_AUTO_TEST_CASE(validation_reasons) {
        planned_decision::reject, "CooldownActive"},
       {"cooldown over", [](planned_facts& f) { f.last_failover_ms = f.now_ms - 300'000; }, "b",
        planned_decision::start, ""},
+      {"cooldown active, onCooldown=defer",
+       [](planned_facts& f) {
+         f.last_failover_ms = f.now_ms - 60'000;
+         f.defer_on_cooldown = true;
+       },
+       "b", planned_decision::defer, "CooldownActive"},
+      {"cooldown over, onCooldown=defer",
+       [](planned_facts& f) {
+         f.last_failover_ms = f.now_ms - 300'000;
+         f.defer_on_cooldown = true;
+       },
+       "b", planned_decision::start, ""},
+      {"unhealthy target, onCooldown=defer: refused, not deferred",
+       [](planned_facts& f) {
+         f.last_failover_ms = f.now_ms - 60'000;
+         f.defer_on_cooldown = true;
+         f.group.reports["b"] = report("b", site_state::unreachable, true);
+       },
+       "b", planned_decision::reject, "TargetUnhealthy"},
   };
   for (const auto& r : rows) {
     BOOST_TEST_CONTEXT(r.name) {
@@ -132,12 +151,60 @@ BOOST_AUTO_TEST_CASE(validation_reasons) {
       BOOST_TEST(static_cast<int>(v.decision) == static_cast<int>(r.decision));
       BOOST_TEST(v.reason == r.reason);
       BOOST_TEST(!v.message.empty());
+      // A deferred request comes back when the cooldown ends, not before, not later.
+      if (v.decision == planned_decision::defer)
+        BOOST_TEST(v.retry_after_ms == f.last_failover_ms + 300'000);
     }
   }
 }
 
+BOOST_AUTO_TEST_CASE(deferred_cancelled_and_the_dragonfly_seam) {
+  auto d = planned_deferred("b", "a", 3, 30'000, 5'000, 1'000, "deferred: ...");
+  BOOST_TEST(d.phase == "Deferred");
+  BOOST_TEST(d.reason == "CooldownActive");
+  BOOST_TEST(d.in_progress());
+  BOOST_TEST(d.request == 3u);
+  auto st = planned_status_of(d);
+  BOOST_TEST(st.has_value());
+  BOOST_TEST(st->retry_after.has_value());
+  auto c = planned_cancelled(d, 2'000);
+  BOOST_TEST(c.phase == "Failed");
+  BOOST_TEST(c.reason == "Cancelled");
+  BOOST_TEST(c.finished_ms == 2'000);
+  BOOST_TEST(!c.in_progress());
+  BOOST_TEST(!planned_status_of(c)->retry_after.has_value());
+  // Only a Deferred request can be cancelled: a running plan is never stopped halfway.
+  auto running = planned_started("b", "a", 7, 4, 30s, 1000);
+  BOOST_TEST((planned_cancelled(running, 2'000) == running));
+  BOOST_TEST(planned_phase_after_lag(false) == "Promoting");
+  BOOST_TEST(planned_phase_after_lag(true) == "WaitingForDragonflySync");
+}
+
+BOOST_AUTO_TEST_CASE(the_shown_record_and_its_condition) {
+  planned_failover_record none;
+  auto running = planned_started("b", "a", 7, 4, 30s, 1000);
+  auto refused_later = planned_rejected("c", "a", "ConcurrentOperation", "x", 2000);
+  BOOST_TEST((planned_shown(running, refused_later) == running));  // the running one stays
+  auto ended = running;
+  ended.phase = "Succeeded";
+  ended.finished_ms = 1500;
+  BOOST_TEST((planned_shown(ended, refused_later) == refused_later));  // newer
+  auto refused_earlier = planned_rejected("c", "a", "UnknownSite", "x", 1200);
+  BOOST_TEST((planned_shown(ended, refused_earlier) == ended));
+  BOOST_TEST((planned_shown(none, refused_earlier) == refused_earlier));
+  BOOST_TEST(!planned_condition_of(none).has_value());
+  auto c1 = planned_condition_of(running);
+  BOOST_TEST(c1->type == "PlannedFailover");
+  BOOST_TEST(c1->status == "True");
+  BOOST_TEST(c1->reason == "Draining");
+  auto c2 = planned_condition_of(refused_later);
+  BOOST_TEST(c2->status == "False");
+  BOOST_TEST(c2->reason == "ConcurrentOperation");
+  BOOST_TEST(planned_condition_of(ended)->reason == "Succeeded");
+}
+
 BOOST_AUTO_TEST_CASE(phases_follow_the_switchover_steps) {
-  auto r = planned_started("b", "a", 7, 30s, 1000);
+  auto r = planned_started("b", "a", 7, 1, 30s, 1000);
   BOOST_TEST(r.phase == "Draining");
   BOOST_TEST(r.max_lag_wait_ms == 30000);
   BOOST_TEST(r.drain_started_ms == 1000);
@@ -191,7 +258,7 @@ BOOST_AUTO_TEST_CASE(how_a_plan_ends) {
       res.source_kept = x.kept;
       res.error = x.error;
       res.source_gtid = "U:1-5";
-      auto o = planned_finished(planned_started("b", "a", 1, 30s, 10), res, x.reachable, 99);
+      auto o = planned_finished(planned_started("b", "a", 1, 1, 30s, 10), res, x.reachable, 99);
       BOOST_TEST(o.record.phase == x.phase);
       BOOST_TEST(o.record.reason == x.reason);
       BOOST_TEST(o.result == x.result);

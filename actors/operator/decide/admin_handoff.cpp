@@ -11,10 +11,9 @@ bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0
 
 bool is_planned(const std::string& annotation) { return annotation == planned_failover_annotation; }
 
-/// The switchover plan that runs the planned failover `plan_id` is still going.
-bool still_running(uint64_t plan_id, const handoff_facts& now) {
-  if (now.planned.plan_id == plan_id && now.planned.in_progress()) return true;
-  return now.plan_active && now.plan.kind == plan_kind::switchover && now.plan.id == plan_id;
+/// The planned failover request `request` is still in progress (Deferred, or its plan runs).
+bool still_running(uint64_t request, const handoff_facts& now) {
+  return now.planned.request == request && now.planned.in_progress();
 }
 
 std::string running_text(const handoff_facts& now) {
@@ -45,16 +44,20 @@ std::optional<std::string> answer_again(const taken_request& last, const std::st
                                         const handoff_facts& now) {
   if (id.empty()) return std::nullopt;
   if (id != last.id) {
-    if (!is_planned(annotation) || !now.plan_active || now.plan.kind != plan_kind::switchover)
-      return std::nullopt;
+    if (!is_planned(annotation)) return std::nullopt;
+    bool running = now.plan_active && now.plan.kind == plan_kind::switchover;
+    bool deferred = now.planned.phase == "Deferred";
+    if (!running && !deferred) return std::nullopt;
     auto req = parse_planned_annotation(value);
-    if (!req.ok || req.target != now.plan.candidate) return std::nullopt;
-    return running_text(now);  // the running plan's own request, read again
+    if (!req.ok || req.target != (running ? now.plan.candidate : now.planned.target))
+      return std::nullopt;
+    return running_text(now);  // the running (or deferred) request's own annotation, read again
   }
-  if (last.planned_plan == 0) return "already taken: " + last.answer;
-  if (still_running(last.planned_plan, now)) return running_text(now);
+  if (last.planned_request == 0) return "already taken: " + last.answer;
+  if (still_running(last.planned_request, now)) return running_text(now);
   const auto& r = now.planned;
-  if (r.plan_id != last.planned_plan) return std::string("ended: the planned failover's plan is over");
+  if (r.request != last.planned_request)
+    return std::string("ended: the planned failover request is over");
   return "ended: planned failover to " + r.target + " " + r.phase +
          (r.reason.empty() ? "" : " (" + r.reason + ")");
 }
@@ -65,10 +68,8 @@ taken_request remember_taken(const taken_request& last, const std::string& annot
   if (id.empty() || id == last.id || starts(answer, "busy")) return last;
   taken_request t{id, answer, 0};
   if (!is_planned(annotation)) return t;
-  if (starts(answer, "running: "))
-    t.planned_plan = now.plan_active ? now.plan.id : now.planned.plan_id;
-  else if (starts(answer, "accepted: ") && now.planned.in_progress())
-    t.planned_plan = now.planned.plan_id;
+  if (starts(answer, "running: ") || (starts(answer, "accepted: ") && now.planned.in_progress()))
+    t.planned_request = now.planned.request;
   return t;
 }
 

@@ -37,30 +37,33 @@ std::string handoff_id(const std::string& value, const std::string& resource_ver
 struct taken_request {
   std::string id;
   std::string answer;
-  /// A planned failover it accepted: the switchover plan that runs it (0: none).
-  uint64_t planned_plan = 0;
+  /// A planned failover it accepted (started or deferred): its request number
+  /// (planned_failover_record::request; 0: none).
+  uint64_t planned_request = 0;
 };
 
 /// What the coordinator knows of its plans when a request arrives.
 struct handoff_facts {
   bool plan_active = false;
   failover_plan plan;                ///< the persisted plan (when active)
-  planned_failover_record planned;  ///< status.plannedFailover
+  planned_failover_record planned;  ///< the latest accepted planned failover's record
 };
 
 /// A request handed again: the answer it gets instead of being acted on, or nullopt (act on it).
-/// Same id as the last taken one: a planned failover answers "running: ..." while its plan is
-/// still active, else "ended: <phase> ..."; any other request its first answer again, prefixed
-/// "already taken: ". A planned failover with a new id whose target is the candidate of the
-/// switchover plan that runs (the operator restarted mid-plan and read the annotation again) is
-/// that plan's request: "running: ...", not a second request refused as concurrent.
+/// Same id as the last taken one: a planned failover answers "running: ..." while its request is
+/// still in progress (Deferred or its plan running), else "ended: <phase> ..."; any other
+/// request its first answer again, prefixed "already taken: ". A planned failover with a new id
+/// whose target is the candidate of the switchover plan that runs, or of the Deferred request
+/// (the operator restarted and read the annotation again), is that request: "running: ...",
+/// not a second request refused as concurrent.
 std::optional<std::string> answer_again(const taken_request& last, const std::string& annotation,
                                         const std::string& value, const std::string& id,
                                         const handoff_facts& now);
 
 /// What the coordinator remembers after answering a request with id `id` (`answer`, `now` after
-/// the step): nothing new for a "busy" answer, an empty id or the id already remembered; for a planned failover that started
-/// a plan ("accepted: ...") or is running ("running: ..."), that plan.
+/// the step): nothing new for a "busy" answer, an empty id or the id already remembered; for a
+/// planned failover that was accepted (started or deferred: "accepted: ...") or is running
+/// ("running: ..."), its request number.
 taken_request remember_taken(const taken_request& last, const std::string& annotation,
                              const std::string& id, const std::string& answer,
                              const handoff_facts& now);

@@ -175,7 +175,9 @@ config::group_status build_group_status(const status_inputs& in) {
                              blocked ? "DivergentTransactions" : "RecoveryInProgress",
                              recovery_message, std::nullopt});
   add_bootstrap_status(st, in.durable.bootstrap, in.bootstrap_note);
-  st.planned_failover = planned_status_of(in.planned);
+  const auto& planned = planned_shown(in.planned, in.planned_refused);
+  st.planned_failover = planned_status_of(planned);
+  if (auto cond = planned_condition_of(planned)) st.conditions.push_back(std::move(*cond));
   // Manual fence (decide/manual_fence.hpp): which sites, or why the requested set is refused.
   if (!in.fence_note.empty()) {
     st.conditions.push_back({"SitesFenced", in.durable.manually_fenced.empty() ? "False" : "True",

@@ -58,8 +58,9 @@ struct status_inputs {
   std::string bootstrap_note;
   /// Why the fenced-sites annotation is not applied ("" when it is, or there is none).
   std::string fence_note;
-  /// status.plannedFailover (group_state::planned).
+  /// status.plannedFailover: the accepted request and the latest refused one (planned_shown).
   planned_failover_record planned;
+  planned_failover_record planned_refused;
 };
 
 /// The group status (config/group_status.hpp shape). lastSeen is truncated to whole seconds so a

@@ -6,11 +6,25 @@
 
 #include "actors/operator/decide/bootstrap_record.hpp"
 #include "actors/operator/decide/coordinator_decide.hpp"
+#include "actors/operator/decide/planned_failover.hpp"
 #include "actors/operator/decide/recovery.hpp"
 #include "actors/operator/decide/step_context.hpp"
 #include "actors/operator/decide/step_planned.hpp"
 
 namespace br {
+
+namespace {
+
+/// The planned failover record of the running switchover plan: rebuilt when the store holds none
+/// for it (a state written before records were kept with the plan).
+planned_failover_record& planned_of(durable_state& d, int64_t at_ms) {
+  if (d.planned.plan_id != d.plan.id)
+    d.planned = planned_started(d.plan.candidate, d.plan.old_primary, d.plan.id,
+                                d.planned.request + 1, d.plan.max_lag_wait, at_ms);
+  return d.planned;
+}
+
+}  // namespace
 
 durable_state apply_change(durable_state d, const durable_change& c) {
   std::visit(
@@ -20,6 +34,10 @@ durable_state apply_change(durable_state d, const durable_change& c) {
             if (x.bump) d.view = {x.plan.epoch, "", x.plan.old_primary, x.at_ms, {}};
             d.plan_active = true;
             d.plan = x.plan;
+            if (x.planned) {
+              d.planned = *x.planned;
+              d.planned.plan_id = x.plan.id;
+            }
             record_plan_started(d.bootstrap, x.plan, x.at_ms);
             if (x.plan.kind == plan_kind::recover)
               d.recovery[x.plan.candidate].state = "RecoveryInProgress";
@@ -29,6 +47,9 @@ durable_state apply_change(durable_state d, const durable_change& c) {
             bool promotion = is_promotion_kind(plan.kind);
             d.plan_active = false;
             record_plan_done(d.bootstrap, plan, x.result, x.at_ms);
+            if (plan.kind == plan_kind::switchover && d.planned.plan_id == plan.id &&
+                d.planned.in_progress())
+              d.planned = planned_finished(d.planned, x.result, x.source_reachable, x.at_ms).record;
             if (!x.result.ok) {
               d.plan.phase = plan_phase::failed;
               // A failed rejoin is tried again on a later poll (after plan_retry_delay).
@@ -66,6 +87,9 @@ durable_state apply_change(durable_state d, const durable_change& c) {
               if (l.kind == gtid_loss_stranded) d.recovery[l.site] = {"RecoveryBlocked", l.gtid, l.count};
           },
           [&](const change_phase& x) {
+            if (d.plan.kind == plan_kind::switchover)
+              planned_of(d, x.at_ms) =
+                  planned_advanced(planned_of(d, x.at_ms), x.phase, x.facts.source_gtid, x.at_ms);
             d.plan.phase = x.phase;
             record_plan_phase(d.bootstrap, d.plan, x.phase);
             if (!x.facts.promotion_gtid.empty()) d.plan.promotion_gtid = x.facts.promotion_gtid;
@@ -80,6 +104,7 @@ durable_state apply_change(durable_state d, const durable_change& c) {
             d.recovery[x.site] = {"RecoveryBlocked", x.divergent_gtid, x.divergent_count};
           },
           [&](const change_manual_fence& x) { d.manually_fenced = x.sites; },
+          [&](const change_planned& x) { d.planned = x.record; },
           [&](const change_bootstrap& x) {
             d.bootstrap = x.record;
             for (const auto& b : x.blocked)
@@ -135,6 +160,7 @@ void change_persisted(context& c, const durable_change& change, bool ok) {
                  [&](const change_mark_blocked& x) { recovery_persisted(c, x, ok); },
                  [&](const change_bootstrap& x) { bootstrap_persisted(c, x, ok); },
                  [&](const change_manual_fence& x) { fence_persisted(c, x, ok); },
+                 [&](const change_planned& x) { planned_record_persisted(c, x, ok); },
                  [&](const auto&) { plan_persisted(c, change, ok); },
              },
              change);
@@ -148,7 +174,9 @@ void on_persisted(context& c, const input::persisted& in) {
   // its turn, and busy() holds throughout.
   auto change = *st.persisting;
   if (ok) {
+    bool planned_moved = !(st.persisting_next.planned == st.durable.planned);
     st.durable = std::move(st.persisting_next);
+    if (planned_moved) st.planned = st.durable.planned;  // the stored record is the one shown
     publish(c);
   } else {
     auto f = c.fields();
@@ -164,6 +192,7 @@ void on_loaded(context& c, durable_state d) {
   auto& st = c.st;
   st.durable = std::move(d);
   st.loaded = true;
+  st.planned = st.durable.planned;  // status.plannedFailover survives a restart
   auto f = c.fields();
   f["activeSite"] = st.durable.view.active_site;
   f["planActive"] = st.durable.plan_active;

@@ -50,6 +50,9 @@ struct group_rules {
   /// Switchover: spec.plannedFailover.maxLagWait and drainTimeout (see failover_plan).
   caf::timespan max_lag_wait{std::chrono::minutes(5)};
   caf::timespan session_drain_timeout{std::chrono::seconds(30)};
+  /// spec.plannedFailover.onCooldown=defer: a planned failover asked for during the cooldown is
+  /// Deferred until it ends instead of rejected.
+  bool defer_on_cooldown = false;
   size_t max_executor_respawns = 5;
   /// How often the active site's dead man's switch is checked (installed and armed).
   caf::timespan switch_check_interval{std::chrono::minutes(1)};
@@ -73,6 +76,8 @@ struct change_start_plan {
   failover_plan plan;
   bool bump = false;
   int64_t at_ms = 0;
+  /// A planned failover's record (status.plannedFailover), stored with its plan's start.
+  std::optional<planned_failover_record> planned{};
 };
 /// A plan ended; `result.ok` says how. `again`: offered again after the store refused it (what
 /// the first refusal already said is not said twice).
@@ -81,6 +86,7 @@ struct change_plan_done {
   plan_result result;
   int64_t at_ms = 0;
   bool again = false;
+  bool source_reachable = true;  ///< the plan's old primary answered its last poll
 };
 /// The executor completed a phase; `reply` names the answer owed to it.
 struct change_phase {
@@ -88,6 +94,7 @@ struct change_phase {
   plan_phase phase = plan_phase::pending;
   plan_facts facts;
   uint64_t reply = 0;
+  int64_t at_ms = 0;
 };
 /// Split-brain losers: RecoveryPending, so they are classified before they may replicate.
 struct change_mark_pending {
@@ -117,9 +124,16 @@ struct change_manual_fence {
   std::set<std::string> before;
 };
 
+/// A planned failover's record changes without a plan write: Deferred, Cancelled, or a deferred
+/// request refused when it is validated again.
+struct change_planned {
+  planned_failover_record record;
+};
+
 using durable_change =
     std::variant<change_adopt, change_start_plan, change_plan_done, change_phase,
-                 change_mark_pending, change_mark_blocked, change_bootstrap, change_manual_fence>;
+                 change_mark_pending, change_mark_blocked, change_bootstrap, change_manual_fence,
+                 change_planned>;
 
 /// `d` with `c` applied (the epoch clamp of S6 is the caller's, see step).
 durable_state apply_change(durable_state d, const durable_change& c);
@@ -159,8 +173,11 @@ struct group_state {
   std::set<std::string> receiver_inflight;             ///< receiver restarts in flight
   /// A new group not bootstrapped yet: why ("waiting for ..." | "refused: ..."), for the status.
   std::string bootstrap_note;
-  /// status.plannedFailover: the latest planned failover request (decide/step_planned.hpp).
+  /// The latest accepted planned failover: durable.planned, ahead of the store while its write
+  /// is under way (decide/step_planned.hpp).
   planned_failover_record planned;
+  /// The latest request refused before it was accepted (memory only).
+  planned_failover_record planned_refused;
   uint64_t planned_deferral_logged = 0;  ///< plan id whose deferral of automatic actions was logged
   /// Kubernetes: the fenced-sites annotation's latest value (the desired set), applied when the
   /// rules allow; `fence_note`: why it is not applied (status and the FenceRejected Event).

@@ -72,9 +72,13 @@ planned_verdict check_planned_failover(const planned_facts& f, const std::string
   }
   if (f.last_failover_ms > 0) {
     auto until = f.last_failover_ms + ms_of(f.cooldown);
-    if (f.now_ms < until)
-      return no("CooldownActive", "the anti-flap cooldown after the last failover ends in " +
-                                      std::to_string((until - f.now_ms + 999) / 1000) + " s");
+    if (f.now_ms < until) {
+      auto in = "the anti-flap cooldown after the last failover ends in " +
+                std::to_string((until - f.now_ms + 999) / 1000) + " s";
+      if (!f.defer_on_cooldown) return no("CooldownActive", in);
+      return {planned_decision::defer, "CooldownActive",
+              "deferred (onCooldown=defer): " + in + "; validated again then", until};
+    }
   }
   return {planned_decision::start, "", "planned failover from " + g.active_site + " to " + target};
 }
@@ -92,14 +96,52 @@ planned_failover_record planned_rejected(const std::string& target, const std::s
   return r;
 }
 
+planned_failover_record planned_deferred(const std::string& target, const std::string& source,
+                                         uint64_t request, int64_t max_lag_wait_ms,
+                                         int64_t retry_after_ms, int64_t started_ms,
+                                         const std::string& message) {
+  planned_failover_record r;
+  r.phase = "Deferred";
+  r.target = target;
+  r.source = source;
+  r.reason = "CooldownActive";
+  r.message = message;
+  r.request = request;
+  r.max_lag_wait_ms = max_lag_wait_ms;
+  r.retry_after_ms = retry_after_ms;
+  r.started_ms = started_ms;
+  return r;
+}
+
+planned_failover_record planned_cancelled(planned_failover_record r, int64_t now_ms) {
+  if (r.phase != "Deferred") return r;
+  r.phase = "Failed";
+  r.reason = "Cancelled";
+  r.message = "cancelled while deferred; nothing was changed";
+  r.retry_after_ms = 0;
+  r.finished_ms = now_ms;
+  return r;
+}
+
+std::string planned_phase_after_lag(bool dragonfly_managed) {
+  return dragonfly_managed ? "WaitingForDragonflySync" : "Promoting";
+}
+
+std::string planned_result_label(const planned_failover_record& r) {
+  if (r.phase == "Succeeded") return "success";
+  if (r.reason == "LagTimeout") return "failed_timeout";
+  return "failed_other";
+}
+
 planned_failover_record planned_started(const std::string& target, const std::string& source,
-                                        uint64_t plan_id, caf::timespan max_lag_wait,
-                                        int64_t now_ms) {
+                                        uint64_t plan_id, uint64_t request,
+                                        caf::timespan max_lag_wait, int64_t now_ms) {
   planned_failover_record r;
   r.phase = "Draining";
   r.target = target;
   r.source = source;
   r.plan_id = plan_id;
+  r.request = request;
   r.max_lag_wait_ms = ms_of(max_lag_wait);
   r.started_ms = r.drain_started_ms = now_ms;
   r.message = "fencing " + source + " and killing its sessions";
@@ -116,7 +158,7 @@ planned_failover_record planned_advanced(planned_failover_record r, plan_phase d
       r.message = "waiting until " + r.target + " executed every transaction of " + r.source;
       break;
     case plan_phase::draining:
-      r.phase = "Promoting";
+      r.phase = planned_phase_after_lag(false);  // Dragonfly is not managed yet (issue 24)
       if (!source_gtid.empty()) r.source_gtid_at_fence = source_gtid;
       r.promote_started_ms = now_ms;
       r.message = r.target + " executed the fenced source's set; promoting it";
@@ -143,28 +185,40 @@ planned_outcome planned_finished(planned_failover_record r, const plan_result& r
     r.reason.clear();
     r.message = r.target + " is the active primary; nothing lost (it executed " + r.source +
                 "'s whole set before promotion)";
-    o.result = "success";
   } else if (res.source_kept && !source_reachable) {
     r.phase = "Failed";
     r.reason = "SourceCrashed";
     r.message = "the source " + r.source + " stopped answering during the plan (" + res.error +
                 "); the emergency failover takes over";
-    o.result = "failed_other";
   } else if (res.source_kept && res.error.find("LagTimeout") != std::string::npos) {
     r.phase = "Failed";
     r.reason = "LagTimeout";
     r.message = "rolled back: " + res.error + "; " + r.source + " stays the active primary";
-    o.result = "failed_timeout";
   } else {
     r.phase = "Failed";
     r.reason = "ExecuteFailed";
     r.message = res.source_kept ? "rolled back: " + res.error + "; " + r.source +
                                       " stays the active primary"
                                 : res.error + " (after promotion started: not rolled back)";
-    o.result = "failed_other";
   }
+  o.result = planned_result_label(r);
   o.record = std::move(r);
   return o;
+}
+
+const planned_failover_record& planned_shown(const planned_failover_record& accepted,
+                                             const planned_failover_record& refused) {
+  if (accepted.in_progress() || refused.phase.empty()) return accepted;
+  if (accepted.phase.empty() || refused.finished_ms >= accepted.finished_ms) return refused;
+  return accepted;
+}
+
+std::optional<config::condition> planned_condition_of(const planned_failover_record& r) {
+  if (r.phase.empty()) return std::nullopt;
+  bool running = r.in_progress();
+  std::string reason = running || r.phase == "Succeeded" ? r.phase : r.reason;
+  return config::condition{"PlannedFailover", running ? "True" : "False", reason,
+                           "to " + r.target + ": " + r.message, std::nullopt};
 }
 
 std::optional<config::planned_failover_status> planned_status_of(const planned_failover_record& r) {
@@ -188,6 +242,7 @@ std::optional<config::planned_failover_status> planned_status_of(const planned_f
   s.promote_start_time = stamp(r.promote_started_ms);
   s.resume_start_time = stamp(r.resume_started_ms);
   s.completion_time = stamp(r.finished_ms);
+  if (r.phase == "Deferred") s.retry_after = stamp(r.retry_after_ms);
   return s;
 }
 

@@ -98,10 +98,12 @@ void persist(context& c, durable_change change);
 void status_changed(context& c, bool now);
 
 // Plans (step_plans.cpp).
-/// `discard_gtid`: reclone only, the set the request confirmed may be thrown away.
+/// `discard_gtid`: reclone only, the set the request confirmed may be thrown away. `planned`:
+/// switchover only, the planned failover record stored with the plan's start.
 void start_plan(context& c, plan_kind kind, const std::string& candidate,
                 const std::string& old_primary, bool old_reachable, bool bump,
-                const std::string& discard_gtid = "");
+                const std::string& discard_gtid = "",
+                std::optional<planned_failover_record> planned = std::nullopt);
 /// Starts (or resumes) the executor of the persisted plan.
 void run_executor(context& c);
 void plan_persisted(context& c, const durable_change& change, bool ok);

@@ -122,6 +122,7 @@ void evaluate_and_act(context& c) {
                          st.durable.bootstrap.phase != "Done"))
         check_returning(c, obs);
       maybe_restart_receivers(c);
+      if (!busy(st)) planned_retry_deferred(c);
       break;
     case group_verdict::no_primary:
       maybe_reassert(c, obs);

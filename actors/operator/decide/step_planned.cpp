@@ -11,19 +11,24 @@ namespace {
 
 bool is_planned(const failover_plan& p) { return p.kind == plan_kind::switchover; }
 
-/// The record of the running switchover plan (rebuilt when the operator restarted mid-plan).
-planned_failover_record& record_of(context& c, const failover_plan& plan) {
-  auto& r = c.st.planned;
-  if (r.plan_id != plan.id || !r.in_progress()) {
-    r = planned_started(plan.candidate, plan.old_primary, plan.id, plan.max_lag_wait, 0);
-    r.message = "rebuilt after an operator restart: " + r.message;
-  }
-  return r;
+int64_t ms_of(caf::timespan d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
 }
 
+/// A refusal. `stored`: the refused request had been accepted (Deferred, validated again): its
+/// record leaves Deferred in the store too; otherwise it is shown from memory only.
 void reject(context& c, const std::string& target, const std::string& reason,
-            const std::string& message) {
-  c.st.planned = planned_rejected(target, c.st.view.active_site, reason, message, c.wall_ms());
+            const std::string& message, bool stored) {
+  auto rec = planned_rejected(target, c.st.view.active_site, reason, message, c.wall_ms());
+  if (stored) {
+    rec.request = c.st.durable.planned.request;
+    rec.started_ms = c.st.durable.planned.started_ms;
+    rec.max_lag_wait_ms = c.st.durable.planned.max_lag_wait_ms;
+    c.st.planned = rec;
+    persist(c, change_planned{rec});
+  } else {
+    c.st.planned_refused = rec;
+  }
   auto f = c.fields(target);
   f["reason"] = reason;
   f["message"] = message;
@@ -34,27 +39,25 @@ void reject(context& c, const std::string& target, const std::string& reason,
   c.answer = "rejected: " + reason + ": " + message;
 }
 
-}  // namespace
-
-void on_planned_annotation(context& c, const std::string& value) {
-  auto req = parse_planned_annotation(value);
-  if (!req.ok) {
-    reject(c, "", "InvalidAnnotation",
-           std::string(planned_failover_annotation) + "=\"" + value + "\": " + req.error);
-    return;
-  }
-  on_planned_request(c, req.target, req.max_lag_wait);
-}
-
-void on_planned_request(context& c, const std::string& target,
-                        std::optional<caf::timespan> max_lag_wait) {
+/// Validates a request (`retry`: the Deferred one, validated again) and starts, defers, skips or
+/// refuses it.
+void validate(context& c, const std::string& target, std::optional<caf::timespan> max_lag_wait,
+              bool retry) {
   auto& st = c.st;
+  const auto& deferred = st.durable.planned;
   std::string running;
   if (st.durable.plan_active)
     running = "another plan (" + to_string(st.durable.plan.kind) + " of " +
               st.durable.plan.candidate + ")";
   else if (st.durable.bootstrap.in_progress())
     running = "the " + st.durable.bootstrap.source + " bootstrap";
+  if (!retry && running.empty() && deferred.phase == "Deferred") {
+    if (deferred.target == target) {
+      c.answer = "running: planned failover to " + target + " is Deferred (" + deferred.message + ")";
+      return;
+    }
+    running = "a deferred planned failover to " + deferred.target + " (cancel it first)";
+  }
   if (running.empty() && busy(st)) {  // transient: not loaded yet, or a durable write in flight
     c.answer = "busy: the group's durable state is not loaded or being written; try again";
     return;
@@ -65,44 +68,147 @@ void on_planned_request(context& c, const std::string& target,
   f.last_failover_ms = st.durable.last_failover_ms;
   f.cooldown = c.rules.failover_cooldown;
   f.running = running;
+  f.defer_on_cooldown = c.rules.defer_on_cooldown;
   auto v = check_planned_failover(f, target);
-  if (v.decision == planned_decision::reject) {
-    reject(c, target, v.reason, v.message);
-    return;
-  }
-  if (v.decision == planned_decision::skip) {
-    c.log(log_level::info, "planned failover skipped", c.fields(target));
-    c.emit("Normal", "PlannedFailoverSkipped", v.message, target);
-    c.answer = "accepted: nothing to do, " + v.message;
-    return;
-  }
   group_rules rules = c.rules;
   if (max_lag_wait) rules.max_lag_wait = *max_lag_wait;
+  uint64_t request = retry ? deferred.request : st.durable.planned.request + 1;
   auto source = st.view.active_site;
-  st.planned = planned_started(target, source, st.durable.plan.id + 1, rules.max_lag_wait,
-                               c.wall_ms());
+  switch (v.decision) {
+    case planned_decision::reject:
+      reject(c, target, v.reason, v.message, retry);
+      return;
+    case planned_decision::skip: {
+      c.log(log_level::info, "planned failover skipped", c.fields(target));
+      c.emit("Normal", "PlannedFailoverSkipped", v.message, target);
+      c.answer = "accepted: nothing to do, " + v.message;
+      if (retry) {  // the deferred request is over: its target became the active site meanwhile
+        auto rec = deferred;
+        rec.phase = "Succeeded";
+        rec.reason.clear();
+        rec.retry_after_ms = 0;
+        rec.message = "nothing to do: " + v.message;
+        rec.finished_ms = c.wall_ms();
+        st.planned = rec;
+        persist(c, change_planned{rec});
+      }
+      return;
+    }
+    case planned_decision::defer: {
+      c.answer = "accepted: " + v.message;
+      if (retry && deferred.retry_after_ms == v.retry_after_ms) return;  // nothing new
+      auto rec = planned_deferred(target, source, request, ms_of(rules.max_lag_wait),
+                                  v.retry_after_ms, retry ? deferred.started_ms : c.wall_ms(),
+                                  v.message);
+      st.planned = rec;
+      persist(c, change_planned{rec});
+      auto fl = c.fields(target);
+      fl["retryAfterMs"] = v.retry_after_ms;
+      c.log(log_level::info, "planned failover deferred", fl);
+      return;
+    }
+    case planned_decision::start:
+      break;
+  }
+  auto rec = planned_started(target, source, st.durable.plan.id + 1, request, rules.max_lag_wait,
+                             c.wall_ms());
+  if (retry) rec.started_ms = deferred.started_ms;
+  st.planned = rec;
   auto fl = c.fields(target);
   fl["source"] = source;
-  fl["maxLagWaitMs"] = st.planned.max_lag_wait_ms;
-  c.log(log_level::info, "planned failover requested", fl);
+  fl["maxLagWaitMs"] = rec.max_lag_wait_ms;
+  c.log(log_level::info, retry ? "deferred planned failover starts" : "planned failover requested",
+        fl);
   context with_lag{rules, c.st, c.clock, c.out, c.answer};
-  start_plan(with_lag, plan_kind::switchover, target, source, true, true);
+  start_plan(with_lag, plan_kind::switchover, target, source, true, true, "", rec);
   c.answer = "accepted: " + v.message;
+}
+
+}  // namespace
+
+void on_planned_annotation(context& c, const std::string& value) {
+  if (value == planned_cancel_value) return on_planned_cancel(c);
+  auto req = parse_planned_annotation(value);
+  if (!req.ok) {
+    reject(c, "", "InvalidAnnotation",
+           std::string(planned_failover_annotation) + "=\"" + value + "\": " + req.error, false);
+    return;
+  }
+  on_planned_request(c, req.target, req.max_lag_wait);
+}
+
+void on_planned_request(context& c, const std::string& target,
+                        std::optional<caf::timespan> max_lag_wait) {
+  validate(c, target, max_lag_wait, false);
+}
+
+void on_planned_cancel(context& c) {
+  auto& st = c.st;
+  const auto& r = st.durable.planned;
+  if (r.phase != "Deferred") {
+    c.answer = r.in_progress() ? "rejected: the planned failover to " + r.target + " is " +
+                                     r.phase + "; only a Deferred one can be cancelled"
+                               : std::string("rejected: no planned failover is waiting");
+    return;
+  }
+  if (busy(st)) {
+    c.answer = "busy: the group's durable state is not loaded or being written; try again";
+    return;
+  }
+  auto rec = planned_cancelled(r, c.wall_ms());
+  st.planned = rec;
+  persist(c, change_planned{rec});
+  c.log(log_level::info, "deferred planned failover cancelled", c.fields(rec.target));
+  c.answer = "accepted: the deferred planned failover to " + rec.target + " is cancelled";
+}
+
+void planned_retry_deferred(context& c) {
+  const auto& r = c.st.durable.planned;
+  if (r.phase != "Deferred" || c.wall_ms() < r.retry_after_ms) return;
+  std::optional<caf::timespan> lag;
+  if (r.max_lag_wait_ms > 0) lag = std::chrono::milliseconds(r.max_lag_wait_ms);
+  auto target = r.target;
+  std::optional<std::string> ignored;
+  context quiet{c.rules, c.st, c.clock, c.out, ignored};  // nobody waits for this answer
+  validate(quiet, target, lag, true);
+}
+
+void planned_record_persisted(context& c, const change_planned& x, bool ok) {
+  const auto& r = x.record;
+  auto f = c.fields(r.target);
+  f["phase"] = r.phase;
+  if (!ok) {
+    // The store still holds the previous record; a Deferred one is validated again later.
+    c.log(log_level::error, "planned failover record not persisted", f);
+    c.st.planned = c.st.durable.planned;
+    status_changed(c, true);
+    return;
+  }
+  if (r.phase == "Deferred")
+    c.emit("Normal", "PlannedFailoverDeferred", r.message, r.target);
+  else if (r.reason == "Cancelled")
+    c.emit("Normal", "PlannedFailoverFailed", "Cancelled: " + r.message, r.target);
+  if (r.phase == "Failed" && r.reason == "Cancelled")
+    c.metric(metric_kind::planned_failover, r.target, -1, "failed_other");
+  status_changed(c, true);
 }
 
 void planned_plan_started(context& c, const failover_plan& plan, bool ok) {
   if (!is_planned(plan)) return;
-  auto& r = record_of(c, plan);
   if (!ok) {
+    auto r = c.st.planned.plan_id == plan.id ? c.st.planned : c.st.durable.planned;
     r.phase = "Failed";
     r.reason = "ExecuteFailed";
     r.message = "the plan could not be persisted; nothing was changed";
     r.finished_ms = c.wall_ms();
+    c.st.planned_refused = r;  // the store holds the previous record: this one is memory only
+    c.st.planned = c.st.durable.planned;
     c.emit("Warning", "PlannedFailoverFailed", "ExecuteFailed: " + r.message, plan.candidate);
     c.metric(metric_kind::planned_failover, plan.candidate, -1, "failed_other");
     status_changed(c, true);
     return;
   }
+  const auto& r = c.st.durable.planned;
   c.emit("Normal", "PlannedFailoverStarted",
          "planned failover from " + plan.old_primary + " to " + plan.candidate + " started at epoch " +
              std::to_string(plan.epoch) + " (maxLagWait " +
@@ -114,14 +220,11 @@ void planned_plan_started(context& c, const failover_plan& plan, bool ok) {
   status_changed(c, true);
 }
 
-void planned_phase_persisted(context& c, plan_phase phase, const plan_facts& facts) {
+void planned_phase_persisted(context& c, plan_phase phase, const plan_facts&) {
   const auto& plan = c.st.durable.plan;
   if (!is_planned(plan)) return;
-  auto& r = record_of(c, plan);
-  auto before = r.phase;
-  r = planned_advanced(r, phase, facts.source_gtid, c.wall_ms());
-  if (r.phase == before) return;
-  if (phase == plan_phase::draining) {
+  const auto& r = c.st.durable.planned;
+  if (phase == plan_phase::draining && r.plan_id == plan.id) {
     double waited = r.lag_wait_started_ms > 0
                         ? static_cast<double>(r.promote_started_ms - r.lag_wait_started_ms) / 1000.0
                         : -1;
@@ -136,12 +239,8 @@ void planned_phase_persisted(context& c, plan_phase phase, const plan_facts& fac
 
 void planned_plan_done(context& c, const change_plan_done& x) {
   if (!is_planned(x.plan)) return;
-  if (c.st.planned.plan_id == x.plan.id && !c.st.planned.in_progress()) return;  // said already
-  auto& r = record_of(c, x.plan);
-  auto src = c.st.reports.find(x.plan.old_primary);
-  bool reachable = src != c.st.reports.end() && src->second.probe_ok;
-  auto o = planned_finished(r, x.result, reachable, c.wall_ms());
-  r = o.record;
+  const auto& r = c.st.durable.planned;
+  if (r.plan_id != x.plan.id || r.in_progress()) return;
   double seconds = r.started_ms > 0 ? static_cast<double>(r.finished_ms - r.started_ms) / 1000.0 : -1;
   auto f = c.fields(x.plan.candidate);
   f["phase"] = r.phase;
@@ -156,7 +255,7 @@ void planned_plan_done(context& c, const change_plan_done& x) {
     // The source is gone: the emergency failover must not wait out the failed plan's retry delay.
     if (r.reason == "SourceCrashed") c.st.last_plan_failure.reset();
   }
-  c.metric(metric_kind::planned_failover, x.plan.candidate, seconds, o.result);
+  c.metric(metric_kind::planned_failover, x.plan.candidate, seconds, planned_result_label(r));
   status_changed(c, true);
 }
 

@@ -201,7 +201,7 @@ void done_persisted(context& c, const change_plan_done& x, bool ok) {
 
 void start_plan(context& c, plan_kind kind, const std::string& candidate,
                 const std::string& old_primary, bool old_reachable, bool bump,
-                const std::string& discard_gtid) {
+                const std::string& discard_gtid, std::optional<planned_failover_record> planned) {
   auto& st = c.st;
   const auto& rules = c.rules;
   st.plan_started = c.clock.now;
@@ -223,7 +223,7 @@ void start_plan(context& c, plan_kind kind, const std::string& candidate,
   plan.max_lag_wait = rules.max_lag_wait;
   plan.session_drain_timeout = rules.session_drain_timeout;
   if (kind == plan_kind::reclone) plan.discard_gtid = discard_gtid;
-  persist(c, change_start_plan{std::move(plan), bump, c.wall_ms()});
+  persist(c, change_start_plan{std::move(plan), bump, c.wall_ms(), std::move(planned)});
 }
 
 void record_refused_result(context& c) {
@@ -262,7 +262,7 @@ void on_phase(context& c, const input::phase& in) {
     c.out.emplace_back(effect::reply{in.reply, false});
     return;
   }
-  persist(c, change_phase{in.plan_id, in.phase, in.facts, in.reply});
+  persist(c, change_phase{in.plan_id, in.phase, in.facts, in.reply, c.wall_ms()});
 }
 
 void on_plan_done(context& c, const plan_result& res) {
@@ -275,7 +275,10 @@ void on_plan_done(context& c, const plan_result& res) {
   }
   st.executor_running = false;
   if (!res.ok) st.last_plan_failure = c.clock.now;
-  persist(c, change_plan_done{st.durable.plan, res, c.wall_ms()});
+  change_plan_done done{st.durable.plan, res, c.wall_ms()};
+  auto src = st.reports.find(done.plan.old_primary);
+  done.source_reachable = src != st.reports.end() && src->second.probe_ok;
+  persist(c, std::move(done));
 }
 
 void on_executor_down(context& c, const std::string& reason) {

@@ -33,6 +33,7 @@ config::group_status status_of(self_ptr self) {
   in.bootstrap_note = g.bootstrap_note;
   in.fence_note = g.fence_note;
   in.planned = g.planned;
+  in.planned_refused = g.planned_refused;
   return build_group_status(in);
 }
 

@@ -108,6 +108,46 @@ bootstrap_record bootstrap_from_json(const json& j) {
   return b;
 }
 
+json planned_json(const planned_failover_record& r) {
+  return {{"phase", r.phase},
+          {"target", r.target},
+          {"source", r.source},
+          {"reason", r.reason},
+          {"message", r.message},
+          {"sourceGtidAtFence", r.source_gtid_at_fence},
+          {"planId", r.plan_id},
+          {"request", r.request},
+          {"retryAfterMs", r.retry_after_ms},
+          {"maxLagWaitMs", r.max_lag_wait_ms},
+          {"startedMs", r.started_ms},
+          {"drainStartedMs", r.drain_started_ms},
+          {"lagWaitStartedMs", r.lag_wait_started_ms},
+          {"promoteStartedMs", r.promote_started_ms},
+          {"resumeStartedMs", r.resume_started_ms},
+          {"finishedMs", r.finished_ms}};
+}
+
+planned_failover_record planned_from_json(const json& j) {
+  planned_failover_record r;
+  r.phase = get<std::string>(j, "phase");
+  r.target = get<std::string>(j, "target");
+  r.source = get<std::string>(j, "source");
+  r.reason = get<std::string>(j, "reason");
+  r.message = get<std::string>(j, "message");
+  r.source_gtid_at_fence = get<std::string>(j, "sourceGtidAtFence");
+  r.plan_id = get<uint64_t>(j, "planId");
+  r.request = get<uint64_t>(j, "request");
+  r.retry_after_ms = get<int64_t>(j, "retryAfterMs");
+  r.max_lag_wait_ms = get<int64_t>(j, "maxLagWaitMs");
+  r.started_ms = get<int64_t>(j, "startedMs");
+  r.drain_started_ms = get<int64_t>(j, "drainStartedMs");
+  r.lag_wait_started_ms = get<int64_t>(j, "lagWaitStartedMs");
+  r.promote_started_ms = get<int64_t>(j, "promoteStartedMs");
+  r.resume_started_ms = get<int64_t>(j, "resumeStartedMs");
+  r.finished_ms = get<int64_t>(j, "finishedMs");
+  return r;
+}
+
 }  // namespace
 
 caf::expected<plan_kind> parse_plan_kind(const std::string& s) {
@@ -167,6 +207,7 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
       {"lastFailoverLosses", losses_json(s.last_failover_losses)},
       {"bootstrap", bootstrap_json(s.bootstrap)},
       {"manuallyFenced", s.manually_fenced},
+      {"plannedFailover", planned_json(s.planned)},
   };
 }
 
@@ -224,6 +265,8 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
     if (j.contains("manuallyFenced"))
       for (const auto& site : get<std::vector<std::string>>(j, "manuallyFenced"))
         s.manually_fenced.insert(site);
+    // Added with issue 20 (the planned failover record); older state files have none.
+    if (j.contains("plannedFailover")) s.planned = planned_from_json(member(j, "plannedFailover"));
     const auto& rec = member(j, "recovery");
     if (!rec.is_object()) throw bad_member("wrong type of member recovery");
     for (auto it = rec.begin(); it != rec.end(); ++it) {

@@ -49,6 +49,7 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
   r.gate_timeout = spec.promotion_gate_timeout;
   r.max_lag_wait = spec.planned_failover.max_lag_wait;
   r.session_drain_timeout = spec.planned_failover.drain_timeout;
+  r.defer_on_cooldown = spec.planned_failover.on_cooldown == config::cooldown_action::defer;
   c.command_timeout = rt.command_timeout;
   c.make_executor = rt.make_executor ? rt.make_executor : executor_factory(spawn_failover_executor);
   c.wall_clock = rt.wall_clock;

@@ -123,6 +123,38 @@ void hand_to_coordinator(source_ptr self, const std::string& key, group_entry& e
       [=](caf::error&) { done(std::nullopt); });
 }
 
+/// The planned-failover annotation went while its request had not ended: ask the coordinator
+/// to cancel it (Deferred -> Failed/Cancelled). Then the request is asked about as before, and
+/// ends with the answer "ended: ... (Cancelled)", or with its plan when one already runs.
+void cancel_planned(source_ptr self, const std::string& key, group_entry& e) {
+  auto& p = self->state.admin[key];
+  p.in_flight = true;
+  auto done = [self, key](std::optional<std::string> answer) {
+    auto it = self->state.admin.find(key);
+    if (it == self->state.admin.end()) return;
+    auto& p = it->second;
+    p.in_flight = false;
+    auto f = admin_fields(key, p);
+    if (!answer || answer->rfind("busy", 0) == 0) {
+      retry(self, key, busy_retry);
+      return;
+    }
+    p.cancel_wanted = false;
+    f["answer"] = *answer;
+    log::info("planned-failover annotation removed: cancel asked", f);
+    retry(self, key, busy_retry);  // asked about again: it ends now if it was cancelled
+  };
+  ask_child<coordinator_actor>(
+      self, e.supervisor, "coordinator", coordinator_timeout,
+      [=](coordinator_actor co) {
+        self->request(co, coordinator_timeout, annotate_atom::value,
+                      std::string(planned_failover_annotation), std::string(planned_cancel_value))
+            .then([=](std::string& answer) { done(answer); },
+                  [=](caf::error&) { done(std::nullopt); });
+      },
+      [=](caf::error&) { done(std::nullopt); });
+}
+
 void clear_on_object(source_ptr self, const std::string& key, const group_entry& e) {
   auto& p = self->state.admin[key];
   p.in_flight = true;
@@ -175,8 +207,15 @@ void note_admin_annotation(source_ptr self, const json& object) {
     auto& p = it->second;
     auto now = annotation_value(object, p.annotation);
     if (now && *now == p.value) {
+      p.gone = false;
       p.resource_version = md.value("resourceVersion", p.resource_version);
       if (p.ended && !p.in_flight) drive_admin(self, key);
+      return;
+    }
+    if (!now) p.gone = true;
+    if (!now && !p.ended && p.taken && !p.cancel_wanted) {
+      p.cancel_wanted = true;  // removed by the user while it waits: cancel it
+      if (!p.in_flight) drive_admin(self, key);
       return;
     }
     if (!p.ended || p.in_flight) return;  // a running request first ends
@@ -208,7 +247,12 @@ void drive_admin(source_ptr self, const std::string& key) {
   const auto& p = it->second;
   // Reclone: removed, then handed. Planned failover: handed (and asked again) until it ended,
   // then removed.
-  if (is_planned(p) ? p.ended : !p.cleared)
+  if (is_planned(p) && p.ended && p.gone) {
+    log::info("planned failover ended; its annotation was already removed", admin_fields(key, p));
+    st.admin.erase(it);
+  } else if (is_planned(p) && p.cancel_wanted && !p.ended)
+    cancel_planned(self, key, g->second);
+  else if (is_planned(p) ? p.ended : !p.cleared)
     clear_on_object(self, key, g->second);
   else
     hand_to_coordinator(self, key, g->second);

@@ -87,6 +87,10 @@ struct pending_admin {
   bool ended = false;            ///< planned failover: ended; its annotation is being removed
   bool in_flight = false;        ///< a removal or a coordinator request is under way
   int attempts = 0;              ///< coordinator answers "busy" (retried every second, 120 times)
+  /// Planned failover: the annotation was removed before the request ended: the coordinator is
+  /// asked to cancel it (only a Deferred one can be; a running plan goes on to its end).
+  bool cancel_wanted = false;
+  bool gone = false;  ///< planned failover: the annotation is no longer on the object
 };
 
 /// The fenced-sites annotation of a group (desired state, never removed from the object): the

@@ -8,6 +8,7 @@
 
 #include "actors/common/key_dir.hpp"
 #include "actors/operator/api/admin_request.hpp"
+#include "actors/operator/decide/planned_failover.hpp"
 #include "io/http/client.hpp"
 
 namespace br {
@@ -16,12 +17,14 @@ namespace {
 
 constexpr const char* switchover_usage =
     "usage: bloodraven switchover --operator URL --keys-dir DIR [--namespace NS] --group G\n"
-    "       TARGET[:maxLagWait=DUR]\n"
+    "       TARGET[:maxLagWait=DUR] | --cancel\n"
     "  planned failover: asks the operator at URL (e.g. http://127.0.0.1:8080) to hand group\n"
     "  NS/G over to site TARGET; the request is signed with DIR/operator.key. It waits until\n"
     "  TARGET has executed every transaction of the fenced primary (DUR, else\n"
-    "  spec.plannedFailover.maxLagWait), or rolls back and keeps the primary. The answer says\n"
-    "  why a request is refused; GET /status shows plannedFailover.\n";
+    "  spec.plannedFailover.maxLagWait), or rolls back and keeps the primary. Inside the\n"
+    "  anti-flap cooldown it is refused, or Deferred until the cooldown ends with\n"
+    "  spec.plannedFailover.onCooldown=defer; --cancel cancels a Deferred request. The answer\n"
+    "  says why a request is refused; GET /status shows plannedFailover.\n";
 
 constexpr const char* reclone_usage =
     "usage: bloodraven reclone --operator URL --keys-dir DIR [--namespace NS] --group G TOKEN\n"
@@ -56,6 +59,10 @@ int run_admin_cli(int argc, char** argv) {
     if (a == "-h" || a == "--help") {
       std::fputs(usage, stdout);
       return 0;
+    }
+    if (a == "--cancel" && action == admin_action::switchover && argument.empty()) {
+      argument = planned_cancel_value;
+      continue;
     }
     if (a.rfind("--", 0) == 0) {
       if (i + 1 >= argc || (a != "--operator" && a != "--keys-dir" && a != "--namespace" &&
