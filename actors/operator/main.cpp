@@ -9,6 +9,8 @@
 #include "actors/common/runtime.hpp"
 #include "actors/operator/group/group_supervisor.hpp"
 #include "actors/operator/kube/kube_mode.hpp"
+#include "actors/operator/kube/backup/pitr_catalogue.hpp"
+#include "actors/operator/kube/backup/trigger_backup.hpp"
 #include "actors/common/lifetime_hook.hpp"
 #include "actors/operator/local/local_mode.hpp"
 #include "actors/operator/local/admin_cli.hpp"
@@ -139,6 +141,7 @@ int main(int argc, char** argv) {
     return run_admin_cli(argc, argv);
   if (argc >= 2 && (std::string(argv[1]) == "backup" || std::string(argv[1]) == "restore"))
     return run_backup_cli(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "trigger-backup") return backup_ctl::run_trigger_backup(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "keygen") {
     if (argc < 4) {
       std::fprintf(stderr, "usage: bloodraven keygen DIR SITE...\n"
@@ -209,6 +212,7 @@ int main(int argc, char** argv) {
   } else {
     kube_mode_options ko;
     if (int rc = load_kube_mode(flags.values, groups, ko); rc != 0) return rc;
+    api.pitr = backup_ctl::make_pitr_source(ko.source.client);  // GET /pitr-cutoff
     ko.source.ws = ws;  // GET /ws/status and the dashboard, fed by every running group
     // Any root-level failure (above all "leader lease lost") ends the process non-zero (S8);
     // group failures are handled inside the group source.

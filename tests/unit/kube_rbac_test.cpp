@@ -161,7 +161,8 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
     if (o["kind"] == "ClusterRole") ++cluster_roles;
     if (o["kind"] == "ClusterRoleBinding") ++bindings;
   }
-  BOOST_TEST(cluster_roles == 2u);  // the operator's, and <fullname>-secrets (RoleBindings only)
+  // the operator's, <fullname>-secrets and <fullname>-backup-trigger (RoleBindings only)
+  BOOST_TEST(cluster_roles == 3u);
   BOOST_TEST(bindings == 1u);
   auto p = chart_operator_policy(chart_dir(), rel);
   BOOST_TEST(!p.cluster.empty());
@@ -175,8 +176,18 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("delete", "", "configmaps", "shop", "c"),
                         req("create", "", "events", "shop"), req("create", "apps", "deployments", "shop"),
                         req("update", "coordination.k8s.io", "leases", rel.ns, "l"),
-                        req("delete", "", "secrets", rel.ns, "mysql-shop.g-operator")})
+                        req("delete", "", "secrets", rel.ns, "mysql-shop.g-operator"),
+                        req("list", "shipstream.io", "mysqlbackups", ""),
+                        req("patch", "shipstream.io", "mysqlbackups", "shop", "b", "status"),
+                        req("delete", "shipstream.io", "mysqlbackups", "shop", "b"),
+                        req("create", "batch", "jobs", "shop"), req("delete", "batch", "cronjobs", "shop", "c")})
     BOOST_TEST(allows(p, a), show(a));
+  // The backup CronJobs' pods may create MysqlBackups in their namespace, nothing else.
+  auto trigger = policy_for_service_account(objs, "shop", "bloodraven-backup-trigger");
+  BOOST_TEST(allows(trigger, req("create", "shipstream.io", "mysqlbackups", "shop")));
+  BOOST_TEST(!allows(trigger, req("create", "shipstream.io", "mysqlbackups", "other")));
+  BOOST_TEST(!allows(trigger, req("delete", "shipstream.io", "mysqlbackups", "shop", "b")));
+  BOOST_TEST(!allows(trigger, req("get", "", "secrets", "shop", "s")));
   // What it must not.
   for (const auto& a : {req("list", "", "secrets", ""), req("watch", "", "secrets", ""),
                         req("list", "", "secrets", "shop"), req("watch", "", "secrets", "shop"),
@@ -186,6 +197,7 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("delete", "", "persistentvolumeclaims", "shop", "data"),
                         req("delete", "apps", "deployments", "shop", "d"),
                         req("update", "shipstream.io", "mysqlbackups", "shop", "b"),
+                        req("create", "shipstream.io", "mysqlbackups", "shop"),
                         req("update", "coordination.k8s.io", "leases", "shop", "l"),
                         req("create", "rbac.authorization.k8s.io", "roles", "shop")})
     BOOST_TEST(!allows(p, a), show(a));

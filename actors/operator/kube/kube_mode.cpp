@@ -3,6 +3,8 @@
 
 #include <caf/all.hpp>
 
+#include <cstdlib>
+
 #include "actors/common/registry.hpp"
 #include "actors/operator/kube/core/leader_elector.hpp"
 #include "actors/operator/group/site_io.hpp"
@@ -19,6 +21,7 @@ struct leadership_state {
   std::shared_ptr<op::lease_guard> guard;
   leader_elector_actor elector;
   group_source_actor source;
+  ticking_actor backups;  // the backup controller (detached), while leading
   site_io_actor io;
   /// Counts this process's leaderships; the groups run under the current one (S8).
   uint64_t generation = 0;
@@ -43,6 +46,19 @@ void start_source(lead_ptr self) {
     self->send(r, announce_atom::value,
                actor_entry{path, "group_source", "group_source", st.root, st.source.id()},
                as_child(st.source));
+  if (st.o.backups && !st.backups) {
+    auto bo = st.o.backup;
+    bo.client = st.o.source.client;
+    bo.namespaces = st.o.source.namespaces;
+    bo.guard = st.guard;  // no backup write once the lease is lost (S8)
+    bo.instance = st.o.source.instance;
+    if (const char* img = std::getenv("BLOODRAVEN_OPERATOR_IMAGE");
+        img && *img && bo.render.image == backup_ctl::render_settings{}.image)
+      bo.render.image = img;
+    st.backups = backup_ctl::spawn_backup_controller(self->system(), bo);
+    auto b = st.backups;
+    self->attach_functor([b] { caf::anon_send_exit(b, caf::exit_reason::user_shutdown); });
+  }
 }
 
 /// Stops the group source (which stops every group first), then `then()`.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actors/common/supervisor.hpp"
+#include "actors/operator/kube/backup/backup_controller.hpp"
 #include "actors/operator/kube/group_source.hpp"
 #include "actors/operator/kube/core/lease_lock.hpp"
 
@@ -22,6 +23,10 @@ struct kube_mode_options {
   /// Bound on stopping every group after the lease was lost (they write nothing meanwhile: the
   /// guard is cleared before the loss is reported).
   std::chrono::milliseconds lost_stop_timeout{std::chrono::seconds(5)};
+  /// The backup controller (kube/backup/), started beside the group source while leading; its
+  /// client, namespaces, lease guard and instance are the group source's (filled in there).
+  bool backups = true;
+  backup_ctl::controller_options backup;
 };
 
 /// The root supervisor's children in Kubernetes mode: one "leadership" actor that runs the

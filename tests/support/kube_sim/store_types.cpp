@@ -39,6 +39,8 @@ void store::add_builtin_types() {
       make("", "v1", "Endpoints", "endpoints", true, false, {"ep"}),
       make("apps", "v1", "Deployment", "deployments", true, true, {"deploy"}),
       make("apps", "v1", "StatefulSet", "statefulsets", true, true, {"sts"}),
+      make("batch", "v1", "Job", "jobs", true, true),
+      make("batch", "v1", "CronJob", "cronjobs", true, true, {"cj"}),
       make("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, true, {"pdb"}),
       make("coordination.k8s.io", "v1", "Lease", "leases", true, false),
       make("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",

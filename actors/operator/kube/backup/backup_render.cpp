@@ -1,0 +1,199 @@
+// Renderers of the backup controller's CronJobs and Jobs (see backup_render.hpp).
+#include "actors/operator/kube/backup/backup_render.hpp"
+
+#include "actors/operator/kube/backup/backup_decide.hpp"
+#include "config/render/content_hash.hpp"
+#include "config/render/names.hpp"
+
+namespace br::backup_ctl {
+namespace {
+
+json labels(const config::failover_group& g, const char* component) {
+  json l = render::standard_labels(g.metadata.name);
+  l[std::string{label_component}] = component;
+  return l;
+}
+
+json pod_security() {
+  return {{"runAsNonRoot", true},
+          {"runAsUser", 999},
+          {"runAsGroup", 999},
+          {"fsGroup", 999},
+          {"seccompProfile", {{"type", "RuntimeDefault"}}}};
+}
+
+json container_security() {
+  return {{"allowPrivilegeEscalation", false},
+          {"readOnlyRootFilesystem", true},
+          {"capabilities", {{"drop", json::array({"ALL"})}}}};
+}
+
+std::string image_of(const config::failover_group& g, const render_settings& r) {
+  return g.spec.backup && !g.spec.backup->image.empty() ? g.spec.backup->image : r.image;
+}
+
+json backup_owner(const json& backup) {
+  return {{"apiVersion", "shipstream.io/v1alpha1"},
+          {"kind", "MysqlBackup"},
+          {"name", backup["metadata"].value("name", "")},
+          {"uid", backup["metadata"].value("uid", "")},
+          {"controller", true},
+          {"blockOwnerDeletion", true}};
+}
+
+/// A Job around one bloodraven container; `args` follow the binary.
+json job(const json& backup, const config::failover_group& g, const std::string& name,
+         const char* component, json args, const render_settings& r) {
+  const std::string bname = backup["metadata"].value("name", "");
+  json l = labels(g, component);
+  l[std::string{label_backup}] = bname;
+  json container = {{"name", "backup"},
+                    {"image", image_of(g, r)},
+                    {"command", json::array({"bloodraven"})},
+                    {"args", std::move(args)},
+                    {"env", json::array({{{"name", "BLOODRAVEN_BACKUP_WORK_DIR"}, {"value", "/tmp"}}})},
+                    {"terminationMessagePath", "/dev/termination-log"},
+                    {"terminationMessagePolicy", "File"},
+                    {"securityContext", container_security()},
+                    {"volumeMounts", json::array({{{"name", "tmp"}, {"mountPath", "/tmp"}}})}};
+  json pod = {{"restartPolicy", "Never"},
+              {"automountServiceAccountToken", false},
+              {"securityContext", pod_security()},
+              {"volumes", json::array({{{"name", "tmp"}, {"emptyDir", json::object()}}})}};
+  const auto& backup_spec = *g.spec.backup;
+  json spec = {{"backoffLimit", backup_spec.backoff_limit},
+               {"activeDeadlineSeconds", backup_spec.active_deadline_seconds},
+               {"template", {{"metadata", {{"labels", l}}}, {"spec", pod}}}};
+  json meta = {{"name", name},
+               {"namespace", g.metadata.namespace_name},
+               {"labels", l},
+               {"ownerReferences", json::array({backup_owner(backup)})}};
+  json out = {{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", meta}, {"spec", spec}};
+  out["spec"]["template"]["spec"]["containers"] = json::array({container});
+  return out;
+}
+
+json& the_container(json& job) {
+  return job["spec"]["template"]["spec"]["containers"][0];
+}
+
+}  // namespace
+
+json storage_env(const config::backup_storage_spec& s, const std::string& prefix) {
+  json env = json::array();
+  auto put = [&](const std::string& k, const std::string& v) {
+    env.push_back({{"name", prefix + "_" + k}, {"value", v}});
+  };
+  put("STORAGE_TYPE", std::string{to_string(s.type)});
+  if (s.type == config::backup_storage_type::s3 && s.s3) {
+    put("S3_BUCKET", s.s3->bucket);
+    put("S3_PREFIX", s.s3->prefix);
+    put("S3_REGION", s.s3->region.empty() ? "us-east-1" : s.s3->region);
+    if (!s.s3->endpoint_url.empty()) put("S3_ENDPOINT", s.s3->endpoint_url);
+    put("S3_FORCE_PATH_STYLE", s.s3->force_path_style ? "true" : "false");
+    put("S3_CREDENTIALS_DIR", aws_creds_dir);
+  } else if (s.type == config::backup_storage_type::pvc && s.pvc) {
+    put("PVC_MOUNT_PATH", pvc_mount);
+  }
+  return env;
+}
+
+void add_storage_volume(const config::backup_storage_spec& s, json& pod_spec, json& container,
+                        const std::string& volume_name) {
+  if (s.type == config::backup_storage_type::s3 && s.s3) {
+    pod_spec["volumes"].push_back(
+        {{"name", volume_name},
+         {"secret", {{"secretName", s.s3->credentials_secret}, {"defaultMode", 0400}}}});
+    container["volumeMounts"].push_back(
+        {{"name", volume_name}, {"mountPath", aws_creds_dir}, {"readOnly", true}});
+  } else if (s.type == config::backup_storage_type::pvc && s.pvc) {
+    pod_spec["volumes"].push_back(
+        {{"name", volume_name}, {"persistentVolumeClaim", {{"claimName", s.pvc->claim_name}}}});
+    json mount = {{"name", volume_name}, {"mountPath", pvc_mount}};
+    if (!s.pvc->sub_path.empty()) mount["subPath"] = s.pvc->sub_path;
+    container["volumeMounts"].push_back(mount);
+  }
+}
+
+json render_cronjob(const config::failover_group& g, const config::backup_schedule_spec& s,
+                    const render_settings& r) {
+  const auto& ns = g.metadata.namespace_name;
+  json l = labels(g, "backup-schedule");
+  l[std::string{label_schedule}] = s.name;
+  json container = {
+      {"name", "trigger-backup"},
+      {"image", image_of(g, r)},
+      {"command", json::array({"bloodraven"})},
+      {"args", json::array({"trigger-backup", "--namespace", ns, "--group", g.metadata.name,
+                            "--profile", s.profile_name, "--triggered-by", "schedule/" + s.name})},
+      {"securityContext", container_security()}};
+  json pod = {{"restartPolicy", "Never"},
+              {"serviceAccountName", r.trigger_service_account},
+              {"securityContext", pod_security()},
+              {"containers", json::array({container})}};
+  json spec = {{"schedule", s.schedule},
+               {"timeZone", s.time_zone},
+               {"suspend", s.suspend},
+               {"concurrencyPolicy", std::string{to_string(s.concurrency)}},
+               {"successfulJobsHistoryLimit", s.successful_jobs_history_limit},
+               {"failedJobsHistoryLimit", s.failed_jobs_history_limit},
+               {"jobTemplate",
+                {{"metadata", {{"labels", l}}},
+                 {"spec",
+                  {{"backoffLimit", 2},
+                   {"activeDeadlineSeconds", 300},
+                   {"template", {{"metadata", {{"labels", l}}}, {"spec", pod}}}}}}}};
+  if (s.starting_deadline_seconds) spec["startingDeadlineSeconds"] = *s.starting_deadline_seconds;
+  json meta = {{"name", cronjob_name(g.metadata.name, s.name)},
+               {"namespace", ns},
+               {"labels", l},
+               {"annotations", {{std::string{annotation_spec_hash}, render::content_hash(spec.dump())}}},
+               {"ownerReferences", json::array({render::owner_reference(g)})}};
+  return {{"apiVersion", "batch/v1"}, {"kind", "CronJob"}, {"metadata", meta}, {"spec", spec}};
+}
+
+json render_backup_job(const json& backup, const config::failover_group& g,
+                       const config::backup_profile_spec& p, const std::string& source_site,
+                       const std::string& active_site, const render_settings& r) {
+  const std::string bname = backup["metadata"].value("name", "");
+  const auto& ns = g.metadata.namespace_name;
+  std::string address = r.site_address
+                            ? r.site_address(ns, g.metadata.name, source_site)
+                            : render::site_name(g.metadata.name, source_site) + "." + ns +
+                                  ".svc.cluster.local:3306";
+  json out = job(backup, g, backup_job_name(bname), "backup",
+                 json::array({"backup", "run", "--name", bname, "--source", address, "--creds-dir",
+                              mysql_creds_dir, "--result-file", "/dev/termination-log"}),
+                 r);
+  out["metadata"]["annotations"] = {{std::string{annotation_source}, source_site},
+                                    {std::string{annotation_active}, active_site}};
+  json& pod = out["spec"]["template"]["spec"];
+  json& c = the_container(out);
+  for (const auto& e : storage_env(p.storage, "BLOODRAVEN_BACKUP")) c["env"].push_back(e);
+  add_storage_volume(p.storage, pod, c, "backup-storage");
+  // The operator account's username/password from the group's operator Secret, as files.
+  pod["volumes"].push_back(
+      {{"name", "mysql-creds"},
+       {"secret",
+        {{"secretName", g.spec.credentials ? g.spec.credentials->operator_secret : ""},
+         {"defaultMode", 0400},
+         {"items", json::array({{{"key", "username"}, {"path", "username"}},
+                                {{"key", "password"}, {"path", "password"}}})}}}});
+  c["volumeMounts"].push_back(
+      {{"name", "mysql-creds"}, {"mountPath", mysql_creds_dir}, {"readOnly", true}});
+  return out;
+}
+
+json render_cleanup_job(const json& backup, const config::failover_group& g,
+                        const config::backup_profile_spec& p, const render_settings& r) {
+  const std::string bname = backup["metadata"].value("name", "");
+  json out = job(backup, g, cleanup_job_name(bname), "backup-cleanup",
+                 json::array({"backup", "delete", "--name", bname}), r);
+  json& pod = out["spec"]["template"]["spec"];
+  json& c = the_container(out);
+  for (const auto& e : storage_env(p.storage, "BLOODRAVEN_BACKUP")) c["env"].push_back(e);
+  add_storage_volume(p.storage, pod, c, "backup-storage");
+  return out;
+}
+
+}  // namespace br::backup_ctl

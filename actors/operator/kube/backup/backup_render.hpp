@@ -1,0 +1,49 @@
+// Pure renderers of the backup controller's Kubernetes objects: the CronJob per schedule (runs
+// `bloodraven trigger-backup`), the backup Job (`bloodraven backup run`) and the artifact cleanup
+// Job (`bloodraven backup delete`), with the profile's storage as BLOODRAVEN_BACKUP_* variables
+// (contract 1: S3 credentials as files from the profile's Secret, never as values).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "config/backup_spec.hpp"
+#include "config/failover_group.hpp"
+
+namespace br::backup_ctl {
+
+using json = nlohmann::json;
+
+struct render_settings {
+  /// The image with the bloodraven binary (the operator's own: BLOODRAVEN_OPERATOR_IMAGE);
+  /// spec.backup.image wins.
+  std::string image = "ghcr.io/shipstream/bloodraven:1.0.0";
+  /// The ServiceAccount the CronJob pods run as: allowed to create MysqlBackups in the group's
+  /// namespace (the chart's backup-trigger RBAC), nothing else.
+  std::string trigger_service_account = "bloodraven-backup-trigger";
+  /// Where a Job reaches a site's MySQL: "" = the site Service
+  /// mysql-<g>-<site>.<ns>.svc.cluster.local:3306 (tests give addresses of their own).
+  std::function<std::string(const std::string& ns, const std::string& group,
+                            const std::string& site)>
+      site_address;
+};
+
+inline constexpr const char* mysql_creds_dir = "/run/bloodraven/mysql-creds";
+inline constexpr const char* aws_creds_dir = "/run/bloodraven/aws-creds";
+inline constexpr const char* pvc_mount = "/backups";
+
+/// BLOODRAVEN_BACKUP_* (or another prefix) for a profile's storage.
+json storage_env(const config::backup_storage_spec& s, const std::string& prefix);
+/// The volume and mount a profile's storage needs (S3: its credentials Secret; PVC: the claim).
+void add_storage_volume(const config::backup_storage_spec& s, json& pod_spec, json& container,
+                        const std::string& volume_name);
+
+json render_cronjob(const config::failover_group& g, const config::backup_schedule_spec& s,
+                    const render_settings& r);
+json render_backup_job(const json& backup, const config::failover_group& g,
+                       const config::backup_profile_spec& p, const std::string& source_site,
+                       const std::string& active_site, const render_settings& r);
+json render_cleanup_job(const json& backup, const config::failover_group& g,
+                        const config::backup_profile_spec& p, const render_settings& r);
+
+}  // namespace br::backup_ctl

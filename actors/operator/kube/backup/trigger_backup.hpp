@@ -1,0 +1,28 @@
+// `bloodraven trigger-backup`: creates one MysqlBackup (what each backup CronJob runs; also by hand).
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "io/kube/client.hpp"
+
+namespace br::backup_ctl {
+
+struct trigger_request {
+  std::string ns, group, profile;
+  std::string triggered_by = "manual";  // "schedule/<name>" from a CronJob
+  std::string name;                     // empty: <group>-<profile>-<UTC yyyymmddhhmmss>
+  std::string source_site;              // sourceSiteOverride; empty: the controller chooses
+};
+
+/// Pure: the MysqlBackup object (with the finalizer shipstream.io/mysqlbackup) for `r` at `now`.
+nlohmann::json trigger_object(const trigger_request& r, std::int64_t unix_seconds);
+
+/// Creates it; "" on success (`created` = its name), else the error.
+std::string trigger_backup(kube::client& c, const trigger_request& r, std::string& created);
+
+/// argv[1] == "trigger-backup". Exit code 0 when the MysqlBackup was created.
+int run_trigger_backup(int argc, char** argv);
+
+}  // namespace br::backup_ctl
