@@ -1,0 +1,7 @@
+# Group Replication's pure decisions (issue 22 groundwork, decide/gr_view): the cross-validated view,
+# the exactly-once bootstrap and the provisioning gate. gr_view.cpp is compiled in directly (it needs
+# nothing but the standard library; br_operator_decide also holds it through its folder glob).
+br_test(unit_gr
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_view_test.cpp
+          ${PROJECT_SOURCE_DIR}/actors/operator/decide/gr_view.cpp
+  LABELS "unit;gr")
