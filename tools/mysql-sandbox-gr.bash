@@ -7,7 +7,8 @@
 #            (group_replication.so), the group name (generated when not given), the XCom address
 #            127.0.0.1:(10000+I) (host address when in a namespace), the seeds (every listed member),
 #            start_on_boot OFF, bootstrap_group OFF (never ON in any configuration), skip_replica_start,
-#            recovery over TLS. Prints the group name. Restart the instances to apply.
+#            recovery over TLS. Prints the group name. Restart the instances to apply (`reset I` keeps
+#            the options: the wiped server starts as an OFFLINE member of the group).
 #   gr-off I          remove instance I's Group Replication options (from its next start)
 #   gr-bootstrap I    SET bootstrap_group=ON; START GROUP_REPLICATION; bootstrap_group=OFF (always, also when
 #                     START fails); refused when I already reports a group; waits until I is ONLINE
@@ -152,7 +153,7 @@ ensure_router() {
     [[ -x $ROOT/usr/bin/mysqlrouter ]] || die "mysqlrouter missing after the install (see $DIR/setup.log)"
     log "  mysql-router installed ($(secs_since "$t") s)"
   fi
-  chroot "$ROOT" /usr/bin/mysqlrouter --version
+  timeout -k 2 30 chroot "$ROOT" /usr/bin/mysqlrouter --version
 }
 
 gr_main() {
