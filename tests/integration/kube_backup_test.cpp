@@ -94,6 +94,9 @@ struct backup_fixture {
                                    {"secondsBehindSource", 1}}})}}}},
         "status");
     BOOST_TEST_REQUIRE(st.ok(), why(st));
+  }
+
+  void start_controller() {
     backup_ctl::controller_options o;
     o.client = cluster.client(br::kube_sim::test::operator_identity);
     o.interval = 150ms;
@@ -102,9 +105,11 @@ struct backup_fixture {
   }
 
   ~backup_fixture() {
-    caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
-    caf::scoped_actor self{sys};
-    self->wait_for(controller);
+    if (controller) {
+      caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
+      caf::scoped_actor self{sys};
+      self->wait_for(controller);
+    }
     auto denied = cluster.denials();
     BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
   }
@@ -151,7 +156,8 @@ struct backup_fixture {
     BOOST_TEST_REQUIRE(j.ok(), why(j));
   }
 
-  /// A MysqlBackup that already Succeeded (an earlier run), completed at `done`.
+  /// A MysqlBackup that already Succeeded (an earlier run), completed at `done` (created before
+  /// the controller runs: a new object without a phase is a request to back up).
   void succeeded_backup(const std::string& name, const std::string& done) {
     must(cluster.create(res::mysqlbackups, ns,
                         {{"apiVersion", "shipstream.io/v1alpha1"},
@@ -184,6 +190,10 @@ const std::string result_json =
 BOOST_FIXTURE_TEST_SUITE(kube_backup, backup_fixture)
 
 BOOST_AUTO_TEST_CASE(schedule_trigger_job_result_retention_and_disable) {
+  // Two earlier backups; retention (count 2) keeps both until a third succeeds.
+  succeeded_backup("old1", "2025-12-01T00:00:00Z");
+  succeeded_backup("old2", "2025-12-02T00:00:00Z");
+  start_controller();
   // 1. The schedule's CronJob, running trigger-backup as the trigger ServiceAccount.
   const std::string cj = "mysql-g-backup-nightly";
   BOOST_TEST_REQUIRE(eventually([&] { return get(res::cronjobs, cj).is_object(); }, 20s));
@@ -239,26 +249,39 @@ BOOST_AUTO_TEST_CASE(schedule_trigger_job_result_retention_and_disable) {
   BOOST_TEST_REQUIRE(eventually([&] { return backup_status("bad1").value("phase", "") == "Failed"; }, 20s));
   BOOST_TEST(backup_status("bad1")["message"] == "mysqldump: Got error: 1045");
 
-  // 4. /pitr-cutoff's catalogue: the oldest Succeeded backup of the group's profile.
-  succeeded_backup("old1", "2025-12-01T00:00:00Z");
-  succeeded_backup("old2", "2025-12-02T00:00:00Z");
+  // 4. Retention (count 2): run1 succeeded, so old1 goes, only after its cleanup Job succeeded;
+  // then run2 succeeds and old2 goes. The Failed one is within maxFailedKeep (10).
   auto pitr = backup_ctl::make_pitr_source(cluster.client(br::kube_sim::test::operator_identity));
-  // 5. Retention (count 2): old1 and old2 go, each only after its cleanup Job succeeded; run1
-  // and the newest stay; the Failed one is within maxFailedKeep (10).
-  succeeded_backup("new1", "2026-01-02T00:00:00Z");
-  for (const char* old : {"old1", "old2"}) {
-    std::string rm = std::string{"mysqlbackup-rm-"} + old;
+  auto retire = [&](const std::string& old) {
+    std::string rm = "mysqlbackup-rm-" + old;
     BOOST_TEST_REQUIRE(eventually([&] { return get(res::jobs, rm).is_object(); }, 20s), old);
     auto cleanup = get(res::jobs, rm);
     BOOST_TEST(cleanup["spec"]["template"]["spec"]["containers"][0]["args"] ==
                json::array({"backup", "delete", "--name", old}));
-    // Held by the finalizer until the cleanup succeeds.
+    // Held by the finalizer until the cleanup succeeds; no longer counted by /pitr-cutoff.
     BOOST_TEST(get(res::mysqlbackups, old)["metadata"].contains("deletionTimestamp"));
-    auto a = pitr(ns, group, "s3");  // a deleting backup no longer holds the archive
+    auto a = pitr(ns, group, "s3");
     BOOST_TEST(a.ok);
+    BOOST_TEST(a.has_cutoff);
+    BOOST_TEST(config::format_rfc3339(config::timestamp{std::chrono::milliseconds{a.cutoff_ms}}) !=
+               get(res::mysqlbackups, old)["status"].value("completionTime", ""));
     finish_job(old, rm, true, "{}", "backup-cleanup");
-  }
-  BOOST_TEST_REQUIRE(eventually([&] { return backups() == std::set<std::string>{"run1", "new1", "bad1"}; }, 20s));
+    BOOST_TEST_REQUIRE(eventually([&] { return get(res::mysqlbackups, old).is_null(); }, 20s), old);
+  };
+  retire("old1");
+  BOOST_TEST(get(res::mysqlbackups, "old2").is_object());
+  must(cluster.create(res::mysqlbackups, ns,
+                      {{"apiVersion", "shipstream.io/v1alpha1"},
+                       {"kind", "MysqlBackup"},
+                       {"metadata", {{"name", "run2"}}},
+                       {"spec", {{"failoverGroupRef", {{"name", group}}}, {"profileName", "s3"}}}}));
+  BOOST_TEST_REQUIRE(eventually([&] { return get(res::jobs, "mysqlbackup-run2").is_object(); }, 20s));
+  std::string run2_result = result_json;
+  run2_result.replace(run2_result.find("2026-01-01T00:01:00Z"), 20, "2026-01-02T00:01:00Z");
+  finish_job("run2", "mysqlbackup-run2", true, run2_result);
+  retire("old2");
+  BOOST_TEST_REQUIRE(eventually([&] { return backups() == std::set<std::string>{"run1", "run2", "bad1"}; }, 20s));
+  // /pitr-cutoff's catalogue: the oldest Succeeded backup left.
   auto cut = pitr(ns, group, "s3");
   BOOST_TEST(cut.ok);
   BOOST_TEST_REQUIRE(cut.has_cutoff);
@@ -282,7 +305,7 @@ BOOST_AUTO_TEST_CASE(schedule_trigger_job_result_retention_and_disable) {
   g["spec"].erase("backup");
   BOOST_TEST_REQUIRE(c->update(kube::resources::mysqlfailovergroups, g).ok());
   BOOST_TEST(eventually([&] { return get(res::cronjobs, cj).is_null(); }, 20s));
-  BOOST_TEST((backups() == std::set<std::string>{"run1", "new1", "bad1"}));
+  BOOST_TEST((backups() == std::set<std::string>{"run1", "run2", "bad1"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
