@@ -12,3 +12,18 @@ br_test(integration_backup
 if(TARGET integration_backup)
   set_tests_properties(integration_backup PROPERTIES DISABLED TRUE)
 endif()
+
+# The same scenario through the real S3 server (tests/support/s3_server.*: radosgw with
+# authentication; port 34000 + BR_BACKUP_FIRST_INSTANCE), buckets "backups" (prefix group-a/) and
+# "pitr". Labels backup;s3; DISABLED in plain ctest like integration_backup.
+br_test(integration_backup_s3
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/backup_test.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/mysql_sandbox.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/s3_server.cpp
+  LIBS br_io_mysql br_io_binlog br_sidecar_archive br_io_storage br_io_http OpenSSL::Crypto
+  LABELS "integration;mysql;process;backup;s3" RUN_SERIAL DEPENDS bloodraven TIMEOUT 900)
+if(TARGET integration_backup_s3)
+  target_compile_definitions(integration_backup_s3 PRIVATE BR_BACKUP_S3)
+  set_tests_properties(integration_backup_s3 PROPERTIES DISABLED TRUE)
+endif()

@@ -1,5 +1,5 @@
 // Backup, restore and point-in-time recovery on real MySQL 9.7 (issue 21 acceptance 1, PVC store;
-// the S3 variant runs the same scenario when BR_BACKUP_S3=1, see backup.cmake): the real
+// integration_backup_s3 runs the same scenario through the S3 server, see backup.cmake): the real
 // `bloodraven backup run` / `bloodraven restore` processes, mysqldump/mysql/mysqlbinlog from the
 // sandbox chroot, the sidecar archiver's scan (archive_scan) filling the PITR archive.
 //
@@ -107,7 +107,13 @@ std::vector<std::string> marker_ids(mysql::connection& c) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(backup_restore_pitr_on_mysql_97) {
+#ifdef BR_BACKUP_S3
+#define BACKUP_CASE backup_restore_pitr_on_mysql_97_through_s3
+#else
+#define BACKUP_CASE backup_restore_pitr_on_mysql_97
+#endif
+
+BOOST_AUTO_TEST_CASE(BACKUP_CASE) {
   const int src = first_instance(), dst1 = src + 1, dst2 = src + 2;
   const auto started = std::chrono::steady_clock::now();
   for (int i : {src, dst1, dst2}) sandbox().must({"up-ids", std::to_string(i)});
@@ -120,7 +126,8 @@ BOOST_AUTO_TEST_CASE(backup_restore_pitr_on_mysql_97) {
   } stop_after{{src, dst1, dst2}};
 
   test::temp_dir tmp("br-backup");
-  auto env = test::backup_env(tmp.path.string());
+  test::backup_storage storage(tmp.path.string(), src);
+  auto& env = storage.env();
   BOOST_TEST_MESSAGE("storage: " << env["BLOODRAVEN_BACKUP_STORAGE_TYPE"]);
 
   // Source: writable, loaded.
@@ -172,8 +179,9 @@ BOOST_AUTO_TEST_CASE(backup_restore_pitr_on_mysql_97) {
   so.layout = {env["ARCHIVE_STAGE"], "s1"};
   so.binlog_dir = sandbox().datadir(src);
   so.index_name = "binlog.index";
-  auto report = test::archive(so, env);
-  BOOST_TEST_REQUIRE(report.error == "", report.error);
+  sidecar::scan_report report;
+  auto archived = storage.archive(so, report);
+  BOOST_TEST_REQUIRE(archived == "", archived);
   BOOST_TEST(!report.archived.empty());
 
   const std::string dst1_addr = "127.0.0.1:" + std::to_string(sandbox().port(dst1));
