@@ -20,6 +20,11 @@
 #   gr-state I        I's own MEMBER_STATE (OFFLINE when the plugin is stopped; "-" when unreachable)
 #   gr-stop I         STOP GROUP_REPLICATION (a graceful leave; before `stop`, else shutdown takes 6-14 s)
 #   router-install    install sid's mysql-router into the chroot once (idempotent); prints its version
+#   router-setup PORT I [I...]  a MySQL Router for the group of these instances, without MySQL Shell: a
+#                     minimal InnoDB Cluster metadata schema (only what Router 9.7's metadata cache reads)
+#                     written on the group's primary, and /tmp/router-PORT in the chroot (config, keyring,
+#                     dynamic state); read-write port PORT (role PRIMARY), read-only PORT+1 (SECONDARY)
+#   router-start PORT / router-stop PORT   run / stop that Router (detached; pid file; deadlines)
 
 GR_PORT_BASE=10000      # XCom port = base + instance number (10001..19999, below the MySQL ports' range)
 GR_JOIN_DEADLINE=${BR_SANDBOX_GR_JOIN_TIMEOUT:-120}
@@ -156,6 +161,113 @@ ensure_router() {
   timeout -k 2 30 chroot "$ROOT" /usr/bin/mysqlrouter --version
 }
 
+router_dir() { echo "/tmp/router-$1"; }   # inside the chroot
+
+router_setup() { # PORT I... : metadata on the primary, config/keyring/state in the chroot
+  local port=$1 i primary="" cluster_id=11111111-1111-1111-1111-111111111111; shift
+  [[ $port =~ ^[1-9][0-9]{3,4}$ ]] || die "bad port '$port'"
+  ensure_router >/dev/null
+  local group; group=$(read_file "$(idir "$1")/gr.group")
+  [[ -n $group ]] || die "instance $1 has no Group Replication configuration"
+  for i in "$@"; do
+    need_instance_arg "$i"
+    [[ $(sql_sock "$i" "SELECT MEMBER_ROLE FROM performance_schema.replication_group_members
+                         WHERE MEMBER_ID=@@server_uuid AND MEMBER_STATE='ONLINE'" 10 2>/dev/null) == PRIMARY ]] && primary=$i
+  done
+  [[ -n $primary ]] || die "none of instances $* is the group's ONLINE PRIMARY"
+  local rows="" n=0 addr uuid servers=""
+  for i in "$@"; do
+    n=$((n + 1))
+    addr="$(instance_host "$i"):$(instance_port "$i")"
+    uuid=$(sql_sock "$i" "SELECT @@server_uuid" 10) || die "instance $i: cannot read server_uuid"
+    rows+="${rows:+,}($n, '$cluster_id', '$addr', '$uuid', '$addr', JSON_OBJECT('mysqlClassic', '$addr'), '{}', '')"
+    servers+="${servers:+, }\"mysql://$addr\""
+  done
+  # Router 9.7 reads (found query by query from its log): schema_version, v2_this_instance, v2_cs_members,
+  # v2_router_options, v2_instances join v2_gr_clusters, v2_routers. Written on the primary, so the group
+  # replicates it. Routing guidelines need a newer schema version: Router logs that it skips them.
+  sql_sock "$primary" "DROP DATABASE IF EXISTS mysql_innodb_cluster_metadata;
+    CREATE DATABASE mysql_innodb_cluster_metadata; USE mysql_innodb_cluster_metadata;
+    CREATE VIEW schema_version (major, minor, patch) AS SELECT 2, 2, 0;
+    CREATE TABLE clusters (cluster_id CHAR(36) PRIMARY KEY, cluster_name VARCHAR(64), group_name CHAR(36),
+      primary_mode VARCHAR(4), attributes JSON, options JSON, router_options JSON, description TEXT);
+    INSERT INTO clusters VALUES ('$cluster_id', 'sandbox', '$group', 'pm', '{}', '{}', '{}', '');
+    CREATE TABLE instances (instance_id INT PRIMARY KEY, cluster_id CHAR(36), address VARCHAR(265),
+      mysql_server_uuid CHAR(36), instance_name VARCHAR(265), addresses JSON, attributes JSON, description TEXT);
+    INSERT INTO instances VALUES $rows;
+    CREATE VIEW v2_this_instance AS SELECT c.cluster_id, c.cluster_name, 'gr' AS cluster_type, i.instance_id
+      FROM instances i JOIN clusters c USING (cluster_id)
+      WHERE i.mysql_server_uuid = (SELECT CONVERT(variable_value USING ascii) FROM performance_schema.global_variables
+                                   WHERE variable_name = 'server_uuid');
+    CREATE TABLE v2_cs_members (cluster_id CHAR(36) PRIMARY KEY, clusterset_id CHAR(36), member_role VARCHAR(16),
+      view_id INT, invalidated INT);
+    CREATE TABLE v2_router_options (router_id INT PRIMARY KEY, router_options JSON);
+    INSERT INTO v2_router_options VALUES (1, '{}');
+    CREATE VIEW v2_instances AS SELECT instance_id, cluster_id, instance_name AS label, mysql_server_uuid, address,
+      JSON_UNQUOTE(addresses->'\$.mysqlClassic') AS endpoint, NULL AS xendpoint, attributes FROM instances;
+    CREATE VIEW v2_gr_clusters AS SELECT cluster_id, cluster_name, group_name, primary_mode, attributes, options,
+      router_options, description, NULL AS clusterset_id FROM clusters;
+    CREATE TABLE v2_routers (router_id INT PRIMARY KEY, router_name VARCHAR(265), address VARCHAR(265), attributes JSON,
+      options JSON, version VARCHAR(12), last_check_in TIMESTAMP NULL, product_name VARCHAR(128), cluster_id CHAR(36),
+      clusterset_id CHAR(36));
+    INSERT INTO v2_routers VALUES (1, 'sandbox', '127.0.0.1', '{}', '{}', '9.7.4', NULL, 'MySQL Router', '$cluster_id', NULL)" 60 ||
+    die "instance $primary: writing the metadata schema failed"
+  local d; d=$(router_dir "$port")
+  rm -rf -- "$ROOT$d"; mkdir -p -- "$ROOT$d"
+  timeout -k 2 30 chroot "$ROOT" mysqlrouter_keyring init --master-key-file="$d/mkey" "$d/keyring" >/dev/null ||
+    die "mysqlrouter_keyring init failed"
+  echo rootpw | timeout -k 2 30 chroot "$ROOT" mysqlrouter_keyring set --master-key-file="$d/mkey" "$d/keyring" root password \
+    >/dev/null 2>&1 || die "mysqlrouter_keyring set failed"
+  printf '{"version": "1.0.0", "metadata-cache": {"group-replication-id": "%s", "cluster-metadata-servers": [%s]}}\n' \
+    "$group" "$servers" >"$ROOT$d/state.json"
+  printf '%s\n' "[DEFAULT]" "logging_folder=$d" "runtime_folder=$d" "data_folder=$d" "keyring_path=$d/keyring" \
+    "master_key_path=$d/mkey" "dynamic_state=$d/state.json" "" \
+    "[logger]" "level=INFO" "" \
+    "[metadata_cache:bootstrap]" "cluster_type=gr" "router_id=1" "user=root" "metadata_cluster=sandbox" "ttl=0.5" "" \
+    "[routing:rw]" "bind_address=127.0.0.1" "bind_port=$port" "destinations=metadata-cache://sandbox/?role=PRIMARY" \
+    "routing_strategy=first-available" "protocol=classic" "" \
+    "[routing:ro]" "bind_address=127.0.0.1" "bind_port=$((port + 1))" \
+    "destinations=metadata-cache://sandbox/?role=SECONDARY" "routing_strategy=round-robin-with-fallback" \
+    "protocol=classic" >"$ROOT$d/router.conf"
+  echo "router for instances $* (primary $primary): rw 127.0.0.1:$port, ro 127.0.0.1:$((port + 1)), files $ROOT$d"
+}
+
+# shellcheck disable=SC2317  # called indirectly (pid_gone_wait)
+router_pid_ok() { # pid port: our mysqlrouter for this port
+  cmdline_has "$1" /usr/bin/mysqlrouter && cmdline_has "$1" "$(router_dir "$2")/router.conf"
+}
+
+router_start() {
+  local port=$1 d pid t0
+  d=$(router_dir "$port")
+  [[ -s $ROOT$d/router.conf ]] || die "no router for port $port (router-setup first)"
+  pid=$(read_file "$ROOT$d/pid")
+  if [[ -n $pid ]] && router_pid_ok "$pid" "$port"; then echo "router $port already running (pid $pid)"; return 0; fi
+  port_in_use "$port" && die "port $port is in use"
+  setsid chroot "$ROOT" /usr/bin/mysqlrouter -c "$d/router.conf" --user=root </dev/null >>"$ROOT$d/stdout.log" 2>&1 &
+  echo "$!" >"$ROOT$d/pid"   # chroot execs mysqlrouter: this is the router's pid
+  t0=$(now_us)
+  until port_in_use "$port"; do
+    if (( $(now_us) - t0 > 20000000 )); then
+      tail -n 20 "$ROOT$d/mysqlrouter.log" >&2 2>/dev/null || true
+      die "router $port not listening after 20 s"
+    fi
+    sleep 0.1
+  done
+  echo "router $port running (pid $(read_file "$ROOT$d/pid"), listening after $(secs_since "$t0") s)"
+}
+
+router_stop() {
+  local port=$1 d pid
+  d=$(router_dir "$port")
+  pid=$(read_file "$ROOT$d/pid")
+  if [[ -z $pid ]] || ! router_pid_ok "$pid" "$port"; then echo "router $port not running"; return 0; fi
+  kill -TERM "$pid"
+  pid_gone_wait "$pid" 10 router_pid_ok "$port" || kill -KILL "$pid" 2>/dev/null || true
+  rm -f -- "$ROOT$d/pid"
+  echo "router $port stopped"
+}
+
 gr_main() {
   local cmd=$1; shift
   case $cmd in
@@ -183,6 +295,15 @@ gr_main() {
     router-install)
       [[ $# -eq 0 ]] || die "usage: $PROG router-install"
       require_root; lock; ensure_router ;;
+    router-setup)
+      (( $# >= 2 )) || die "usage: $PROG router-setup PORT I [I...]"
+      require_root; router_setup "$@" ;;
+    router-start)
+      [[ $# -eq 1 ]] || die "usage: $PROG router-start PORT"
+      require_root; router_start "$1" ;;
+    router-stop)
+      [[ $# -eq 1 ]] || die "usage: $PROG router-stop PORT"
+      require_root; router_stop "$1" ;;
     *) die "unknown subcommand '$cmd'" ;;
   esac
 }
