@@ -8,6 +8,10 @@
 #include <cerrno>
 #include <mutex>
 
+#include <unistd.h>
+#include <cstring>
+#include <strings.h>
+
 namespace br::http {
 
 namespace {
@@ -21,11 +25,53 @@ struct sink_state {
   client_result* out;
   std::size_t limit;
   bool too_large = false;
+  CURL* handle = nullptr;
+  int response_fd = -1;
+  bool write_error = false;
+  int write_errno = 0;
 };
+
+struct source_state {
+  int fd;
+  uint64_t offset, left;
+};
+
+size_t on_read(char* buf, size_t size, size_t n, void* user) {
+  auto* src = static_cast<source_state*>(user);
+  size_t want = static_cast<size_t>(std::min<uint64_t>(size * n, src->left));
+  if (want == 0) return 0;
+  ssize_t got;
+  do {
+    got = ::pread(src->fd, buf, want, static_cast<off_t>(src->offset));
+  } while (got < 0 && errno == EINTR);
+  if (got <= 0) return CURL_READFUNC_ABORT;  // the file shrank or failed: never send short
+  src->offset += static_cast<uint64_t>(got);
+  src->left -= static_cast<uint64_t>(got);
+  return static_cast<size_t>(got);
+}
 
 size_t on_body(char* data, size_t size, size_t n, void* user) {
   auto* st = static_cast<sink_state*>(user);
   const size_t bytes = size * n;
+  if (st->response_fd >= 0) {
+    long status = 0;
+    curl_easy_getinfo(st->handle, CURLINFO_RESPONSE_CODE, &status);
+    if (status >= 200 && status < 300) {
+      size_t off = 0;
+      while (off < bytes) {
+        auto w = ::write(st->response_fd, data + off, bytes - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+          st->write_error = true;
+          st->write_errno = w < 0 ? errno : ENOSPC;
+          return 0;
+        }
+        off += static_cast<size_t>(w);
+      }
+      st->out->body_bytes_to_fd += bytes;
+      return bytes;
+    }
+  }
   if (st->out->body.size() + bytes > st->limit) {
     st->too_large = true;
     return 0;  // aborts the transfer with CURLE_WRITE_ERROR
@@ -103,11 +149,23 @@ client_result perform(const client_request& req) noexcept {
       return out;
     }
     sink_state st{&out, req.max_response_bytes};
+    st.handle = h;
+    st.response_fd = req.response_fd;
+    source_state src{req.body_fd, req.body_offset, req.body_length};
     char errbuf[CURL_ERROR_SIZE] = {0};
     curl_slist* headers = nullptr;
     for (const auto& [k, v] : req.headers)
       headers = curl_slist_append(headers, (k + ": " + v).c_str());
-    headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+    // No 100-continue round trip. Not with SigV4: libcurl 7.88 signs this removal header as if it
+    // were sent ("expect:" in SignedHeaders) and the server's signature then differs.
+    if (req.aws_sigv4.empty()) headers = curl_slist_append(headers, "Expect:");
+    // Nor does it sign the form Content-Type it adds to a POSTFIELDS body, which S3 servers
+    // refuse ("content-type supplied but not in CanonicalHeaders"): give one it signs.
+    if (!req.aws_sigv4.empty() && req.body_fd < 0 && req.method != "GET" && req.method != "HEAD" &&
+        std::none_of(req.headers.begin(), req.headers.end(), [](const auto& kv) {
+          return kv.first.size() == 12 && strncasecmp(kv.first.c_str(), "content-type", 12) == 0;
+        }))
+      headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
 
     curl_easy_setopt(h, CURLOPT_URL, req.url.c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -119,13 +177,28 @@ client_result perform(const client_request& req) noexcept {
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &st);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    if (req.method == "GET") {
+    if (!req.aws_sigv4.empty()) {
+      curl_easy_setopt(h, CURLOPT_AWS_SIGV4, req.aws_sigv4.c_str());
+      curl_easy_setopt(h, CURLOPT_USERNAME, req.username.c_str());
+      curl_easy_setopt(h, CURLOPT_PASSWORD, req.password.c_str());
+    }
+    if (req.low_speed_bytes > 0) {
+      curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, req.low_speed_bytes);
+      curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(req.low_speed_time.count()));
+    }
+    if (req.body_fd >= 0) {
+      curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);  // PUT unless the method says otherwise
+      if (req.method != "PUT") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+      curl_easy_setopt(h, CURLOPT_READFUNCTION, &on_read);
+      curl_easy_setopt(h, CURLOPT_READDATA, &src);
+      curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(req.body_length));
+    } else if (req.method == "GET") {
       curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     } else if (req.method == "HEAD") {
       curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
     } else {
       if (req.method != "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req.method.c_str());
-      if (req.method == "POST" || !req.body.empty()) {
+      if (req.method == "POST" || req.method == "PUT" || !req.body.empty()) {
         curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, req.body.data());
       }
@@ -140,10 +213,12 @@ client_result perform(const client_request& req) noexcept {
     out.status = static_cast<int>(status);
     out.error = classify(rc, os_errno);
     if (rc != CURLE_OK) {
+      out.too_large = st.too_large;
       out.message =
-          st.too_large ? "response larger than " + std::to_string(req.max_response_bytes) + " bytes"
-          : errbuf[0]  ? std::string{errbuf}
-                       : std::string{curl_easy_strerror(rc)};
+          st.too_large     ? "response larger than " + std::to_string(req.max_response_bytes) + " bytes"
+          : st.write_error ? "writing the response body failed: " + std::string{std::strerror(st.write_errno)}
+          : errbuf[0]      ? std::string{errbuf}
+                           : std::string{curl_easy_strerror(rc)};
       if (out.error != client_error::none) out.status = 0;
     }
     curl_slist_free_all(headers);

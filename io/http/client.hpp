@@ -25,6 +25,8 @@ struct client_result {
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
   client_error error = client_error::none;
   std::string message;  // curl's text when error != none
+  bool too_large = false;  // the body passed max_response_bytes (error == other)
+  uint64_t body_bytes_to_fd = 0;  // bytes written to client_request::response_fd
   /// steady_clock just before the request was performed (contact is counted from here).
   std::chrono::steady_clock::time_point sent_at{};
   std::chrono::steady_clock::duration elapsed{};
@@ -42,6 +44,21 @@ struct client_request {
   std::chrono::milliseconds timeout{5000};  // hard total
   std::chrono::milliseconds connect_timeout{2000};
   std::size_t max_response_bytes = 16u << 20;
+  /// libcurl's own SigV4 signing (CURLOPT_AWS_SIGV4), e.g. "aws:amz:us-east-1:s3"; "" = none.
+  /// The key pair goes in username/password (CURLOPT_USERNAME/PASSWORD; never logged).
+  std::string aws_sigv4;
+  std::string username, password;
+  /// Streams the request body from [body_offset, body_offset + body_length) of this open file
+  /// instead of `body` (the caller keeps the fd). -1 = use `body`.
+  int body_fd = -1;
+  uint64_t body_offset = 0, body_length = 0;
+  /// Streams a 2xx response body into this open file instead of `body` (no size cap; the caller
+  /// checks what arrived). Other statuses keep their (capped) body in memory. -1 = memory.
+  int response_fd = -1;
+  /// A transfer slower than low_speed_bytes per second for low_speed_time is abandoned
+  /// (timeout). 0 = off.
+  long low_speed_bytes = 0;
+  std::chrono::seconds low_speed_time{30};
 };
 
 /// Performs one request on a fresh easy handle. Blocks the caller for at most `timeout`

@@ -1,0 +1,7 @@
+# S3 object store against a real S3 server (Ceph radosgw, standalone dbstore, from the sandbox
+# chroot; tests/support/s3_server.*), instance 151. The first run installs radosgw into the chroot.
+br_test(integration_s3_store
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/s3_store_test.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/s3_server.cpp
+  LIBS br_io_storage br_io_http OpenSSL::Crypto
+  LABELS "integration;backup;s3" RUN_SERIAL TIMEOUT 900)
