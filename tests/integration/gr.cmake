@@ -1,6 +1,6 @@
 # Group Replication on real MySQL 9.7 (issue 22 groundwork; docs/group-replication.md): three fresh sandbox
 # servers (instances 181-183) bootstrapped, joined (one through a clone), kill -9 of the primary, election,
-# rejoin. Label gr; DISABLED in plain ctest (2-3 min, 3 servers). Run:
+# rejoin. Label gr; DISABLED in plain ctest (2.5-4 min, 3 servers). Run:
 #   BR_SOURCE_DIR=$PWD bash tests/integration/gr_sandbox_test.sh
 add_test(NAME integration_gr_sandbox COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/gr_sandbox_test.sh)
 set_tests_properties(integration_gr_sandbox PROPERTIES LABELS "integration;mysql;gr" RUN_SERIAL TRUE

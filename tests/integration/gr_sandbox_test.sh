@@ -6,7 +6,7 @@
 # distributed recovery, the member table read from every member, a second bootstrap refused, kill -9 of
 # the primary -> the two others elect a new PRIMARY that takes writes, the old primary restarted fenced
 # and rejoined as a SECONDARY with the same data. Prints the timings (docs/group-replication.md).
-# Label gr, DISABLED in plain ctest (about 2-3 min); run: BR_SOURCE_DIR=$PWD bash tests/integration/gr_sandbox_test.sh
+# Label gr, DISABLED in plain ctest (2.5-4 min); run: BR_SOURCE_DIR=$PWD bash tests/integration/gr_sandbox_test.sh
 set -euo pipefail
 export LC_ALL=C
 SRC=${BR_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
