@@ -1,8 +1,8 @@
 # Backup, restore and PITR on real MySQL 9.7 (issue 21 acceptance 1 and the stop-datetime part of
 # 4): the bloodraven backup/restore processes, the sandbox's mysqldump/mysql/mysqlbinlog, the
 # archiver's scan. Sandbox instances 161-163 (BR_BACKUP_FIRST_INSTANCE), reset at the start and
-# stopped after. Not in the default run (label backup); run:
-#   ctest --test-dir build -R integration_backup  (needs root: the sandbox chroot)
+# stopped after. Not in the default run (label backup; 143-185 s on the shared 2-core host); run:
+#   build/tests/integration_backup  (needs root: the sandbox chroot; BR_SOURCE_DIR/BR_BINARY_DIR set)
 br_test(integration_backup
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/backup_test.cpp
           ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
@@ -15,7 +15,7 @@ endif()
 
 # The same scenario through the real S3 server (tests/support/s3_server.*: radosgw with
 # authentication; port 34000 + BR_BACKUP_FIRST_INSTANCE), buckets "backups" (prefix group-a/) and
-# "pitr". Labels backup;s3; DISABLED in plain ctest like integration_backup.
+# "pitr". Labels backup;s3; DISABLED in plain ctest like integration_backup (101 s).
 br_test(integration_backup_s3
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/backup_test.cpp
           ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
