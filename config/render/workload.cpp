@@ -3,6 +3,7 @@
 
 #include "config/render/accounts.hpp"
 #include "config/render/names.hpp"
+#include "config/render/pitr_sidecar.hpp"
 #include "config/render/rollout.hpp"
 
 namespace br::render {
@@ -309,6 +310,8 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
   }
   if (has_init_container(opts.reconciler_version))
     pod_spec["initContainers"] = json::array({init_datadir_container(pod_spec["containers"][0], spec)});
+  // spec.backup.pitr.enabled: the archiver's settings, volume and mount (issue 21).
+  add_pitr_archiver(spec, pod_spec, pod_spec["containers"][1]);
 
   json deployment = {
       {"apiVersion", "apps/v1"},

@@ -4,6 +4,7 @@
 #include "actors/operator/kube/backup/backup_decide.hpp"
 #include "config/render/content_hash.hpp"
 #include "config/render/names.hpp"
+#include "config/render/pitr_sidecar.hpp"
 
 namespace br::backup_ctl {
 namespace {
@@ -80,22 +81,7 @@ json& the_container(json& job) {
 }  // namespace
 
 json storage_env(const config::backup_storage_spec& s, const std::string& prefix) {
-  json env = json::array();
-  auto put = [&](const std::string& k, const std::string& v) {
-    env.push_back({{"name", prefix + "_" + k}, {"value", v}});
-  };
-  put("STORAGE_TYPE", std::string{to_string(s.type)});
-  if (s.type == config::backup_storage_type::s3 && s.s3) {
-    put("S3_BUCKET", s.s3->bucket);
-    put("S3_PREFIX", s.s3->prefix);
-    put("S3_REGION", s.s3->region.empty() ? "us-east-1" : s.s3->region);
-    if (!s.s3->endpoint_url.empty()) put("S3_ENDPOINT", s.s3->endpoint_url);
-    put("S3_FORCE_PATH_STYLE", s.s3->force_path_style ? "true" : "false");
-    put("S3_CREDENTIALS_DIR", aws_creds_dir);
-  } else if (s.type == config::backup_storage_type::pvc && s.pvc) {
-    put("PVC_MOUNT_PATH", pvc_mount);
-  }
-  return env;
+  return render::storage_env(s, prefix, pvc_mount, aws_creds_dir);
 }
 
 void add_storage_volume(const config::backup_storage_spec& s, json& pod_spec, json& container,
