@@ -23,6 +23,13 @@ nlohmann::json planned_status(const cluster& c) {
   return nlohmann::json::object();
 }
 
+nlohmann::json last_failover_losses(const cluster& c) {
+  auto g = group_status(c);
+  if (g.contains("lastFailoverLosses") && g["lastFailoverLosses"].is_array())
+    return g["lastFailoverLosses"];
+  return nlohmann::json::array();
+}
+
 nlohmann::json site_status(const cluster& c, const std::string& site) {
   auto g = group_status(c);
   if (g.contains("sites") && g["sites"].is_array())

@@ -33,6 +33,10 @@ bool gtid_contained(cluster& c, int k, int primary);
 /// and `target` replicates from `source` (read out of band; /status does not show replication).
 bool ready_for_planned(cluster& c, int source, int target);
 
+/// status.lastFailoverLosses of the group (an empty array when absent or unreachable): what the
+/// last promotion could not carry over. A planned failover must leave it empty.
+nlohmann::json last_failover_losses(const cluster& c);
+
 /// An Event with this reason whose message contains `text` ("" = any).
 bool has_event(const nlohmann::json& events, const std::string& reason, const std::string& text);
 

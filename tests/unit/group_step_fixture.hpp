@@ -27,6 +27,7 @@ using namespace std::chrono_literals;
 
 inline const std::string U1 = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
 inline const std::string U2 = "4e11fa47-71ca-11e1-9e33-c80aa9429562";
+inline const std::string U3 = "5e11fa47-71ca-11e1-9e33-c80aa9429562";
 
 inline std::string gtid(const std::string& uuid, int first, int last) {
   return uuid + ":" + std::to_string(first) + "-" + std::to_string(last);

@@ -163,6 +163,12 @@ struct group_state {
   /// Fences in flight; true when a returning-primary check waits for that fence.
   std::map<std::string, bool> fencing;
   std::set<std::string> recovering;  ///< returning-primary check in flight
+  /// Returning sites whose set was read after their fence, waiting for a read of the active
+  /// primary's set made after theirs (a polled set can be older than a replica's: S4 compares
+  /// both as of the same moment or later for the primary).
+  std::map<std::string, std::string> returning_sets;
+  std::set<std::string> active_read_covers;  ///< the sites the active read in flight was asked for
+  std::string active_read_site;              ///< the active site that read went to ("" = none)
   std::set<std::string> alerts;      ///< Events already raised for the current situation
   std::optional<wall_time> last_reassert;
   group_evaluation evaluation;

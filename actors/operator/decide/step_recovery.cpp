@@ -1,6 +1,6 @@
 // step(): sites that may hold writes the active primary lacks (S3, S4). Split-brain losers are
 // fenced and marked RecoveryPending; a returning old primary is fenced, its gtid_executed read
-// after the fence and classified against the active primary's: contained -> a recover plan,
+// after the fence and classified against the active primary's, read after it: contained -> a recover plan,
 // divergent -> RecoveryBlocked (DataLossDetected) until a reclone. Also the primary re-assert and
 // the restart of a follower whose receiver stopped for good (decide/receiver_restart.hpp).
 #include "actors/operator/decide/receiver_restart.hpp"
@@ -80,26 +80,71 @@ void on_fenced(context& c, const input::fenced& in) {
   c.out.emplace_back(effect::read_gtid{in.site});
 }
 
+namespace {
+
+/// Asks for the active primary's set, for every returning site whose own set is read by now.
+void read_active_set(context& c) {
+  auto& st = c.st;
+  st.active_read_covers.clear();
+  for (const auto& [site, set] : st.returning_sets) st.active_read_covers.insert(site);
+  st.active_read_site = st.view.active_site;
+  c.out.emplace_back(effect::read_gtid{st.active_read_site});
+}
+
+void drop_returning(context& c, const std::string& site) {
+  c.st.recovering.erase(site);
+  c.st.returning_sets.erase(site);
+}
+
+/// The active primary's set, read after the returning sites' own: classify each of them.
+void on_active_set(context& c, const input::gtid_read& in) {
+  auto& st = c.st;
+  st.active_read_site.clear();
+  auto covers = std::move(st.active_read_covers);
+  st.active_read_covers.clear();
+  std::optional<gtid_set> active_set;
+  if (in.outcome && in.outcome->ok && in.site == st.view.active_site)
+    active_set = gtid_set::parse(in.outcome->value);
+  for (const auto& site : covers) {
+    auto it = st.returning_sets.find(site);
+    if (it == st.returning_sets.end()) continue;
+    auto old_set = gtid_set::parse(it->second);
+    if (!old_set || !active_set || busy(st)) {  // checked again on a later poll
+      drop_returning(c, site);
+      continue;
+    }
+    st.returning_sets.erase(it);
+    auto cls = classify_recovery(*old_set, *active_set);
+    if (cls.kind == recovery_kind::contained) {
+      st.recovering.erase(site);
+      start_plan(c, plan_kind::recover, site, "", false, false);
+      continue;
+    }
+    persist(c, change_mark_blocked{site, cls.divergent_gtid, cls.divergent_count});
+  }
+  if (!st.returning_sets.empty()) read_active_set(c);  // sites read after that request
+}
+
+}  // namespace
+
 void on_gtid_read(context& c, const input::gtid_read& in) {
   auto& st = c.st;
+  if (!st.active_read_site.empty() && in.site == st.active_read_site) {
+    on_active_set(c, in);
+    return;
+  }
   const auto& site = in.site;
   if (!st.recovering.count(site)) return;
-  auto act = st.good_probes.find(st.view.active_site);
   std::optional<gtid_set> old_set;
   if (in.outcome && in.outcome->ok) old_set = gtid_set::parse(in.outcome->value);
-  std::optional<gtid_set> active_set;
-  if (act != st.good_probes.end()) active_set = gtid_set::parse(act->second.gtid_executed);
-  if (!old_set || !active_set || busy(st)) {
-    st.recovering.erase(site);
+  if (!old_set || st.view.active_site.empty() || busy(st)) {
+    drop_returning(c, site);
     return;
   }
-  auto cls = classify_recovery(*old_set, *active_set);
-  if (cls.kind == recovery_kind::contained) {
-    st.recovering.erase(site);
-    start_plan(c, plan_kind::recover, site, "", false, false);
-    return;
-  }
-  persist(c, change_mark_blocked{site, cls.divergent_gtid, cls.divergent_count});
+  // The active primary's set is read only now: a polled one may predate transactions this site
+  // already replicated from it, which would look divergent.
+  st.returning_sets[site] = in.outcome->value;
+  if (st.active_read_site.empty()) read_active_set(c);
 }
 
 void recovery_persisted(context& c, const change_mark_blocked& x, bool ok) {
