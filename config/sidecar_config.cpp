@@ -103,9 +103,24 @@ std::vector<flag_def> sidecar_flag_defs() {
        "interval of the archiver's scans (at most 24h)", false,
        within(limits::pitr_poll_interval)},
       {"pitr-storage-type", "BLOODRAVEN_PITR_STORAGE_TYPE", "",
-       "archive storage: PVC (a mounted directory; S3 is not supported by this build)", false, {}},
+       "archive storage: PVC (a mounted directory) or S3", false, {}},
       {"pitr-pvc-mount-path", "BLOODRAVEN_PITR_PVC_MOUNT_PATH", "",
        "mount path of the backup volume when the storage is PVC", false, {}},
+      {"pitr-s3-bucket", "BLOODRAVEN_PITR_S3_BUCKET", "", "S3 bucket of the archive", false, {}},
+      {"pitr-s3-prefix", "BLOODRAVEN_PITR_S3_PREFIX", "", "key prefix inside the bucket (may be empty)",
+       false, {}},
+      {"pitr-s3-region", "BLOODRAVEN_PITR_S3_REGION", "us-east-1", "S3 region (signing scope)", false, {}},
+      {"pitr-s3-endpoint", "BLOODRAVEN_PITR_S3_ENDPOINT", "",
+       "S3 endpoint URL for MinIO/Ceph-likes (default: AWS)", false, {}},
+      {"pitr-s3-force-path-style", "BLOODRAVEN_PITR_S3_FORCE_PATH_STYLE", "false",
+       "path-style S3 URLs (automatic for an IP or localhost endpoint)", false, check_bool},
+      {"pitr-s3-credentials-dir", "BLOODRAVEN_PITR_S3_CREDENTIALS_DIR", "",
+       "directory with files AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and optionally AWS_SESSION_TOKEN",
+       false, {}},
+      {"pitr-profile-name", "BLOODRAVEN_PITR_PROFILE_NAME", "",
+       "backup profile whose /pitr-cutoff drives the archive's retention (empty: no retention)", false, {}},
+      {"pitr-retention-interval", "BLOODRAVEN_PITR_RETENTION_INTERVAL", "1h",
+       "interval of the retention sweep (at most 24h)", false, within(limits::pitr_poll_interval)},
   };
 }
 
@@ -211,18 +226,44 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
   c.pitr.poll_interval = to_duration(v("pitr-poll-interval"));
   c.pitr.storage_type = v("pitr-storage-type");
   c.pitr.pvc_mount_path = v("pitr-pvc-mount-path");
+  c.pitr.storage_env = {{"BLOODRAVEN_PITR_STORAGE_TYPE", c.pitr.storage_type},
+                        {"BLOODRAVEN_PITR_PVC_MOUNT_PATH", c.pitr.pvc_mount_path},
+                        {"BLOODRAVEN_PITR_S3_BUCKET", v("pitr-s3-bucket")},
+                        {"BLOODRAVEN_PITR_S3_PREFIX", v("pitr-s3-prefix")},
+                        {"BLOODRAVEN_PITR_S3_REGION", v("pitr-s3-region")},
+                        {"BLOODRAVEN_PITR_S3_ENDPOINT", v("pitr-s3-endpoint")},
+                        {"BLOODRAVEN_PITR_S3_FORCE_PATH_STYLE", v("pitr-s3-force-path-style")},
+                        {"BLOODRAVEN_PITR_S3_CREDENTIALS_DIR", v("pitr-s3-credentials-dir")}};
+  c.pitr.profile_name = v("pitr-profile-name");
+  c.pitr.retention_interval = to_duration(v("pitr-retention-interval"));
   if (c.pitr.enabled) {
     if (c.site.empty())
       return fail("BLOODRAVEN_PITR_ENABLED needs MY_SITE (--site): the archive keeps one manifest per site");
-    if (c.pitr.storage_type == "S3")
-      return fail("BLOODRAVEN_PITR_STORAGE_TYPE (--pitr-storage-type): S3 is not supported by this "
-                  "build; use PVC");
-    if (c.pitr.storage_type != "PVC")
-      return fail("BLOODRAVEN_PITR_STORAGE_TYPE (--pitr-storage-type): must be PVC when "
+    if (c.pitr.storage_type != "PVC" && c.pitr.storage_type != "S3")
+      return fail("BLOODRAVEN_PITR_STORAGE_TYPE (--pitr-storage-type): must be PVC or S3 when "
                   "BLOODRAVEN_PITR_ENABLED is on, got \"" + c.pitr.storage_type + "\"");
-    if (c.pitr.pvc_mount_path.empty() || c.pitr.pvc_mount_path.front() != '/')
+    if (c.pitr.storage_type == "PVC" && (c.pitr.pvc_mount_path.empty() || c.pitr.pvc_mount_path.front() != '/'))
       return fail("BLOODRAVEN_PITR_PVC_MOUNT_PATH (--pitr-pvc-mount-path): must be an absolute path "
                   "when the storage is PVC");
+    if (c.pitr.storage_type == "S3") {
+      if (v("pitr-s3-bucket").empty())
+        return fail("BLOODRAVEN_PITR_S3_BUCKET (--pitr-s3-bucket): required when the storage is S3");
+      auto dir = v("pitr-s3-credentials-dir");
+      if (dir.empty())
+        return fail("BLOODRAVEN_PITR_S3_CREDENTIALS_DIR (--pitr-s3-credentials-dir): required when the "
+                    "storage is S3 (files AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)");
+      for (const char* f : {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"})
+        if (auto text = read_file(dir + "/" + f); !text || trim_newline(*text).empty())
+          return fail("BLOODRAVEN_PITR_S3_CREDENTIALS_DIR (--pitr-s3-credentials-dir): cannot read " + dir +
+                      "/" + f);
+    }
+    if (!c.pitr.profile_name.empty() && !c.topology_aware())
+      c.warnings.push_back("BLOODRAVEN_PITR_PROFILE_NAME is set but MY_SITE, POD_NAMESPACE, FAILOVER_GROUP and "
+                           "BLOODRAVEN_ADDRESS are not all set: no retention sweep");
+    if (c.pitr.retention_interval < std::chrono::seconds(1)) {
+      c.warnings.push_back("BLOODRAVEN_PITR_RETENTION_INTERVAL is below the minimum; clamped to 1s");
+      c.pitr.retention_interval = std::chrono::seconds(1);
+    }
     if (c.pitr.binlog_dir.empty() || c.pitr.binlog_index.empty())
       return fail("BLOODRAVEN_PITR_BINLOG_DIR and BLOODRAVEN_PITR_BINLOG_INDEX must not be empty");
     if (c.pitr.poll_interval < std::chrono::seconds(1)) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,14 +34,21 @@ struct sidecar_config {
   /// when topology-aware; "" otherwise = no view is ever adopted.
   std::string keys_dir;
   bool dead_mans_switch = true;  ///< DEAD_MANS_SWITCH: docs/safety.md rule 7 heartbeats
-  /// Binlog archiver for PITR. Storage PVC only: a mounted directory.
+  /// Binlog archiver for PITR: a mounted directory (PVC) or S3.
   struct pitr_settings {
     bool enabled = false;
     std::string binlog_dir = "/var/lib/mysql";
     std::string binlog_index = "mysql-bin.index";
     std::chrono::nanoseconds poll_interval = std::chrono::seconds(60);
-    std::string storage_type;    ///< "PVC"
+    std::string storage_type;    ///< "PVC" or "S3"
     std::string pvc_mount_path;  ///< objects under <mount>/binlogs/<site>
+    /// The BLOODRAVEN_PITR_* storage variables as given (STORAGE_TYPE, PVC_MOUNT_PATH, S3_*), for
+    /// io/storage's parse_storage_config (prefix BLOODRAVEN_PITR).
+    std::map<std::string, std::string> storage_env;
+    /// Retention from the operator's /pitr-cutoff (needs the operator address, namespace and
+    /// group); "" = no retention sweep.
+    std::string profile_name;
+    std::chrono::nanoseconds retention_interval = std::chrono::hours(1);
   } pitr;
   /// Adjustments made (clamps, missing optional settings); main logs each as a warning.
   std::vector<std::string> warnings;

@@ -16,6 +16,8 @@ using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using probe_atom = caf::atom_constant<caf::atom("probe")>;
 using ping_atom = caf::atom_constant<caf::atom("ping")>;
+/// The binlog archiver's retention sweep (from the operator's /pitr-cutoff).
+using prune_atom = caf::atom_constant<caf::atom("prune")>;
 
 // Operator
 using observe_atom = caf::atom_constant<caf::atom("observe")>;    // site_poller -> coordinator

@@ -223,10 +223,12 @@ using fencing_monitor_actor = caf::typed_actor<
 /// - (run): a scan now (the index watcher saw a rotation); coalesced while one runs.
 /// - (status) -> JSON text of GET /archiver/status.
 using binlog_archiver_actor =
-    caf::typed_actor<caf::reacts_to<tick_atom>, caf::reacts_to<run_atom>,
+    caf::typed_actor<caf::reacts_to<tick_atom>, caf::reacts_to<run_atom>, caf::reacts_to<prune_atom>,
                      caf::replies_to<status_atom>::with<std::string>>;
 
-/// The archiver's detached worker: (run, primary) -> JSON text of one scan report.
-using archive_worker_actor = caf::typed_actor<caf::replies_to<run_atom, bool>::with<std::string>>;
+/// The archiver's detached worker: (run, primary) -> JSON text of one scan report; (prune) ->
+/// JSON text of one retention sweep (asks /pitr-cutoff, then prunes the manifest and objects).
+using archive_worker_actor = caf::typed_actor<caf::replies_to<run_atom, bool>::with<std::string>,
+                                              caf::replies_to<prune_atom>::with<std::string>>;
 
 }  // namespace br

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "actors/common/runtime.hpp"
+#include "actors/sidecar/archive/archive_settings.hpp"
 #include "actors/sidecar/runtime/sidecar_app.hpp"
 #include "config/process_flags.hpp"
 #include "config/sidecar_config.hpp"
@@ -36,6 +37,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto& cfg = *built.config;
+  if (cfg.pitr.enabled) {  // the archive's storage settings, checked before anything starts
+    auto archive = sidecar::archiver_settings(cfg);
+    if (!archive.options) {
+      std::fprintf(stderr, "bloodraven-sidecar: %s\n", archive.error.c_str());
+      return 2;
+    }
+  }
   log::level lvl;
   log::parse_level(cfg.log_level, lvl);
   log::set_level(lvl);

@@ -209,7 +209,31 @@ BOOST_AUTO_TEST_CASE(pitr_archiver_settings_and_their_errors) {
     return b.result.error;
   };
   BOOST_TEST(with("MY_SITE", "").find("needs MY_SITE") != std::string::npos);
-  BOOST_TEST(with("BLOODRAVEN_PITR_STORAGE_TYPE", "S3").find("S3 is not supported") != std::string::npos);
+  // S3: bucket and credentials directory are required, each error names its variable.
+  BOOST_TEST(with("BLOODRAVEN_PITR_STORAGE_TYPE", "S3").find("BLOODRAVEN_PITR_S3_BUCKET") == 0u);
+  BOOST_TEST(with("BLOODRAVEN_PITR_STORAGE_TYPE", "GCS").find("BLOODRAVEN_PITR_STORAGE_TYPE") == 0u);
+  auto s3 = on;
+  s3["BLOODRAVEN_PITR_STORAGE_TYPE"] = "S3";
+  s3["BLOODRAVEN_PITR_S3_BUCKET"] = "archive";
+  auto no_creds = build({s3, {}});
+  BOOST_TEST(no_creds.result.error.find("BLOODRAVEN_PITR_S3_CREDENTIALS_DIR") == 0u, no_creds.result.error);
+  s3["BLOODRAVEN_PITR_S3_CREDENTIALS_DIR"] = "/creds";
+  auto unreadable = build({s3, {{"/creds/AWS_ACCESS_KEY_ID", "AK\n"}}});
+  BOOST_TEST(unreadable.result.error.find("BLOODRAVEN_PITR_S3_CREDENTIALS_DIR") == 0u, unreadable.result.error);
+  BOOST_TEST(unreadable.result.error.find("AWS_SECRET_ACCESS_KEY") != std::string::npos, unreadable.result.error);
+  s3["BLOODRAVEN_PITR_S3_ENDPOINT"] = "http://127.0.0.1:9000";
+  s3["BLOODRAVEN_PITR_RETENTION_INTERVAL"] = "10m";
+  s3["BLOODRAVEN_PITR_PROFILE_NAME"] = "nightly";
+  auto s3ok = build({s3, {{"/creds/AWS_ACCESS_KEY_ID", "AK\n"}, {"/creds/AWS_SECRET_ACCESS_KEY", "SK\n"}}});
+  BOOST_REQUIRE_MESSAGE(s3ok.result.config.has_value(), s3ok.result.error);
+  const auto& p = s3ok.result.config->pitr;
+  BOOST_TEST(p.storage_type == "S3");
+  BOOST_TEST(p.storage_env.at("BLOODRAVEN_PITR_S3_BUCKET") == "archive");
+  BOOST_TEST(p.storage_env.at("BLOODRAVEN_PITR_S3_ENDPOINT") == "http://127.0.0.1:9000");
+  BOOST_TEST(p.storage_env.at("BLOODRAVEN_PITR_S3_REGION") == "us-east-1");
+  BOOST_TEST(p.profile_name == "nightly");
+  BOOST_TEST((p.retention_interval == 10min));
+  BOOST_TEST(has_warning(*s3ok.result.config, "BLOODRAVEN_PITR_PROFILE_NAME"));  // no operator address
   BOOST_TEST(with("BLOODRAVEN_PITR_STORAGE_TYPE", "").find("BLOODRAVEN_PITR_STORAGE_TYPE") == 0u);
   BOOST_TEST(with("BLOODRAVEN_PITR_PVC_MOUNT_PATH", "").find("BLOODRAVEN_PITR_PVC_MOUNT_PATH") == 0u);
   BOOST_TEST(with("BLOODRAVEN_PITR_PVC_MOUNT_PATH", "relative/dir").find("absolute") != std::string::npos);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,19 @@ struct archive_plan {
 /// `sizes[i]` is the current size of entries[i] (only sealed ones are looked at).
 archive_plan plan_archive(const std::vector<index_entry>& entries, const std::vector<uint64_t>& sizes,
                           const binlog::manifest& m);
+
+/// Retention (pure): which manifest entries the operator's cutoff allows to delete. An entry goes
+/// when its lastEventTime is strictly before the cutoff; no cutoff (nullopt) deletes nothing; an
+/// entry whose lastEventTime cannot be read is kept (never delete what cannot be dated).
+struct retention_plan {
+  binlog::manifest keep;                     ///< the manifest to write, without the dropped entries
+  std::vector<binlog::manifest_entry> drop;  ///< their objects are deleted after `keep` is stored
+  std::vector<std::string> undated;          ///< names kept because lastEventTime is unreadable
+};
+retention_plan plan_retention(const binlog::manifest& m, std::optional<int64_t> cutoff_unix_ms);
+
+/// The cutoff in a /pitr-cutoff answer: status 200 with an RFC3339 cutoffTime -> unix ms;
+/// anything else (503, no cutoffTime, garbage) -> nullopt, with `why` saying which.
+std::optional<int64_t> cutoff_from_answer(int status, const std::string& body, std::string& why);
 
 }  // namespace br::sidecar

@@ -46,6 +46,14 @@ struct archiver_state {
   int64_t last_upload_at = 0;
   size_t backlog = 0;
   std::string last_error;
+  std::string location;  ///< the store's root, for status
+  bool sweeping = false;
+  uint64_t sweeps = 0;
+  int64_t last_sweep_at = 0;
+  std::string last_cutoff;
+  uint64_t files_deleted = 0;
+  std::string last_sweep_note;
+  std::string last_sweep_error;
 };
 
 using archiver_self = binlog_archiver_actor::stateful_pointer<archiver_state>;
@@ -54,8 +62,8 @@ json status_of(const archiver_state& s) {
   auto t = [](int64_t u) { return u > 0 ? json(binlog::rfc3339(u)) : json(nullptr); };
   return {{"enabled", true},
           {"site", s.opts.scan.layout.site},
-          {"storageType", "PVC"},
-          {"manifestPrefix", s.opts.scan.layout.root + "/binlogs"},
+          {"storageType", s.opts.scan.storage_type},
+          {"manifestPrefix", s.location + "binlogs"},
           {"primary", s.primary},
           {"lastScanAt", t(s.last_scan_at)},
           {"scans", s.scans},
@@ -64,7 +72,14 @@ json status_of(const archiver_state& s) {
           {"backlogFiles", s.backlog},
           {"uploadFailures", s.upload_failures},
           {"lastUploadTime", t(s.last_upload_at)},
-          {"lastError", s.last_error}};
+          {"lastError", s.last_error},
+          {"retention", {{"enabled", !s.opts.scan.retention.cutoff_url.empty()},
+                         {"sweeps", s.sweeps},
+                         {"lastSweepAt", t(s.last_sweep_at)},
+                         {"lastCutoff", s.last_cutoff},
+                         {"filesDeleted", s.files_deleted},
+                         {"lastNote", s.last_sweep_note},
+                         {"lastError", s.last_sweep_error}}}};
 }
 
 void finish_scan(archiver_self self, const std::string& error) {
@@ -138,6 +153,41 @@ void request_scan(archiver_self self) {
           });
 }
 
+void on_sweep(archiver_self self, const std::string& text) {
+  auto& s = self->state;
+  s.sweeping = false;
+  s.last_sweep_at = unix_now();
+  auto j = json::parse(text, nullptr, false);
+  if (!j.is_object()) {
+    s.last_sweep_error = "scan worker answered no sweep report";
+    return;
+  }
+  ++s.sweeps;
+  s.last_cutoff = j.value("cutoff", "");
+  s.last_sweep_note = j.value("note", "");
+  s.last_sweep_error = j.value("error", "");
+  auto deleted = j.value("deleted", json::array());
+  s.files_deleted += deleted.size();
+  if (!s.last_sweep_error.empty())
+    log::warn("retention sweep failed", {{"error", s.last_sweep_error}, {"site", s.opts.scan.layout.site}});
+  else
+    log::info("retention sweep complete", {{"cutoff", s.last_cutoff},  {"deleted", deleted},
+                                           {"note", s.last_sweep_note}, {"site", s.opts.scan.layout.site}});
+}
+
+/// One retention sweep in the worker (queued behind any scan, so the manifest has one writer).
+void request_sweep(archiver_self self) {
+  auto& s = self->state;
+  if (s.sweeping || s.opts.scan.retention.cutoff_url.empty()) return;
+  s.sweeping = true;
+  self->request(s.worker, s.opts.scan.deadline + s.opts.scan.retention.request_timeout + ms(5000), prune_atom::value)
+      .then([=](const std::string& report) { on_sweep(self, report); },
+            [=](caf::error& e) {
+              self->state.sweeping = false;
+              self->state.last_sweep_error = "scan worker: " + self->system().render(e);
+            });
+}
+
 /// Where the index lives (BLOODRAVEN_PITR_BINLOG_INDEX may be absolute).
 std::pair<std::string, std::string> index_dir_and_name(const scan_options& o) {
   auto path = o.index_name.rfind('/', 0) == 0 ? o.index_name : o.binlog_dir + "/" + o.index_name;
@@ -183,18 +233,26 @@ binlog_archiver_actor::behavior_type archiver(archiver_self self, archiver_optio
                                               std::shared_ptr<sidecar_handles> handles) {
   self->state.opts = std::move(o);
   self->state.handles = std::move(handles);
+  if (!self->state.opts.scan.store) self->state.opts.scan.store = store_of(self->state.opts.scan);
+  self->state.location = self->state.opts.scan.store->location();
   self->state.worker = spawn_archive_worker(self->system(), self->state.opts.scan);
   self->link_to(self->state.worker);
   if (self->state.opts.watch_index)
     self->link_to(self->system().spawn<caf::detached>(index_watcher, self->state.opts.scan,
                                                       binlog_archiver_actor{self}));
   self->send(self, tick_atom::value);
+  if (!self->state.opts.scan.retention.cutoff_url.empty())
+    self->delayed_send(self, self->state.opts.retention_first_delay, prune_atom::value);
   return {
       [=](tick_atom) {  // the periodic scan: re-arms itself, whatever the scans do
         request_scan(self);
         self->delayed_send(self, self->state.opts.poll_interval, tick_atom::value);
       },
       [=](run_atom) { request_scan(self); },
+      [=](prune_atom) {  // the retention sweep: re-arms itself every retention interval
+        request_sweep(self);
+        self->delayed_send(self, self->state.opts.retention_interval, prune_atom::value);
+      },
       [=](status_atom) { return status_of(self->state).dump(); },
   };
 }
@@ -204,9 +262,15 @@ binlog_archiver_actor::behavior_type archiver(archiver_self self, archiver_optio
 archive_worker_actor spawn_archive_worker(caf::actor_system& sys, scan_options o) {
   return sys.spawn<caf::detached>([o](archive_worker_actor::pointer) -> archive_worker_actor::behavior_type {
     return {[o](run_atom, bool primary) {
-      auto rep = archive_scan(o, [primary] { return std::optional<bool>(primary); }, unix_now);
-      return report_json(rep).dump();
-    }};
+              auto rep = archive_scan(o, [primary] { return std::optional<bool>(primary); }, unix_now);
+              return report_json(rep).dump();
+            },
+            [o](prune_atom) {
+              auto rep = retention_sweep(o);
+              return json{{"swept", rep.swept}, {"cutoff", rep.cutoff}, {"deleted", rep.deleted},
+                          {"note", rep.note},   {"error", rep.error}}
+                  .dump();
+            }};
   });
 }
 

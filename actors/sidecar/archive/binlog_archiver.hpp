@@ -1,6 +1,8 @@
 // The sidecar's binlog archiver (PITR): on the primary only, a detached worker
-// copies sealed binlogs into the archive and upserts the site's manifest, right after each
-// rotation (inotify on the binlog index) and every poll interval (the safety net).
+// uploads sealed binlogs into the archive (PVC or S3) and upserts the site's manifest, right after
+// each rotation (inotify on the binlog index) and every poll interval (the safety net). Every
+// retention interval the same worker asks the operator's /pitr-cutoff and prunes this site's
+// manifest and objects (whatever this server's role: the manifest is this site's alone).
 #pragma once
 
 #include <caf/event_based_actor.hpp>
@@ -21,6 +23,10 @@ struct archiver_options {
   std::chrono::milliseconds poll_interval{std::chrono::seconds(60)};
   std::chrono::milliseconds probe_timeout{std::chrono::seconds(2)};
   bool watch_index = true;  ///< inotify on the binlog index: scan right after each rotation
+  /// Retention sweeps (when scan.retention.cutoff_url is set): the first this long after start,
+  /// then every retention_interval.
+  std::chrono::milliseconds retention_first_delay{std::chrono::seconds(30)};
+  std::chrono::milliseconds retention_interval{std::chrono::hours(1)};
 };
 
 /// The scan worker: blocking file I/O, spawned detached.

@@ -1,22 +1,60 @@
-// Archiver scan: read the index, plan, copy each file (temp file, fsync, rename), upsert the
-// manifest after each file so an interrupted scan keeps what it finished.
+// Archiver scan: read the index, plan, upload each file to the store (whole or not at all),
+// upsert the manifest after each file so an interrupted scan keeps what it finished. The
+// retention sweep prunes the manifest first, then deletes the objects.
 #include "actors/sidecar/archive/binlog_scan.hpp"
 
 #include <sys/stat.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-
 #include "actors/sidecar/archive/archive_plan.hpp"
+#include "config/rfc3339.hpp"
 #include "config/sidecar_config.hpp"
 #include "io/binlog/binlog_file.hpp"
 #include "io/binlog/manifest.hpp"
-#include "io/fs/atomic_file.hpp"
+#include "io/http/client.hpp"
+#include "io/log/log.hpp"
+#include "io/storage/pvc_store.hpp"
 
 namespace br::sidecar {
 
-namespace stdfs = std::filesystem;
+namespace {
+
+constexpr uint64_t max_manifest_bytes = 64ull << 20;
+
+/// The site's manifest from the store: a new one when it does not exist; an error (never
+/// overwritten) when it cannot be read or parsed or belongs to another site.
+std::optional<binlog::manifest> load_manifest(storage::object_store& st, const archive_layout& l, std::string& error) {
+  binlog::manifest m;
+  m.site = l.site;
+  auto got = st.get_bytes(l.manifest_key(), max_manifest_bytes);
+  if (!got.ok()) {
+    if (got.error().not_found) return m;
+    error = got.error().message;
+    return std::nullopt;
+  }
+  auto where = st.location() + l.manifest_key();
+  auto parsed = binlog::parse_manifest(*got);
+  if (!parsed.value) {
+    error = where + ": " + parsed.error + " (left as it is)";
+    return std::nullopt;
+  }
+  if (parsed.value->site != l.site) {
+    error = where + ": manifest.site is \"" + parsed.value->site + "\", not \"" + l.site + "\" (left as it is)";
+    return std::nullopt;
+  }
+  return std::move(*parsed.value);
+}
+
+std::string store_manifest(storage::object_store& st, const archive_layout& l, const binlog::manifest& m) {
+  auto r = st.put_bytes(l.manifest_key(), binlog::to_json(m).dump(2) + "\n");
+  return r.ok() ? std::string{} : r.error().message;
+}
+
+}  // namespace
+
+std::shared_ptr<storage::object_store> store_of(const scan_options& o) {
+  if (o.store) return o.store;
+  return std::make_shared<storage::pvc_store>(o.layout.root);
+}
 
 scan_report archive_scan(const scan_options& o, const std::function<std::optional<bool>()>& is_primary,
                          const std::function<int64_t()>& now) {
@@ -38,29 +76,14 @@ scan_report archive_scan(const scan_options& o, const std::function<std::optiona
   }
   auto entries = parse_binlog_index(*index_text, o.binlog_dir);
 
-  binlog::manifest m;
-  m.site = o.layout.site;
-  std::error_code ec;
-  stdfs::create_directories(o.layout.object_dir(), ec);
-  if (ec) {
-    rep.error = "cannot create " + o.layout.object_dir() + ": " + ec.message();
+  auto store = store_of(o);
+  std::string load_error;
+  auto loaded = load_manifest(*store, o.layout, load_error);
+  if (!loaded) {
+    rep.error = load_error;
     return rep;
   }
-  if (stdfs::exists(o.layout.manifest_path())) {
-    std::ifstream in(o.layout.manifest_path(), std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto parsed = binlog::parse_manifest(text);
-    if (!parsed.value) {
-      rep.error = o.layout.manifest_path() + ": " + parsed.error + " (left as it is)";
-      return rep;
-    }
-    if (parsed.value->site != o.layout.site) {
-      rep.error = o.layout.manifest_path() + ": manifest.site is \"" + parsed.value->site +
-                  "\", not \"" + o.layout.site + "\" (left as it is)";
-      return rep;
-    }
-    m = std::move(*parsed.value);
-  }
+  binlog::manifest m = std::move(*loaded);
 
   std::vector<uint64_t> sizes;
   for (const auto& e : entries) {
@@ -92,10 +115,8 @@ scan_report archive_scan(const scan_options& o, const std::function<std::optiona
                   " (its Previous_gtids lacks transactions of the earlier file)";
       break;
     }
-    if (auto err = br::fs::copy_file_atomic(e.path, o.layout.object_dir() + "/" + e.name,
-                                    file.summary->size, until);
-        !err.empty()) {
-      rep.error = err;
+    if (auto put = store->put_file(o.layout.remote_path(e.name), e.path); !put.ok()) {
+      rep.error = put.error().message;
       break;
     }
     binlog::manifest_entry me;
@@ -108,8 +129,7 @@ scan_report archive_scan(const scan_options& o, const std::function<std::optiona
     me.end_gtids = next.summary->previous_gtids.to_compact_string();
     me.archived_at = binlog::rfc3339(now());
     m.upsert(me);
-    if (auto err = br::fs::write_file_atomic(o.layout.manifest_path(), binlog::to_json(m).dump(2) + "\n", 0640);
-        !err.empty()) {
+    if (auto err = store_manifest(*store, o.layout, m); !err.empty()) {
       rep.error = err;
       break;
     }
@@ -119,6 +139,64 @@ scan_report archive_scan(const scan_options& o, const std::function<std::optiona
     --rep.backlog;
   }
   if (rep.error.empty() && !plan.conflicts.empty()) rep.error = plan.conflicts.front();
+  return rep;
+}
+
+prune_report prune_archive(const scan_options& o, std::optional<int64_t> cutoff_unix_ms) {
+  prune_report rep;
+  if (!cutoff_unix_ms) {
+    rep.note = "no cutoff: nothing deleted";
+    return rep;
+  }
+  rep.cutoff = config::format_rfc3339(config::timestamp(std::chrono::milliseconds(*cutoff_unix_ms)));
+  auto store = store_of(o);
+  std::string load_error;
+  auto m = load_manifest(*store, o.layout, load_error);
+  if (!m) {
+    rep.error = load_error;
+    return rep;
+  }
+  rep.swept = true;
+  auto plan = plan_retention(*m, cutoff_unix_ms);
+  if (plan.drop.empty()) return rep;
+  // The manifest first: once it is stored without them, nothing points at the objects.
+  if (auto err = store_manifest(*store, o.layout, plan.keep); !err.empty()) {
+    rep.error = err;
+    return rep;
+  }
+  for (const auto& e : plan.drop) {
+    auto key = e.remote_path.empty() ? o.layout.remote_path(e.name) : e.remote_path;
+    if (auto r = store->remove(key); !r.ok()) {
+      log::warn("retention: delete object", {{"key", key}, {"error", r.error().message}});
+      if (rep.error.empty()) rep.error = r.error().message;
+      continue;
+    }
+    rep.deleted.push_back(e.name);
+  }
+  return rep;
+}
+
+prune_report retention_sweep(const scan_options& o) {
+  if (o.retention.cutoff_url.empty()) {
+    prune_report rep;
+    rep.note = "retention off";
+    return rep;
+  }
+  http::client_request req;
+  req.url = o.retention.cutoff_url;
+  req.timeout = o.retention.request_timeout;
+  req.connect_timeout = std::min(o.retention.request_timeout, std::chrono::milliseconds(2000));
+  req.max_response_bytes = 64 * 1024;
+  auto res = http::perform(req);
+  if (res.error != http::client_error::none) {
+    prune_report rep;
+    rep.note = "operator unreachable (" + res.message + "): nothing deleted";
+    return rep;
+  }
+  std::string why;
+  auto cutoff = cutoff_from_answer(res.status, res.body, why);
+  auto rep = prune_archive(o, cutoff);
+  if (!cutoff) rep.note = why;
   return rep;
 }
 

@@ -5,6 +5,9 @@
 
 #include <caf/all.hpp>
 
+#include <stdexcept>
+
+#include "actors/sidecar/archive/archive_settings.hpp"
 #include "actors/sidecar/archive/binlog_archiver.hpp"
 #include "actors/sidecar/fencing/boot_guard.hpp"
 #include "actors/sidecar/fencing/fencing_monitor.hpp"
@@ -111,13 +114,10 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
     return as_child(sup->spawn(boot_guard, mopts, h));
   }));
   if (cfg.pitr.enabled) {
-    archiver_options ao;
-    ao.scan.layout.root = cfg.pitr.pvc_mount_path;
-    ao.scan.layout.site = cfg.site;
-    ao.scan.binlog_dir = cfg.pitr.binlog_dir;
-    ao.scan.index_name = cfg.pitr.binlog_index;
-    ao.poll_interval = to_ms(cfg.pitr.poll_interval);
-    ao.probe_timeout = std::min(to_ms(cfg.request_timeout), ms(2000));
+    // main checked the settings before starting (archiver_settings); a failure here cannot happen.
+    auto built = archiver_settings(cfg);
+    if (!built.options) throw std::runtime_error(built.error);
+    auto ao = *built.options;
     out.push_back(spec("binlog_archiver", "binlog_archiver", [h, ao](caf::local_actor* sup) {
       auto a = spawn_binlog_archiver(sup->system(), ao, h);
       h->set_archiver(a);
