@@ -232,6 +232,11 @@ BOOST_AUTO_TEST_CASE(backup_phases) {
        }(), missing, none, none, ""},
       {"invalid group: Pending, nothing created", backup(""), invalid, none, none, "status:Pending"},
       {"unknown profile: Failed", no_profile, gv, none, none, "status:Failed event:BackupFailed"},
+      {"name too long for its Jobs: Failed", [] {
+         auto b = backup("");
+         b["metadata"]["name"] = std::string(49, 'n');
+         return b;
+       }(), gv, none, none, "status:Failed event:BackupFailed"},
       {"Job exists (status write lost): Running without a second Job", backup("Pending"), gv, running,
        none, "status:Running event:BackupStarted"},
       {"running Job: nothing", backup("Running"), gv, running, none, ""},

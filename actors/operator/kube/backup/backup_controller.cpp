@@ -109,7 +109,9 @@ struct pass {
     return best;
   }
 
-  void apply(const json& backup, const action& a, const std::string& group, const std::string& profile) {
+  /// False when the action failed in a way that must stop the backup's later actions this pass
+  /// (a Job that could not be created is not recorded as started).
+  bool apply(const json& backup, const action& a, const std::string& group, const std::string& profile) {
     const std::string ns = backup["metadata"].value("namespace", "");
     const std::string rv = backup["metadata"].value("resourceVersion", "");
     switch (a.kind) {
@@ -137,7 +139,10 @@ struct pass {
       }
       case action_kind::create_job: {
         auto r = c.create(resources::jobs, ns, a.body);
-        if (!r && !r.error().already_exists()) failed("create job", a.name, r.error());
+        if (!r && !r.error().already_exists()) {
+          failed("create job", a.name, r.error());
+          return false;
+        }
         break;
       }
       case action_kind::delete_job: {
@@ -162,6 +167,7 @@ struct pass {
         break;
       }
     }
+    return true;
   }
 
   void run() {
@@ -247,7 +253,7 @@ struct pass {
         in.backup_job.result = termination_message(ns, name);
       in.now = now;
       for (const auto& a : decide_backup(in, render))
-        apply(b, a, group, spec.value("profileName", ""));
+        if (!apply(b, a, group, spec.value("profileName", ""))) break;
     }
 
     // Retention, per group and profile, among the backups that carry our finalizer (their

@@ -242,6 +242,9 @@ std::vector<action> decide_backup(const backup_input& in, const job_renderers& r
       return out;
     };
     const std::string group_name = spec.value("failoverGroupRef", json::object()).value("name", "");
+    if (cleanup_job_name(name).size() > 63)
+      return failed("the name " + name + " is too long: its Jobs (mysqlbackup-rm-<name>) must fit "
+                    "63 characters; use at most 48");
     if (!in.group.found) return pending("group " + group_name + " not found");
     if (!in.group.valid) return pending("group " + group_name + " has an invalid spec (see its Ready condition)");
     if (!in.group.group.spec.backup) return failed("group " + group_name + " has no spec.backup");
