@@ -337,7 +337,7 @@ BOOST_AUTO_TEST_CASE(healthy_primary_is_left_alone_and_reports_every_tick) {
 // PITR progress rides along in the report: the archiver's GET /archiver/status object.
 BOOST_AUTO_TEST_CASE(report_carries_the_archiver_status) {
   auto archiver = sys.spawn([]() -> binlog_archiver_actor::behavior_type {
-    return {[](tick_atom) {}, [](run_atom) {},
+    return {[](tick_atom) {}, [](run_atom) {}, [](prune_atom) {},
             [](status_atom) {
               return std::string(R"({"enabled":true,"primary":true,"filesArchived":3})");
             }};
