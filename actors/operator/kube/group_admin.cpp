@@ -14,6 +14,8 @@
 // repeated after a lost answer, or asked again, is never acted on twice (decide/admin_handoff).
 #include "actors/operator/kube/group_source_detail.hpp"
 
+#include <functional>
+
 #include "actors/common/child_lookup.hpp"
 #include "actors/operator/decide/admin_handoff.hpp"
 #include "actors/operator/decide/group_step.hpp"
@@ -71,6 +73,20 @@ void retry(source_ptr self, const std::string& key, std::chrono::seconds after) 
   self->delayed_send(self, after, annotate_atom::value, key);
 }
 
+/// Hands (annotation, value) to the group's coordinator; `done` gets its answer, or nullopt when
+/// the coordinator could not be reached or did not answer in time.
+void ask_coordinator(source_ptr self, group_entry& e, std::string annotation, std::string value,
+                     std::function<void(std::optional<std::string>)> done) {
+  ask_child<coordinator_actor>(
+      self, e.supervisor, "coordinator", coordinator_timeout,
+      [=](coordinator_actor co) {
+        self->request(co, coordinator_timeout, annotate_atom::value, annotation, value)
+            .then([=](std::string& answer) { done(answer); },
+                  [=](caf::error&) { done(std::nullopt); });
+      },
+      [=](caf::error&) { done(std::nullopt); });
+}
+
 void hand_to_coordinator(source_ptr self, const std::string& key, group_entry& e) {
   auto& p = self->state.admin[key];
   p.in_flight = true;
@@ -113,14 +129,7 @@ void hand_to_coordinator(source_ptr self, const std::string& key, group_entry& e
     }
     retry(self, key, busy_retry);
   };
-  ask_child<coordinator_actor>(
-      self, e.supervisor, "coordinator", coordinator_timeout,
-      [=](coordinator_actor co) {
-        self->request(co, coordinator_timeout, annotate_atom::value, annotation, value)
-            .then([=](std::string& answer) { done(answer); },
-                  [=](caf::error&) { done(std::nullopt); });
-      },
-      [=](caf::error&) { done(std::nullopt); });
+  ask_coordinator(self, e, annotation, value, done);
 }
 
 /// The planned-failover annotation went while its request had not ended: ask the coordinator
@@ -135,24 +144,17 @@ void cancel_planned(source_ptr self, const std::string& key, group_entry& e) {
     auto& p = it->second;
     p.in_flight = false;
     auto f = admin_fields(key, p);
-    if (!answer || answer->rfind("busy", 0) == 0) {
+    if ((!answer || answer->rfind("busy", 0) == 0) && ++p.attempts < max_busy_attempts) {
       retry(self, key, busy_retry);
       return;
     }
-    p.cancel_wanted = false;
-    f["answer"] = *answer;
+    p.cancel_wanted = false;  // answered, or given up like any busy hand-off
+    p.attempts = 0;
+    f["answer"] = answer ? *answer : std::string("no answer");
     log::info("planned-failover annotation removed: cancel asked", f);
     retry(self, key, busy_retry);  // asked about again: it ends now if it was cancelled
   };
-  ask_child<coordinator_actor>(
-      self, e.supervisor, "coordinator", coordinator_timeout,
-      [=](coordinator_actor co) {
-        self->request(co, coordinator_timeout, annotate_atom::value,
-                      std::string(planned_failover_annotation), std::string(planned_cancel_value))
-            .then([=](std::string& answer) { done(answer); },
-                  [=](caf::error&) { done(std::nullopt); });
-      },
-      [=](caf::error&) { done(std::nullopt); });
+  ask_coordinator(self, e, planned_failover_annotation, planned_cancel_value, done);
 }
 
 void clear_on_object(source_ptr self, const std::string& key, const group_entry& e) {
