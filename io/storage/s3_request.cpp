@@ -1,6 +1,8 @@
 // S3 client pure parts: addressing, canonical encoding, bounded XML reading, backoff.
 #include "io/storage/s3_request.hpp"
 
+#include "io/codec/url.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -73,27 +75,10 @@ std::optional<endpoint> resolve_endpoint(const std::string& url, const std::stri
   return ep;
 }
 
-std::string uri_encode(std::string_view s, bool keep_slash) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size() * 3);
-  for (unsigned char c : s) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-        c == '_' || c == '~' || (keep_slash && c == '/')) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::string canonical_query(query_params q) {
   for (auto& [k, v] : q) {
-    k = uri_encode(k, false);
-    v = uri_encode(v, false);
+    k = url_escape(k, false);
+    v = url_escape(v, false);
   }
   std::sort(q.begin(), q.end());
   std::string out;
@@ -109,9 +94,9 @@ std::string object_url(const endpoint& ep, const std::string& bucket, const std:
   std::string url = ep.scheme + "://";
   if (ep.path_style) {
     url += ep.authority() + "/" + bucket;
-    url += full_key.empty() ? "/" : "/" + uri_encode(full_key, true);
+    url += full_key.empty() ? "/" : "/" + url_escape(full_key, true);
   } else {
-    url += bucket + "." + ep.authority() + "/" + uri_encode(full_key, true);
+    url += bucket + "." + ep.authority() + "/" + url_escape(full_key, true);
   }
   if (!q.empty()) url += "?" + canonical_query(q);
   return url;

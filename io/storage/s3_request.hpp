@@ -28,10 +28,6 @@ std::optional<endpoint> resolve_endpoint(const std::string& url, const std::stri
 /// True for an IPv4 literal, a bracketed IPv6 literal, or "localhost".
 bool host_needs_path_style(std::string_view host);
 
-/// RFC 3986 percent-encoding as SigV4 wants it: unreserved A-Z a-z 0-9 - . _ ~ kept, '/' kept
-/// when keep_slash, every other byte %XX (upper case).
-std::string uri_encode(std::string_view s, bool keep_slash);
-
 using query_params = std::vector<std::pair<std::string, std::string>>;
 /// "k1=v1&k2=v2", sorted by key then value, both encoded; an empty value keeps its '='
 /// ("uploads="), which is the canonical form SigV4 signs.
