@@ -122,6 +122,7 @@ void read(const json& v, const std::string& path, site_spec& out, field_errors& 
       .field("sidecarAddress", out.sidecar_address)
       .field("resources", out.resources)
       .field("serviceTemplate", out.service_template)
+      .field("groupReplication", out.group_replication)
       .done();
 }
 
@@ -164,6 +165,8 @@ void read(const json& v, const std::string& path, replication_spec& out, field_e
       .field("password", out.password)
       .field("secretName", out.secret_name)
       .field("tls", out.tls)
+      .field("mode", out.mode)
+      .field("groupReplication", out.group_replication)
       .done();
 }
 

@@ -14,6 +14,7 @@
 #include "config/duration.hpp"
 #include "config/field_error.hpp"
 #include "config/pod_spec.hpp"
+#include "config/replication_mode.hpp"
 #include "messages/topology.hpp"
 
 namespace br::config {
@@ -76,6 +77,8 @@ struct site_spec {
   std::optional<resource_requirements> resources;
   /// The site Service mysql-<g>-<site> (labels, annotations, type, extra ports).
   std::optional<service_template_spec> service_template;  // "serviceTemplate"
+  /// Group Replication mode only: the member's own settings (config/replication_mode.hpp).
+  std::optional<site_group_replication_spec> group_replication;  // "groupReplication"
   bool operator==(const site_spec&) const = default;
 };
 
@@ -123,6 +126,9 @@ struct replication_spec {
   std::string password;
   std::string secret_name;
   bool tls = false;
+  replication_mode mode = replication_mode::async;  // "mode"; immutable once the group has run
+  /// "groupReplication": only with mode groupReplication (config/replication_mode.hpp).
+  std::optional<group_replication_spec> group_replication;
   bool operator==(const replication_spec&) const = default;
 };
 

@@ -34,6 +34,7 @@ json site_json(const site_spec& s) {
   put(j, "sidecarAddress", s.sidecar_address);
   if (s.resources) j["resources"] = to_json(*s.resources);
   if (s.service_template) j["serviceTemplate"] = to_json(*s.service_template);
+  if (s.group_replication) j["groupReplication"] = to_json(*s.group_replication);
   return j;
 }
 
@@ -83,6 +84,11 @@ json to_json(const group_spec& s) {
   put(r, "user", s.replication.user);
   put(r, "password", s.replication.password);
   put(r, "secretName", s.replication.secret_name);
+  // The async default is left out, so the canonical JSON of every async group stays as it was.
+  if (s.replication.mode != replication_mode::async)
+    r["mode"] = std::string{to_string(s.replication.mode)};
+  if (s.replication.group_replication)
+    r["groupReplication"] = to_json(*s.replication.group_replication);
   j["updateStrategy"] = std::string{to_string(s.update_strategy)};
   j["cloneTimeout"] = s.clone_timeout;
   json sb = json::object();

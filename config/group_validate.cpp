@@ -42,7 +42,9 @@ struct checker {
 
   void sites() {
     const auto& sites = spec.sites;
-    if (sites.size() < 2 || sites.size() > 16)
+    // Group Replication counts members its own way (validate_replication_mode).
+    const bool gr = spec.replication.mode == replication_mode::group_replication;
+    if (!gr && (sites.size() < 2 || sites.size() > 16))
       fail("spec.sites", "must list between 2 and 16 sites, got " + std::to_string(sites.size()));
     std::set<std::string> seen;
     std::size_t candidates = 0;
@@ -86,7 +88,7 @@ struct checker {
         fail(site_path(i, "sidecarAddress"),
              "invalid address " + in_quotes(s.sidecar_address) + ": expected host:port");
     }
-    if (candidates < 2)
+    if (!gr && candidates < 2)
       fail("spec.sites", "at least two sites must have role primary-candidate, got " +
                              std::to_string(candidates));
   }
@@ -354,6 +356,7 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
   c.dragonfly();
   c.pods();
   c.unimplemented();
+  validate_replication_mode(spec, mode, c.errs);
   if (spec.backup) validate_backup(*spec.backup, "spec.backup", c.errs);
   return std::move(c.errs);
 }

@@ -36,6 +36,14 @@ bool is_dns_label_or_subdomain(std::string_view s);
 /// adds: address for every site; lbIP and taints are optional. Paths are rooted at "spec".
 field_errors validate_spec(const group_spec& spec, run_mode mode);
 
+/// spec.replication.mode (config/replication_validate.cpp): async refuses the Group Replication
+/// members; groupReplication takes 1..9 primary-candidate sites (one member each), a member
+/// address per site in standalone mode (none in Kubernetes, where it is rendered), a UUID
+/// groupName, autoRejoinTries 0..2016, maxSwitchoverDelay 1s..1h, an image of MySQL 8.0.22 or
+/// later (when its tag names a version), and refuses multiPrimary and the async-only members
+/// (splitBrainPolicy, promotionPolicy Fast, plannedFailover.onCooldown defer) and spec.backup.
+void validate_replication_mode(const group_spec& spec, run_mode mode, field_errors& errs);
+
 /// "shipstream.io/site.<group>": the node label that puts a node in one of the group's sites (its
 /// value is the site name). A site's taintNodeSelector must carry it with the site's name, so a
 /// group can only taint its own site's nodes (docs/architecture.md "Node taints").

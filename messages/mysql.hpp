@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "messages/gr.hpp"
+
 namespace br {
 
 /// Where and as whom to connect. The password is deliberately NOT part of inspect(), so it never
@@ -48,6 +50,12 @@ enum class mysql_op : uint8_t {
   /// value = up to 5 InnoDB tables outside the system schemas and the operator's own, comma
   /// separated ("" = none); information_schema.INNODB_TABLES, so PROCESS suffices
   read_user_tables,
+  /// Group Replication (issue 22; io/mysql/group_replication.hpp):
+  gr_probe,        ///< probe plus the member's gr_snapshot -> outcome.probe (probe.gr filled)
+  gr_bootstrap,    ///< settings `gr`, bootstrap_group ON, START, OFF -> value = own state
+  gr_start,        ///< settings `gr`, START (recovery account = `source`) -> value = own state
+  gr_stop,         ///< STOP GROUP_REPLICATION
+  gr_set_primary,  ///< group_replication_set_as_primary(`member_id`, timeout in seconds)
 };
 
 
@@ -71,12 +79,15 @@ struct mysql_command {
   /// a command below its floor (error_kind "stale_generation"); the floor rises when leadership
   /// ends. 0 = decided without leader election (standalone mode).
   uint64_t leader_generation = 0;
+  gr_settings gr;         ///< gr_bootstrap / gr_start
+  std::string member_id;  ///< gr_set_primary: the new primary's MEMBER_ID
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, mysql_command& x) {
   return f(caf::meta::type_name("mysql_command"), x.op, x.target, x.timeout, x.gtid, x.source,
-           x.source_ssl, x.lease, x.require_armed, x.deadline, x.leader_generation);
+           x.source_ssl, x.lease, x.require_armed, x.deadline, x.leader_generation, x.gr,
+           x.member_id);
 }
 
 /// Wire form of io/mysql's probe_result (plain strings so it is cheap to copy and to mock).
@@ -101,6 +112,8 @@ struct site_probe {
   /// RECEIVED_TRANSACTION_SET of the replica channel (server format; "" without a channel): what
   /// the relay log holds, the target of the failover executor's relay drain.
   std::string received_gtid;
+  /// gr_probe only: the member's view of its group (member_id "" = not read).
+  gr_snapshot gr;
   bool writable() const { return !read_only && !super_read_only; }
   bool replicating() const { return channel_configured && io_state == "ON" && sql_state == "ON"; }
 };
@@ -110,7 +123,7 @@ typename Inspector::result_type inspect(Inspector& f, site_probe& x) {
   return f(caf::meta::type_name("site_probe"), x.read_only, x.super_read_only, x.gtid_executed,
            x.server_uuid, x.server_id, x.version, x.channel_configured, x.io_state, x.sql_state,
            x.source_host, x.source_port, x.seconds_behind, x.last_io_errno, x.last_io_error,
-           x.last_sql_errno, x.last_sql_error, x.latency_us, x.received_gtid);
+           x.last_sql_errno, x.last_sql_error, x.latency_us, x.received_gtid, x.gr);
 }
 
 /// Result of one mysql_command. `error_kind` mirrors io/mysql's classification
@@ -153,6 +166,11 @@ inline std::string to_string(mysql_op op) {
     case mysql_op::show_grants: return "show_grants";
     case mysql_op::read_clone_state: return "read_clone_state";
     case mysql_op::read_user_tables: return "read_user_tables";
+    case mysql_op::gr_probe: return "gr_probe";
+    case mysql_op::gr_bootstrap: return "gr_bootstrap";
+    case mysql_op::gr_start: return "gr_start";
+    case mysql_op::gr_stop: return "gr_stop";
+    case mysql_op::gr_set_primary: return "gr_set_primary";
   }
   return "unknown";
 }

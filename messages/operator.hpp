@@ -259,13 +259,15 @@ struct durable_state {
   /// status.plannedFailover of the latest accepted planned failover (issue 20): Deferred, its
   /// phases (kept with the plan's own writes) and how it ended; survives an operator restart.
   planned_failover_record planned;
+  /// Group Replication groups only (messages/gr.hpp): the sticky bootstrap and group name.
+  gr_durable gr;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, durable_state& x) {
   return f(caf::meta::type_name("durable_state"), x.view, x.last_failover_ms,
            x.last_failover_target, x.promotion_gtid, x.plan_active, x.plan, x.recovery,
-           x.last_failover_losses, x.bootstrap, x.manually_fenced, x.planned);
+           x.last_failover_losses, x.bootstrap, x.manually_fenced, x.planned, x.gr);
 }
 
 /// A Kubernetes-style Event (type Normal|Warning, reason from the ).

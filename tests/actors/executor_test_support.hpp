@@ -168,6 +168,15 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
     case mysql_op::show_grants:
       for (const auto& g : s.grants) o.value += (o.value.empty() ? "" : "\n") + g;
       break;
+    case mysql_op::gr_probe:
+    case mysql_op::gr_bootstrap:
+    case mysql_op::gr_start:
+    case mysql_op::gr_stop:
+    case mysql_op::gr_set_primary:
+      o.ok = false;  // the async executor never sends these
+      o.error_kind = "other";
+      o.error = "group replication command in an async fleet";
+      break;
   }
   return o;
 }

@@ -5,3 +5,8 @@ br_test(unit_gr
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_view_test.cpp
           ${PROJECT_SOURCE_DIR}/actors/operator/decide/gr_view.cpp
   LABELS "unit;gr")
+# io/mysql/group_replication's pure parts: the member snapshot parser and the START statements.
+br_test(unit_gr_sql
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_sql_test.cpp
+  LIBS br_io_mysql
+  LABELS "unit;gr")

@@ -172,7 +172,7 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
                       {"divergentGtid", r.divergent_gtid},
                       {"divergentCount", r.divergent_count}};
   const auto& p = s.plan;
-  return {
+  nlohmann::json j = {
       {"view",
        {{"epoch", s.view.epoch},
         {"activeSite", s.view.active_site},
@@ -209,6 +209,13 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
       {"manuallyFenced", s.manually_fenced},
       {"plannedFailover", planned_json(s.planned)},
   };
+  // Group Replication groups only (issue 22); an async group's state keeps its old shape.
+  if (s.gr != gr_durable{})
+    j["groupReplication"] = {{"groupName", s.gr.group_name},
+                             {"bootstrapped", s.gr.bootstrapped},
+                             {"observedViewMax", s.gr.observed_view_max},
+                             {"bootstrapStarted", s.gr.bootstrap_started}};
+  return j;
 }
 
 caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
@@ -267,6 +274,13 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
         s.manually_fenced.insert(site);
     // Added with issue 20 (the planned failover record); older state files have none.
     if (j.contains("plannedFailover")) s.planned = planned_from_json(member(j, "plannedFailover"));
+    if (j.contains("groupReplication")) {
+      const auto& g = member(j, "groupReplication");
+      s.gr.group_name = get<std::string>(g, "groupName");
+      s.gr.bootstrapped = get<bool>(g, "bootstrapped");
+      s.gr.observed_view_max = get<uint64_t>(g, "observedViewMax");
+      s.gr.bootstrap_started = get<std::string>(g, "bootstrapStarted");
+    }
     const auto& rec = member(j, "recovery");
     if (!rec.is_object()) throw bad_member("wrong type of member recovery");
     for (auto it = rec.begin(); it != rec.end(); ++it) {

@@ -25,6 +25,7 @@
 #include "io/mysql/commands.hpp"
 #include "io/mysql/connection.hpp"
 #include "io/mysql/dead_mans_switch.hpp"
+#include "io/mysql/group_replication.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
 #include "io/mysql/probe_wire.hpp"
@@ -211,6 +212,16 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
     out.value = r->state;
     return out;
   }
+  if (cmd.op == mysql_op::gr_bootstrap || cmd.op == mysql_op::gr_start ||
+      cmd.op == mysql_op::gr_stop || cmd.op == mysql_op::gr_set_primary) {
+    st.cache.erase(key);  // the member's state changes under any cached session
+    auto r = mysql::run_gr_command(options_for(cmd.target, seconds(5)), cmd.op, cmd.gr, cmd.source,
+                                   cmd.member_id, timeout);
+    if (!r.ok()) return failure(r.error());
+    out.ok = true;
+    out.value = *r;
+    return out;
+  }
   // Everything else runs on the cached session for the target.
   auto it = st.cache.find(key);
   if (it != st.cache.end() && it->second.timeout != timeout) {
@@ -352,8 +363,21 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
         if (!row.empty() && row[0]) out.value += (out.value.empty() ? "" : ",") + *row[0];
       break;
     }
+    case mysql_op::gr_probe: {
+      auto r = mysql::probe(conn, d);
+      if (fail_if(r, out, st, key)) return out;
+      out.probe = mysql::to_wire(*r);
+      auto g = mysql::read_gr_snapshot(conn);
+      if (fail_if(g, out, st, key)) return out;
+      out.probe.gr = std::move(*g);
+      break;
+    }
     case mysql_op::wait_executed:
     case mysql_op::clone:
+    case mysql_op::gr_bootstrap:
+    case mysql_op::gr_start:
+    case mysql_op::gr_stop:
+    case mysql_op::gr_set_primary:
       break;  // handled above
   }
   out.ok = true;
