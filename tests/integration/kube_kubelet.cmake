@@ -3,9 +3,14 @@
 # ClusterIPs + DNAT and a hosts file (SIMULATED kube-proxy/DNS). Needs root; RUN_SERIAL: one
 # kubelet per machine (bridge brk0, 10.244.0.0/24).
 br_library(br_process_kubelet FOLDER ${PROJECT_SOURCE_DIR}/tests/support/process_kubelet
-  LIBS br_io_kube br_io_codec nlohmann_json::nlohmann_json Threads::Threads)
+  LIBS br_io_kube br_io_codec br_config nlohmann_json::nlohmann_json Threads::Threads)
 br_test(unit_kubelet_pod_config
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_kubelet_unit_test.cpp
+  LIBS br_process_kubelet
+  LABELS "unit;kubelet")
+# The Job controller SIMULATION's decisions and the kubelet's container-exit rules (pure).
+br_test(unit_kubelet_jobs
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_kubelet_job_unit_test.cpp
   LIBS br_process_kubelet
   LABELS "unit;kubelet")
 br_test(integration_kube_kubelet

@@ -20,10 +20,12 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 
 #include "tests/support/process_kubelet/command.hpp"
+#include "tests/support/process_kubelet/job_controller.hpp"
 #include "tests/support/process_kubelet/pod_config.hpp"
 #include "tests/support/process_kubelet/pod_network.hpp"
 
@@ -82,6 +84,23 @@ bool is_mysql_image(const std::string& image) {
          image == "mysql";
 }
 bool is_sidecar_image(const std::string& image) { return image.find("sidecar") != std::string::npos; }
+/// The operator's image (bloodraven, not the sidecar's): what backup and restore Jobs run.
+bool is_bloodraven_image(const std::string& image) {
+  return !is_sidecar_image(image) && image.find("bloodraven") != std::string::npos;
+}
+
+const kube::resource_ref jobs_resource{"batch", "v1", "jobs", true};
+
+/// "Job <name>" pods are keyed apart from the Deployments' (whose key is the Deployment name).
+std::string job_pod_key(const std::string& pod) { return "job/" + pod; }
+
+/// The container's log since its last start (the kubelet's marker line), for FallbackToLogsOnError.
+std::string last_run_log(const std::string& log) {
+  const auto at = log.rfind("---- process kubelet: container ");
+  if (at == std::string::npos) return log;
+  const auto nl = log.find('\n', at);
+  return nl == std::string::npos ? "" : log.substr(nl + 1);
+}
 
 std::optional<int64_t> security_value(const json& pod_spec, const json& container, const char* key) {
   const json csc = container.value("securityContext", json::object());
@@ -177,8 +196,17 @@ struct process_kubelet::pod_state {
     steady::time_point held_until{};  ///< hold_restart(): no start before this
     std::string waiting_reason = "ContainerCreating", waiting_message;
     std::string log;
+    /// Job pods: the file bind-mounted at terminationMessagePath ("" for Deployment pods).
+    std::string termination_file;
+    /// Exited and not started again (restartPolicy Never, or OnFailure with exit 0).
+    bool terminated = false;
+    std::string finished_at, message;  ///< of the last exit
   };
   std::string name, deployment;
+  std::string job;  ///< the owning Job ("" for a Deployment's pod)
+  std::string restart_policy = "Always";
+  std::string final_phase;  ///< Succeeded | Failed once every container has terminated
+  bool final_written = false;
   int64_t generation = 0;
   int index = 0;
   std::string ip, dir;
@@ -206,6 +234,7 @@ options options::from_test_env() {
   const char* sb = std::getenv("BR_SANDBOX_DIR");
   o.chroot = (sb ? std::string(sb) : s + "/.sandbox") + "/root";
   o.sidecar_binary = b + "/actors/bloodraven-sidecar";
+  o.bloodraven_binary = b + "/actors/bloodraven";
   o.entrypoint_script = s + "/tests/support/process_kubelet/mysql-entrypoint.sh";
   return o;
 }
@@ -246,7 +275,7 @@ void process_kubelet::cleanup(const std::string& state_dir) {
   for (std::string l; std::getline(in, l);)
     if (!l.empty()) dirs.push_back(l);
   std::sort(dirs.begin(), dirs.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
-  for (const auto& d : dirs) ::rmdir(d.c_str());
+  for (const auto& d : dirs) fs::remove(d, ec);  // mount points: empty directories or files
   fs::remove_all(state_dir, ec);
 }
 
@@ -419,6 +448,10 @@ std::string process_kubelet::container_log(const std::string& deployment,
   return path.empty() ? "" : read_text(path);
 }
 
+std::string process_kubelet::job_container_log(const std::string& pod, const std::string& container) const {
+  return read_text(opts_.state_dir + "/logs/" + pod + "_" + container + ".log");
+}
+
 std::string process_kubelet::service_ip(const std::string& service, const std::string& ns) const {
   std::lock_guard<std::mutex> lk(mx_);
   auto it = cluster_ips_.find((ns.empty() ? opts_.ns : ns) + "/" + service);
@@ -434,7 +467,8 @@ void process_kubelet::tick() {
   auto cms = c_->list(kube::resources::configmaps, opts_.ns, {}, 3s);
   auto pvcs = c_->list(kube::resources::pvcs, opts_.ns, {}, 3s);
   auto svcs = c_->list(kube::resources::services, opts_.ns, {}, 3s);
-  for (const auto* r : {&deps, &pods, &secrets, &cms, &pvcs, &svcs})
+  auto jobs = c_->list(jobs_resource, opts_.ns, {}, 3s);
+  for (const auto* r : {&deps, &pods, &secrets, &cms, &pvcs, &svcs, &jobs})
     if (!*r) {
       error_ = "list: " + r->error().describe();
       return;  // next tick
@@ -458,8 +492,9 @@ void process_kubelet::tick() {
   for (auto it = pods_.begin(); it != pods_.end();) {
     auto& p = *it->second;
     const bool gone = !api_pods.contains(p.name);
-    const bool orphan = !wanted.contains(p.deployment);
-    const bool old = !orphan && wanted[p.deployment]["metadata"].value("generation", int64_t{1}) > p.generation;
+    const bool orphan = p.job.empty() && !wanted.contains(p.deployment);
+    const bool old = p.job.empty() && !orphan &&
+                     wanted[p.deployment]["metadata"].value("generation", int64_t{1}) > p.generation;
     if (gone || orphan || old) {
       stop_pod(p, !gone);
       it = pods_.erase(it);
@@ -528,17 +563,123 @@ void process_kubelet::tick() {
         deployment_status_written_[name] = st.dump();
     }
   }
+  run_jobs((*jobs)["items"], api_pods);
   for (auto& [_, p] : pods_) {
     auto it = api_pods.find(p->name);
     if (it == api_pods.end()) continue;
     p->labels = it->second["metadata"].value("labels", json::object());
     run_pod(*p, it->second);
   }
+  // Job pods that ended, their final status written: processes and network go, the object stays.
+  for (auto it = pods_.begin(); it != pods_.end();) {
+    if (it->second->final_written) {
+      stop_pod(*it->second, false);
+      it = pods_.erase(it);
+    } else {
+      ++it;
+    }
+  }
   sync_services((*svcs)["items"]);
+}
+
+void process_kubelet::run_jobs(const json& jobs, std::map<std::string, json>& api_pods) {
+  static constexpr char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";  // as generateName's
+  const auto now = std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
+  for (const auto& job : jobs) {
+    if (job["metadata"].contains("deletionTimestamp")) continue;
+    const std::string uid = job["metadata"].value("uid", "");
+    std::vector<json> owned;
+    for (const auto& [_, p] : api_pods)
+      if (owned_by(p, uid)) owned.push_back(p);
+    std::string suffix;
+    for (int i = 0; i < 5; ++i) suffix += alphabet[random_() % (sizeof alphabet - 1)];
+    const auto step = decide_job(job, owned, now, suffix, opts_.jobs);
+    const std::string name = job["metadata"].value("name", "");
+    if (!step.unsupported.empty()) {
+      error_ = "job " + name + ": " + step.unsupported;
+      continue;
+    }
+    for (const auto& pod : step.remove) {
+      kube::delete_options d;
+      d.propagation_policy = "Background";
+      (void)c_->remove(kube::resources::pods, opts_.ns, pod, d, 3s);  // next tick stops it
+    }
+    if (step.create) {
+      auto made = c_->create(kube::resources::pods, opts_.ns, *step.create, 3s);
+      if (!made) {
+        error_ = "create pod of job " + name + ": " + made.error().describe();
+        continue;  // no status claiming an active pod
+      }
+      api_pods[(*made)["metadata"].value("name", "")] = *made;
+    }
+    if (job.value("status", json::object()) != step.status) {
+      json obj = job;
+      obj["status"] = step.status;
+      auto r = c_->update_status(jobs_resource, obj, 3s);
+      if (!r) error_ = "job " + name + " status: " + r.error().describe();
+    }
+  }
+  // The kubelet's side: the Job pods bound to this node that it does not run yet.
+  for (const auto& [name, p] : api_pods) {
+    if (p.value("spec", json::object()).value("nodeName", "") != opts_.jobs.node_name) continue;
+    bool of_job = false;
+    for (const auto& r : p["metadata"].value("ownerReferences", json::array()))
+      of_job = of_job || r.value("kind", "") == "Job";
+    const std::string phase = p.value("status", json::object()).value("phase", "");
+    if (!of_job || phase == "Succeeded" || phase == "Failed" || p["metadata"].contains("deletionTimestamp") ||
+        pods_.contains(job_pod_key(name)))
+      continue;
+    adopt_job_pod(p);
+  }
+}
+
+void process_kubelet::adopt_job_pod(const json& api_pod) {
+  const int index = allocate_index();
+  if (index < 0) return;
+  auto p = std::make_unique<pod_state>();
+  p->name = api_pod["metadata"].value("name", "");
+  for (const auto& r : api_pod["metadata"].value("ownerReferences", json::array()))
+    if (r.value("kind", "") == "Job") p->job = r.value("name", "");
+  p->index = index;
+  p->ip = kubelet::pod_ip(index);
+  p->labels = api_pod["metadata"].value("labels", json::object());
+  p->pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", api_pod["metadata"]}, {"spec", api_pod["spec"]}};
+  p->restart_policy = api_pod["spec"].value("restartPolicy", "Always");
+  p->dir = opts_.state_dir + "/pods/" + p->name;
+  for (const char* list : {"initContainers", "containers"})
+    for (const auto& cs : p->pod["spec"].value(list, json::array())) {
+      pod_state::container_rt c;
+      c.name = cs.value("name", "");
+      c.spec = cs;
+      c.log = opts_.state_dir + "/logs/" + p->name + "_" + c.name + ".log";
+      c.termination_file = p->dir + "/termination/" + c.name;
+      if (list == std::string{"initContainers"}) {
+        c.waiting_reason = "PodInitializing";
+        p->init_containers.push_back(std::move(c));
+      } else {
+        if (p->pod["spec"].contains("initContainers")) c.waiting_reason = "PodInitializing";
+        p->containers.push_back(std::move(c));
+      }
+    }
+  p->start_time = now_rfc3339();
+  pods_[job_pod_key(p->name)] = std::move(p);
 }
 
 void process_kubelet::run_pod(pod_state& p, const json& api_pod) {
   const auto now = steady::now();
+  if (!p.final_phase.empty()) {  // ended: only its final status is left to write
+    p.final_written = write_pod_status(p, api_pod);
+    return;
+  }
+  // An exit that is not followed by a start (restartPolicy Never/OnFailure): the container's
+  // termination message and time.
+  auto terminate = [&](pod_state::container_rt& c, int rc) {
+    c.terminated = true;
+    c.finished_at = now_rfc3339();
+    if (!c.termination_file.empty())
+      c.message = termination_message(read_text(c.termination_file), last_run_log(read_text(c.log)),
+                                      c.spec.value("terminationMessagePolicy", "File"), rc);
+  };
   if (!p.sandbox_ready) {
     if (now < p.next_sandbox_try) return;
     std::string err;
@@ -567,6 +708,12 @@ void process_kubelet::run_pod(pod_state& p, const json& api_pod) {
         ++p.init_done;
         continue;
       }
+      if (!restarts_after_exit(p.restart_policy, rc)) {  // Never: the pod fails
+        terminate(c, rc);
+        p.final_phase = "Failed";
+        p.final_written = write_pod_status(p, api_pod);
+        return;
+      }
       ++c.restarts;
       c.backoff_ms = c.backoff_ms == 0 ? 500 : std::min(8000, c.backoff_ms * 2);
       c.next_start = now + std::chrono::milliseconds(c.backoff_ms);
@@ -588,6 +735,14 @@ void process_kubelet::run_pod(pod_state& p, const json& api_pod) {
         c.pid = -1;
         c.ready = false;
         c.last_exit = rc;
+        if (!restarts_after_exit(p.restart_policy, rc)) {
+          terminate(c, rc);
+          continue;
+        }
+        if (!c.termination_file.empty())  // OnFailure: the failed run's message, as lastState
+          c.message = termination_message(read_text(c.termination_file), last_run_log(read_text(c.log)),
+                                          c.spec.value("terminationMessagePolicy", "File"), rc);
+        c.finished_at = now_rfc3339();
         ++c.restarts;
         const bool ran_long = now - c.started > 30s;
         c.backoff_ms = ran_long || c.backoff_ms == 0 ? 500 : std::min(8000, c.backoff_ms * 2);
@@ -596,7 +751,18 @@ void process_kubelet::run_pod(pod_state& p, const json& api_pod) {
         c.waiting_message = "exited with " + std::to_string(rc);
       }
     }
-    if (c.pid < 0 && now >= c.next_start && now >= c.held_until) start_container(p, false, i);
+    if (c.pid < 0 && !c.terminated && now >= c.next_start && now >= c.held_until)
+      start_container(p, false, i);
+  }
+  bool all_ended = !p.containers.empty(), all_ok = true;
+  for (const auto& c : p.containers) {
+    all_ended = all_ended && c.terminated;
+    all_ok = all_ok && c.last_exit == 0;
+  }
+  if (all_ended) {
+    p.final_phase = all_ok ? "Succeeded" : "Failed";
+    p.final_written = write_pod_status(p, api_pod);
+    return;
   }
   probe(p);
   write_pod_status(p, api_pod);
@@ -641,7 +807,9 @@ bool process_kubelet::materialise_volumes(pod_state& p, std::string& err) {
       ::chmod(dir.c_str(), 0755);
       for (const auto& f : files.files) {
         const auto path = dir + "/" + f.path;
-        write_file(path, f.content, f.mode);
+        // With fsGroup the kubelet makes a projected volume's files group-owned by it and
+        // group-readable (its volume ownership for read-only volumes: mode | 0440).
+        write_file(path, f.content, fs_group ? f.mode | 0440 : f.mode);
         if (fs_group) ::chown(path.c_str(), static_cast<uid_t>(-1), static_cast<gid_t>(*fs_group));
       }
     } else {
@@ -690,8 +858,10 @@ bool process_kubelet::create_sandbox(pod_state& p, std::string& err) {
       for (fs::path q = dir; !q.empty() && !fs::exists(q); q = q.parent_path()) made.push_back(q);
       fs::create_directories(dir, ec);
       if (file) write_in_place(t, "");
-      if (!is_mysql_image(container.value("image", "")))
+      if (!is_mysql_image(container.value("image", ""))) {
         for (const auto& m : made) host_created.insert(m.string());
+        if (file) host_created.insert(t);
+      }
     }
     return t;
   };
@@ -705,8 +875,10 @@ bool process_kubelet::create_sandbox(pod_state& p, std::string& err) {
       const auto mpath = vm.value("mountPath", "");
       paths.insert(mpath);
       std::string src;
+      bool directory_volume = false;  // a PVC or emptyDir (not projected files)
       for (const auto& v : spec.value("volumes", json::array())) {
         if (v.value("name", "") != vname) continue;
+        directory_volume = v.contains("persistentVolumeClaim") || v.contains("emptyDir");
         src = v.contains("persistentVolumeClaim")
                   ? pvc_dir(v["persistentVolumeClaim"].value("claimName", ""))
                   : p.dir + "/vol/" + vname;
@@ -715,7 +887,18 @@ bool process_kubelet::create_sandbox(pod_state& p, std::string& err) {
         err = "container " + cs.value("name", "") + ": volumeMount " + vname + " names no volume";
         return false;
       }
-      if (vm.contains("subPath")) src += "/" + vm.value("subPath", "");
+      if (vm.contains("subPath")) {
+        // Created when missing, as the kubelet does; here with the volume root's group and mode
+        // (fsGroup, setgid, group-writable) so a non-root container can write to it.
+        src += "/" + vm.value("subPath", "");
+        if (directory_volume && !fs::exists(src)) {
+          fs::create_directories(src, ec);
+          if (const auto fsg = security_value(spec, json::object(), "fsGroup")) {
+            ::chown(src.c_str(), static_cast<uid_t>(-1), static_cast<gid_t>(*fsg));
+            ::chmod(src.c_str(), 02775);
+          }
+        }
+      }
       mounts.push_back({src, target_for(cs, mpath, false), vm.value("readOnly", false), false});
     }
     mounts.push_back({hosts_file(), target_for(cs, "/etc/hosts", true), true, true});
@@ -730,13 +913,40 @@ bool process_kubelet::create_sandbox(pod_state& p, std::string& err) {
       add_default("/var/lib/mysql-files", p.dir + "/mysql-files");
       mounts.push_back({opts_.state_dir + "/bin", target_for(cs, "/brk-kubelet", false), true, false});
     }
+    if (is_bloodraven_image(cs.value("image", ""))) {
+      // The image's MySQL client, simulated by the chroot (see kubelet.hpp): the pod's names
+      // and a private /tmp there too.
+      mounts.push_back({hosts_file(), path_in_root(opts_.chroot, "/etc/hosts"), true, true});
+      mounts.push_back({p.dir + "/tmp", path_in_root(opts_.chroot, "/tmp"), false, false});
+    }
   }
+  // Job pods: each container's termination message file at its terminationMessagePath
+  // (world-writable, as the kubelet makes it: the container may run as any user).
+  for (auto* list : {&p.init_containers, &p.containers})
+    for (auto& c : *list) {
+      if (c.termination_file.empty()) continue;
+      fs::create_directories(fs::path(c.termination_file).parent_path(), ec);
+      write_in_place(c.termination_file, "");
+      ::chmod(c.termination_file.c_str(), 0666);
+      mounts.push_back({c.termination_file,
+                        target_for(c.spec, c.spec.value("terminationMessagePath", "/dev/termination-log"), true),
+                        false, true});
+    }
   {
     std::ofstream rec(opts_.state_dir + "/host_mountpoints", std::ios::app);
     for (const auto& h : host_created) rec << h << "\n";
   }
-  std::sort(mounts.begin(), mounts.end(),
-            [](const mnt& a, const mnt& b) { return a.target.size() < b.target.size(); });
+  // Shorter targets first (a mount inside another goes after it), except a target that would hide
+  // the kubelet's own state directory (a container's /tmp on the host's root: the sources of the
+  // other mounts live under /tmp/brk-kubelet): those go last.
+  auto hides_state = [&](const mnt& m) {
+    const auto rel = fs::path(opts_.state_dir).lexically_relative(m.target);
+    return !rel.empty() && *rel.begin() != "..";
+  };
+  std::stable_sort(mounts.begin(), mounts.end(), [&](const mnt& a, const mnt& b) {
+    if (hides_state(a) != hides_state(b)) return !hides_state(a);
+    return a.target.size() < b.target.size();
+  });
   std::string script = "set -e\n";
   for (const auto& m : mounts) {
     script += "mount --bind " + quote(m.src) + " " + quote(m.target) + "\n";
@@ -790,12 +1000,22 @@ void process_kubelet::start_container(pod_state& p, bool init, size_t i) {
     return;
   }
   const auto image = c.spec.value("image", "");
-  if (c.spec.contains("command") && !is_mysql_image(image)) {
+  // The operator image's command: its binary by the image's PATH, then more arguments.
+  std::vector<std::string> bloodraven_args;
+  bool command_ok = !c.spec.contains("command") || is_mysql_image(image);
+  if (!command_ok && is_bloodraven_image(image) && c.spec["command"].is_array() && !c.spec["command"].empty()) {
+    const auto first = c.spec["command"][0].get<std::string>();
+    command_ok = first == "bloodraven" || first == "/usr/local/bin/bloodraven";
+    for (size_t k = 1; command_ok && k < c.spec["command"].size(); ++k)
+      bloodraven_args.push_back(c.spec["command"][k].get<std::string>());
+  }
+  if (!command_ok) {
     c.waiting_reason = "CreateContainerError";
-    c.waiting_message = "containers[" + c.name + "].command: only the mysql image's command can be "
-                        "overridden in the process kubelet";
+    c.waiting_message = "containers[" + c.name + "].command: only the mysql image's command, or "
+                        "`bloodraven` in the operator image, can be set in the process kubelet";
     return;
   }
+  if (!c.termination_file.empty()) write_in_place(c.termination_file, "");  // a fresh run's file
   const json spec = p.pod["spec"];
   const auto uid = security_value(spec, c.spec, "runAsUser");
   const auto gid = security_value(spec, c.spec, "runAsGroup");
@@ -834,9 +1054,26 @@ void process_kubelet::start_container(pod_state& p, bool init, size_t i) {
     for (const char* k : {"ASAN_OPTIONS", "UBSAN_OPTIONS"})
       if (const char* v = std::getenv(k)) envp.push_back(std::string(k) + "=" + v);
     for (const auto& a : c.spec.value("args", json::array())) argv.push_back(a.get<std::string>());
+  } else if (is_bloodraven_image(image)) {
+    // The chroot standing for the image's MySQL client is entered with CAP_SYS_CHROOT, kept
+    // across the user change as an ambient capability (the simulation's, not the pod's).
+    if (uid) {
+      argv.insert(argv.end(), {"/usr/bin/setpriv", "--reuid=" + std::to_string(*uid),
+                               "--regid=" + std::to_string(gid.value_or(*uid))});
+      argv.push_back(fs_group ? "--groups=" + std::to_string(*fs_group) : "--clear-groups");
+      argv.insert(argv.end(), {"--inh-caps=+sys_chroot", "--ambient-caps=+sys_chroot", "--"});
+    }
+    argv.push_back(opts_.bloodraven_binary);
+    argv.insert(argv.end(), bloodraven_args.begin(), bloodraven_args.end());
+    for (const auto& a : c.spec.value("args", json::array())) argv.push_back(a.get<std::string>());
+    bool chroot_set = false;
+    for (const auto& [k, _] : env.env) chroot_set = chroot_set || k == "BLOODRAVEN_TOOLS_CHROOT";
+    if (!chroot_set) envp.push_back("BLOODRAVEN_TOOLS_CHROOT=" + opts_.chroot);
+    for (const char* k : {"ASAN_OPTIONS", "UBSAN_OPTIONS"})
+      if (const char* v = std::getenv(k)) envp.push_back(std::string(k) + "=" + v);
   } else {
     c.waiting_reason = "CreateContainerError";
-    c.waiting_message = "image " + image + " is not run by the process kubelet (mysql:* or *sidecar*)";
+    c.waiting_message = "image " + image + " is not run by the process kubelet (mysql:*, *sidecar* or *bloodraven*)";
     return;
   }
   {
@@ -871,10 +1108,18 @@ void process_kubelet::probe(pod_state& p) {
   }
 }
 
-void process_kubelet::write_pod_status(pod_state& p, const json& api_pod) {
-  bool all_ready = p.sandbox_ready && !p.containers.empty();
+bool process_kubelet::write_pod_status(pod_state& p, const json& api_pod) {
+  bool all_ready = p.sandbox_ready && !p.containers.empty() && p.final_phase.empty();
   bool any_running = false;
   json statuses = json::array();
+  // An exit: its code, reason, times and (Job pods) termination message.
+  auto terminated = [](const pod_state::container_rt& c) {
+    json t = {{"exitCode", c.last_exit}, {"reason", c.last_exit == 0 ? "Completed" : "Error"}};
+    if (!c.started_at.empty()) t["startedAt"] = c.started_at;
+    if (!c.finished_at.empty()) t["finishedAt"] = c.finished_at;
+    if (!c.message.empty()) t["message"] = c.message;
+    return t;
+  };
   for (const auto& c : p.containers) {
     all_ready = all_ready && c.ready;
     json s = {{"name", c.name}, {"image", c.spec.value("image", "")}, {"ready", c.ready},
@@ -882,10 +1127,12 @@ void process_kubelet::write_pod_status(pod_state& p, const json& api_pod) {
     if (c.pid > 0) {
       any_running = true;
       s["state"] = {{"running", {{"startedAt", c.started_at}}}};
+    } else if (c.terminated) {
+      s["state"] = {{"terminated", terminated(c)}};
     } else {
       s["state"] = {{"waiting", {{"reason", c.waiting_reason}, {"message", c.waiting_message}}}};
     }
-    if (c.last_exit >= 0) s["lastState"] = {{"terminated", {{"exitCode", c.last_exit}}}};
+    if (c.last_exit >= 0 && !c.terminated) s["lastState"] = {{"terminated", terminated(c)}};
     statuses.push_back(s);
   }
   json init_statuses = json::array();
@@ -895,6 +1142,8 @@ void process_kubelet::write_pod_status(pod_state& p, const json& api_pod) {
               {"restartCount", c.restarts}};
     if (i < p.init_done)
       s["state"] = {{"terminated", {{"exitCode", 0}, {"reason", "Completed"}}}};
+    else if (c.terminated)
+      s["state"] = {{"terminated", terminated(c)}};
     else if (c.pid > 0)
       s["state"] = {{"running", {{"startedAt", c.started_at}}}};
     else
@@ -904,7 +1153,7 @@ void process_kubelet::write_pod_status(pod_state& p, const json& api_pod) {
   }
   const bool initialized = p.init_done == p.init_containers.size();
   const std::string ready = all_ready ? "True" : "False";
-  json st = {{"phase", any_running ? "Running" : "Pending"},
+  json st = {{"phase", !p.final_phase.empty() ? p.final_phase : any_running ? "Running" : "Pending"},
              {"hostIP", gateway_ip},
              {"startTime", p.start_time},
              {"conditions", json::array({{{"type", "PodScheduled"}, {"status", "True"}},
@@ -917,11 +1166,16 @@ void process_kubelet::write_pod_status(pod_state& p, const json& api_pod) {
     st["podIP"] = p.ip;
     st["podIPs"] = json::array({{{"ip", p.ip}}});
   }
+  if (!p.final_phase.empty())  // not ready any more, as a real kubelet says of an ended pod
+    for (auto& cnd : st["conditions"])
+      if (cnd["type"] == "Ready" || cnd["type"] == "ContainersReady") cnd["reason"] = "PodCompleted";
   const auto dump = st.dump();
-  if (dump == p.status_written && api_pod.value("status", json::object()) == st) return;
+  if (dump == p.status_written && api_pod.value("status", json::object()) == st) return true;
   json obj = api_pod;
   obj["status"] = st;
-  if (c_->update_status(kube::resources::pods, obj, 3s)) p.status_written = dump;
+  if (!c_->update_status(kube::resources::pods, obj, 3s)) return false;
+  p.status_written = dump;
+  return true;
 }
 
 void process_kubelet::sync_services(const json& services) {

@@ -1,7 +1,9 @@
-// Process kubelet (tests): runs the pods of rendered Deployments for real on this machine.
+// Process kubelet (tests): runs the pods of rendered Deployments and Jobs for real on this machine.
 //
 // SIMULATED here: the Deployment controller (one pod per Deployment, Recreate on a new
-// generation), the kubelet's bookkeeping (pod status written to the API simulator), the CNI plugin
+// generation), the Job controller (job_controller.hpp: one pod at a time from the Job's template,
+// backoffLimit, activeDeadlineSeconds, status and conditions as the real one writes them), the
+// kubelet's bookkeeping (pod status written to the API simulator), the CNI plugin
 // and kube-proxy (tests/support/process_kubelet/pod_network.hpp) and cluster DNS (a hosts file).
 // REAL: everything inside a pod. Each pod has its own network namespace and IP and its own private
 // mount namespace (held by a "pause" process) where its volumes are bind-mounted at the rendered
@@ -16,9 +18,21 @@
 // restarted with backoff, the pod stays Pending, Initialized False). A mysql-image container's
 // `command` replaces the image's entrypoint and runs inside the chroot as given.
 // Not implemented (refused or ignored, as said): liveness probes and preStop hooks (ignored),
-// `command` of the sidecar image (refused: CreateContainerError), images other than the two above
-// (refused), resource limits (mysqld gets the sandbox's memory settings instead),
+// `command` of the sidecar image (refused: CreateContainerError), images other than the three
+// here (refused), resource limits (mysqld gets the sandbox's memory settings instead),
 // readOnlyRootFilesystem/seccomp/capabilities (ignored; runAsUser/runAsGroup/fsGroup are applied).
+// The operator's image (a name containing "bloodraven", not "sidecar": backup/cleanup/restore
+// Jobs) is the built `bloodraven` binary run on the host's root in the pod's namespaces;
+// `command` may only be `bloodraven` (the image's PATH). The image's MySQL 9.7 client (mysqldump,
+// mysql, mysqlbinlog) is SIMULATED by the sandbox chroot: the container gets
+// BLOODRAVEN_TOOLS_CHROOT=<chroot> (unless its env sets it) and, to enter it under its runAsUser,
+// the ambient capability CAP_SYS_CHROOT; inside the chroot the pod's hosts file is /etc/hosts and
+// a pod-private directory is /tmp.
+// Pods of restartPolicy Never/OnFailure (Jobs) end: a container is not restarted after an exit
+// (OnFailure: after exit 0), its termination message is the file bind-mounted at
+// terminationMessagePath (default /dev/termination-log; FallbackToLogsOnError: the log tail when
+// the file is empty and the exit non-zero), and once every container has terminated the pod is
+// Succeeded or Failed, its processes and network are gone and its API object stays.
 // Every command has a timeout; stop() and the destructor remove every process, mount namespace,
 // network namespace, veth, iptables chain and host mount point this kubelet made; cleanup() does
 // the same for what a crashed previous run left behind (state dir /tmp/brk-kubelet by default).
@@ -30,6 +44,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,6 +53,7 @@
 #include <sys/types.h>
 
 #include "io/kube/client.hpp"
+#include "tests/support/process_kubelet/job_controller.hpp"
 
 namespace br::test::kubelet {
 
@@ -46,6 +62,7 @@ struct options {
   std::string state_dir = "/tmp/brk-kubelet";  ///< PVCs, pod dirs, logs, hosts file
   std::string chroot;              ///< the sandbox chroot (<source>/.sandbox/root)
   std::string sidecar_binary;      ///< <build>/actors/bloodraven-sidecar
+  std::string bloodraven_binary;   ///< <build>/actors/bloodraven (the operator image's binary)
   std::string entrypoint_script;   ///< <source>/tests/support/process_kubelet/mysql-entrypoint.sh
   /// Appended to every mysqld invocation (BRK_MYSQLD_EXTRA_ARGS): memory, as the sandbox does.
   std::string mysqld_extra_args = "--innodb-buffer-pool-size=64M --innodb-redo-log-capacity=16M";
@@ -58,6 +75,8 @@ struct options {
   std::vector<host_service> host_services;
   std::chrono::milliseconds tick{200};
   std::chrono::seconds max_grace{20};  ///< bound on terminationGracePeriodSeconds
+  /// The Job controller's settings (its pod-failure backoff: 10 s doubling, as the real one).
+  job_settings jobs;
   /// From BR_SOURCE_DIR / BR_BINARY_DIR (the test environment).
   static options from_test_env();
 };
@@ -115,6 +134,8 @@ class process_kubelet {
   std::optional<container_view> container(const std::string& deployment,
                                           const std::string& container) const;
   std::string container_log(const std::string& deployment, const std::string& container) const;
+  /// The log of a container of a Job's pod (the pod named, running or ended); "" when unknown.
+  std::string job_container_log(const std::string& pod, const std::string& container) const;
   /// "" when the Service has no ClusterIP (yet).
   std::string service_ip(const std::string& service, const std::string& ns = {}) const;
 
@@ -128,8 +149,10 @@ class process_kubelet {
   bool materialise_volumes(pod_state& p, std::string& err);
   void start_container(pod_state& p, bool init, size_t i);
   void probe(pod_state& p);
-  void write_pod_status(pod_state& p, const nlohmann::json& api_pod);
+  bool write_pod_status(pod_state& p, const nlohmann::json& api_pod);  ///< true: the API has it
   void sync_services(const nlohmann::json& services);
+  void run_jobs(const nlohmann::json& jobs, std::map<std::string, nlohmann::json>& api_pods);
+  void adopt_job_pod(const nlohmann::json& api_pod);
   int allocate_index();
 
   std::shared_ptr<kube::client> c_;
@@ -139,7 +162,8 @@ class process_kubelet {
   std::thread thread_;
   mutable std::mutex mx_;
   std::string error_;
-  std::map<std::string, std::unique_ptr<pod_state>> pods_;  // by deployment name
+  std::map<std::string, std::unique_ptr<pod_state>> pods_;  // by deployment name, "job/<pod>"
+  std::mt19937 random_{std::random_device{}()};
   std::map<std::string, int64_t> pod_seq_;
   std::map<std::string, std::string> deployment_status_written_;
   std::map<std::string, std::string> cluster_ips_;  // "ns/name" -> IP
