@@ -56,6 +56,8 @@ struct restore_outcome {
   bool ok = false;
   backup_info backup;
   std::vector<replay_file> replayed;
+  std::string replay_covered;         ///< with a bound: the backup's set united with the replayed files' end sets
+  int64_t last_replayed_event = 0;    ///< unix seconds of the newest replayed event (0: nothing replayed)
   std::string gtid_executed;  ///< the target's after the restore (compact)
   uint64_t loaded_bytes = 0;  ///< uncompressed SQL loaded
   std::string message;

@@ -27,15 +27,13 @@ struct candidate {
 }  // namespace
 
 std::optional<int64_t> parse_stop_datetime(const std::string& text) {
-  std::string t = text;
-  if (t.size() == 19 && t[10] == ' ') t[10] = 'T', t += 'Z';
-  if (t.find('.') != std::string::npos) return std::nullopt;
-  return unix_of(t);
+  return config::parse_stop_datetime(text);
 }
 
 std::string check_stop_bound(const stop_bound& stop, int64_t snapshot_unix, const gtid_set& backup_gtids) {
   switch (stop.what) {
     case stop_bound::kind::none:
+    case stop_bound::kind::latest:
       return "";
     case stop_bound::kind::datetime: {
       const int64_t earliest = snapshot_unix + 1;
@@ -89,6 +87,7 @@ replay_plan plan_replay(const gtid_set& backup_gtids, const stop_bound& stop,
   }
   auto before_bound = [&](const candidate& c, const gtid_set& fresh) {
     if (stop.what == stop_bound::kind::datetime) return c.first < stop.unix_seconds;
+    if (stop.what == stop_bound::kind::latest) return true;
     return !fresh.intersect(stop.gtids).empty();
   };
   if (stop.what == stop_bound::kind::gtid && plan.covered.contains(stop.gtids)) return plan;
@@ -106,6 +105,9 @@ replay_plan plan_replay(const gtid_set& backup_gtids, const stop_bound& stop,
     best->taken = true;
     plan.files.push_back(best->file);
     plan.covered = plan.covered.unite(best->end);
+    plan.last_event_unix = std::max(plan.last_event_unix, stop.what == stop_bound::kind::datetime
+                                                              ? std::min(best->last, stop.unix_seconds - 1)
+                                                              : best->last);
     if (stop.what == stop_bound::kind::datetime && best->last >= stop.unix_seconds) return plan;
     if (stop.what == stop_bound::kind::gtid && plan.covered.contains(stop.gtids)) return plan;
   }
@@ -120,6 +122,7 @@ replay_plan plan_replay(const gtid_set& backup_gtids, const stop_bound& stop,
       return plan;
     }
   }
+  if (stop.what == stop_bound::kind::latest) return plan;  // everything archived is taken
   if (stop.what == stop_bound::kind::datetime) {
     if (newest >= stop.unix_seconds) return plan;  // nothing more before the bound
     plan.error = "--stop-datetime " + binlog::rfc3339(stop.unix_seconds) +

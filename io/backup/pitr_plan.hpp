@@ -8,7 +8,8 @@
 // skipped by the server (GTID auto-skip), so overlapping files from several sites are harmless.
 // The plan refuses what it cannot do whole: a gap in the archive before the bound, a stop datetime
 // later than the newest archived event (the unarchived binlog tail), a GTID bound the archive
-// does not reach.
+// does not reach. A `latest` bound replays every archived transaction that follows the backup
+// (verification's "to the newest archived event"); only a gap refuses it.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,7 @@
 namespace br::backup {
 
 struct stop_bound {
-  enum class kind { none, datetime, gtid };
+  enum class kind { none, datetime, gtid, latest };
   kind what = kind::none;
   int64_t unix_seconds = 0;  ///< datetime: replay events strictly before this second
   gtid_set gtids;            ///< gtid: replay the transactions of this set (inclusive)
@@ -45,6 +46,7 @@ struct replay_file {
 struct replay_plan {
   std::vector<replay_file> files;  ///< in replay order
   gtid_set covered;                ///< the backup's set united with every chosen file's end set
+  int64_t last_event_unix = 0;     ///< newest last event of the chosen files (0 = none chosen)
   std::string error;               ///< "" = the plan replays everything up to the bound
 };
 

@@ -169,8 +169,9 @@ restore_outcome run_restore(const restore_request& r) {
     std::vector<std::string> binlog_args;
     if (r.stop.what == stop_bound::kind::datetime)
       binlog_args.push_back("--stop-datetime=" + mysql_datetime(r.stop.unix_seconds));
-    else
+    else if (r.stop.what == stop_bound::kind::gtid)
       binlog_args.push_back("--include-gtids=" + r.stop.gtids.to_compact_string());
+    // latest: the planned files whole (what the dump holds is skipped by GTID)
     for (size_t i = 0; i < plan.files.size(); ++i) {
       const auto& f = plan.files[i];
       std::string local_name = std::to_string(i) + "-" + f.site + "-" + f.name;
@@ -190,7 +191,9 @@ restore_outcome run_restore(const restore_request& r) {
     auto pr = run_pipeline(cmds, po);
     if (!pr.ok()) return fail("binlog replay failed: " + pr.describe(cmds));
     out.replayed = plan.files;
+    out.last_replayed_event = plan.last_event_unix;
   }
+  if (r.stop.what != stop_bound::kind::none) out.replay_covered = plan.covered.to_compact_string();
 
   auto c2 = open_session(r.target);
   if (!c2) return fail("cannot connect to the target after the restore: " + c2.error().to_string());

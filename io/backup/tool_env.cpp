@@ -35,7 +35,7 @@ private_dir::private_dir(const tool_settings& t, std::string& error) {
 }
 
 private_dir::~private_dir() {
-  if (host_.empty()) return;
+  if (host_.empty() || keep_) return;
   std::error_code ec;
   std::filesystem::remove_all(host_, ec);
 }

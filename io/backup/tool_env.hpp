@@ -33,10 +33,13 @@ class private_dir {
   std::string host_path(const std::string& name) const { return host_ + "/" + name; }
   /// The same file as the tools see it.
   std::string tool_path(const std::string& name) const { return tool_ + "/" + name; }
+  /// Leave the directory in place on destruction (kept for inspection after a failure).
+  void keep() { keep_ = true; }
 
  private:
   std::string host_;
   std::string tool_;
+  bool keep_ = false;
 };
 
 /// The option-file text for a [client] section (pure). Values with a newline or NUL are refused

@@ -147,6 +147,33 @@ BOOST_AUTO_TEST_CASE(gtid_bound_table) {
              beyond.error);
 }
 
+BOOST_AUTO_TEST_CASE(latest_takes_every_archived_transaction_after_the_backup) {
+  stop_bound latest;
+  latest.what = stop_bound::kind::latest;
+  auto p = plan_replay(gs(A + ":1-15"), latest, one_site());
+  BOOST_TEST(p.error == "");
+  BOOST_TEST(names(p) == (std::vector<std::string>{"s1/binlog.000002", "s1/binlog.000003"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(p.covered.to_compact_string() == A + ":1-30");
+  BOOST_TEST(p.last_event_unix == unix_at(30));
+  auto held = plan_replay(gs(A + ":1-30"), latest, one_site());
+  BOOST_TEST(held.error == "");
+  BOOST_TEST(held.files.empty());
+  BOOST_TEST(held.last_event_unix == 0);
+  auto m = one_site();
+  m[0].files.erase(m[0].files.begin() + 1);  // binlog.000002 lost: a gap refuses latest
+  auto gap = plan_replay(gs(A + ":1-15"), latest, m);
+  BOOST_TEST(gap.error.find("gap") != std::string::npos, gap.error);
+  BOOST_TEST(check_stop_bound(latest, unix_at(15), gs(A + ":1-15")) == "");
+}
+
+BOOST_AUTO_TEST_CASE(last_replayed_event_is_capped_by_a_stop_datetime) {
+  auto p = plan_replay(gs(A + ":1-15"), at_time(25), one_site());
+  BOOST_TEST(p.last_event_unix == unix_at(25) - 1);
+  auto q = plan_replay(gs(A + ":1-15"), at_gtids(A + ":1-20"), one_site());
+  BOOST_TEST(q.last_event_unix == unix_at(20));
+}
+
 BOOST_AUTO_TEST_CASE(no_bound_plans_nothing) {
   auto p = plan_replay(gs(A + ":1-15"), stop_bound{}, one_site());
   BOOST_TEST(p.error == "");

@@ -10,6 +10,7 @@
 #include "config/duration_limits.hpp"
 #include "config/process_flags.hpp"
 #include "io/backup/jobs.hpp"
+#include "io/backup/verify.hpp"
 #include "io/binlog/manifest.hpp"
 #include "io/log/log.hpp"
 #include "io/storage/storage_config.hpp"
@@ -329,10 +330,132 @@ int restore(int argc, char** argv) {
   return finish("BLOODRAVEN_RESTORE", true, result, v["result-file"]);
 }
 
+std::string check_mysql_size(const std::string& v) {
+  std::string digits = !v.empty() && (v.back() == 'K' || v.back() == 'M' || v.back() == 'G') ? v.substr(0, v.size() - 1) : v;
+  if (digits.empty() || digits.size() > 12 || digits[0] == '0' || digits.find_first_not_of("0123456789") != std::string::npos)
+    return "expected a size such as 128M or 1G (digits, optional K/M/G)";
+  return "";
+}
+
+std::string check_count(const std::string& v) {
+  if (v.empty() || v.size() > 12 || v.find_first_not_of("0123456789") != std::string::npos)
+    return "expected a whole number >= 0";
+  return "";
+}
+
+std::chrono::milliseconds ms_of(const std::string& v) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(config::to_duration(v));
+}
+
+int backup_verify(int argc, char** argv) {
+  using namespace std::chrono;
+  auto step = [](const char* name, const char* env, const char* def, const char* help, nanoseconds max) {
+    return config::flag_def{name, env, def, help, false, config::check_duration_within(seconds(1), max)};
+  };
+  auto defs = with(
+      {{"name", "", "", "the backup to verify (default: the newest complete one)", false, {}},
+       {"pitr", "", "", "'latest': also replay every archived binlog (BLOODRAVEN_PITR_*) after the backup", false,
+        [](const std::string& v) { return v.empty() || v == "latest" ? "" : "only 'latest' is supported"; }},
+       {"stop-datetime", "", "",
+        "replay archived binlogs up to, not including, this second (RFC3339 or 'YYYY-MM-DD HH:MM:SS' UTC)", false, {}},
+       {"sanity-query", "", "", "a query the restored server must answer (default checks only: tables exist, gtid_executed)",
+        false, {}},
+       {"expect-min-rows", "", "1", "rows the sanity query must return at least", false, check_count},
+       {"max-duration", "", "5m", "the sanity query's allowance; slower fails (and it is cut off 1 s later)", false,
+        config::check_duration_within(milliseconds(1), hours(24))},
+       step("init-timeout", "", "5m", "deadline of mysqld --initialize-insecure", hours(1)),
+       step("start-timeout", "", "2m", "deadline for the scratch server to accept connections", hours(1)),
+       step("stop-timeout", "", "1m", "SIGTERM to the scratch server, SIGKILL after this", hours(1)),
+       {"buffer-pool-size", "", "128M", "the scratch server's innodb_buffer_pool_size", false, check_mysql_size},
+       {"keep-on-failure", "", "false", "leave the scratch directory after a failure (the server is stopped anyway)",
+        true, config::check_bool},
+       {"result-file", "", "", "also write the result JSON here (Jobs: /dev/termination-log)", false, {}}});
+  config::parsed_flags f;
+  if (int rc = parse("bloodraven backup verify",
+                     "Restores a backup into a throwaway mysqld (started here, on 127.0.0.1, in a scratch directory "
+                     "under --work-dir or the chroot's /tmp), optionally replays the archived binlogs, checks the "
+                     "result, then stops the server and removes the directory.",
+                     defs, argc, argv, 3, f);
+      rc >= 0)
+    return rc;
+  auto& v = f.values;
+  const auto start = now_unix();
+  json result = {{"startTime", binlog::rfc3339(start)}};
+  auto failed = [&](const std::string& m) {
+    result["message"] = m;
+    result["completionTime"] = binlog::rfc3339(now_unix());
+    result["durationSeconds"] = now_unix() - start;
+    return finish("BLOODRAVEN_VERIFY", false, result, v["result-file"]);
+  };
+  backup::verify_request r;
+  r.name = v["name"];
+  if (!r.name.empty()) result["name"] = r.name;
+  if (!v["pitr"].empty() && !v["stop-datetime"].empty()) return failed("--pitr and --stop-datetime exclude each other");
+  if (v["pitr"] == "latest") {
+    r.stop.what = backup::stop_bound::kind::latest;
+    result["pitr"] = "latest";
+  } else if (!v["stop-datetime"].empty()) {
+    auto t = backup::parse_stop_datetime(v["stop-datetime"]);
+    if (!t)
+      return failed("--stop-datetime \"" + v["stop-datetime"] +
+                    "\" is not a time (RFC3339 such as 2026-11-26T14:03:00Z, or 'YYYY-MM-DD HH:MM:SS' UTC; whole seconds)");
+    r.stop.what = backup::stop_bound::kind::datetime;
+    r.stop.unix_seconds = *t;
+    result["stopDatetime"] = binlog::rfc3339(*t);
+  }
+  r.sanity_query = v["sanity-query"];
+  r.expect_min_rows = std::stoull(v["expect-min-rows"]);
+  r.max_duration = ms_of(v["max-duration"]);
+  r.keep_on_failure = config::to_bool(v["keep-on-failure"]);
+  r.server.tools = tools_from(v);
+  r.server.init_timeout = ms_of(v["init-timeout"]);
+  r.server.start_timeout = ms_of(v["start-timeout"]);
+  r.server.stop_timeout = ms_of(v["stop-timeout"]);
+  r.server.buffer_pool_size = v["buffer-pool-size"];
+  auto st = open_store("BLOODRAVEN_BACKUP");
+  if (!st.error.empty()) return failed(st.error);
+  result["storageType"] = st.type;
+  r.backups = st.store.get();
+  store_or_error archive;
+  if (r.stop.what != backup::stop_bound::kind::none) {
+    archive = open_store("BLOODRAVEN_PITR");
+    if (!archive.error.empty()) return failed("the binlog archive: " + archive.error);
+    r.archive = archive.store.get();
+  }
+  backup::install_termination_handler();
+  auto out = backup::run_verify(r);
+  result["name"] = out.name;
+  result["step"] = out.step;
+  if (!out.name.empty()) result["location"] = st.store->location() + out.name + "/";
+  if (!out.restore.backup.gtid_executed.empty()) result["backupGtidExecuted"] = out.restore.backup.gtid_executed;
+  if (!out.restore.gtid_executed.empty()) result["gtidExecuted"] = out.restore.gtid_executed;
+  if (!out.restore.replayed.empty()) {
+    json files = json::array();
+    for (const auto& rf : out.restore.replayed) files.push_back(rf.site + "/" + rf.name);
+    result["binlogsReplayed"] = files;
+  }
+  if (out.restore.last_replayed_event > 0) {
+    result["lastReplayedEventTime"] = binlog::rfc3339(out.restore.last_replayed_event);
+    result["replayLagSeconds"] = now_unix() - out.restore.last_replayed_event;
+  }
+  if (out.tables > 0) result["tables"] = out.tables;
+  if (out.sanity)
+    result["sanity"] = {{"rows", out.sanity->rows}, {"durationMs", static_cast<int64_t>(out.sanity->took.count())}};
+  if (!out.scratch.empty()) result["scratch"] = out.scratch;
+  if (!out.scratch_kept.empty()) result["scratchKept"] = out.scratch_kept;
+  if (out.server_killed) result["serverKilled"] = true;
+  if (!out.ok) return failed(out.message);
+  result["completionTime"] = binlog::rfc3339(now_unix());
+  result["durationSeconds"] = now_unix() - start;
+  return finish("BLOODRAVEN_VERIFY", true, result, v["result-file"]);
+}
+
 constexpr const char* backup_usage =
     "usage: bloodraven backup run --name NAME --source HOST:PORT --creds-dir DIR [--result-file FILE]\n"
     "       bloodraven backup delete --name NAME\n"
     "       bloodraven backup list\n"
+    "       bloodraven backup verify [--name NAME] [--pitr latest | --stop-datetime T]\n"
+    "                                [--sanity-query Q --expect-min-rows N --max-duration D] [--result-file FILE]\n"
     "       bloodraven restore --name NAME --target HOST:PORT --creds-dir DIR\n"
     "                          [--stop-datetime T | --stop-gtid SET] [--result-file FILE]\n"
     "  storage: BLOODRAVEN_BACKUP_* (backups), BLOODRAVEN_PITR_* (binlog archive; restore with a stop)\n"
@@ -347,6 +470,7 @@ int run_backup_cli(int argc, char** argv) {
   if (sub == "run") return backup_run(argc, argv);
   if (sub == "delete") return backup_delete(argc, argv);
   if (sub == "list") return backup_list(argc, argv);
+  if (sub == "verify") return backup_verify(argc, argv);
   std::fputs(backup_usage, sub == "-h" || sub == "--help" ? stdout : stderr);
   return sub == "-h" || sub == "--help" ? 0 : 2;
 }

@@ -1,8 +1,9 @@
-// `bloodraven backup run|delete|list` and `bloodraven restore` (issue 21, contract 4): the
+// `bloodraven backup run|delete|list|verify` and `bloodraven restore` (issue 21, contract 4): the
 // standalone tool and what the Kubernetes backup/restore Jobs run. Storage from
 // BLOODRAVEN_BACKUP_* (backups) and BLOODRAVEN_PITR_* (the binlog archive); MySQL credentials as
-// files `username`/`password` in --creds-dir. run and restore end with one stdout line
-// BLOODRAVEN_{BACKUP,RESTORE}_{COMPLETE,FAILED} <json> (also written to --result-file, <= 4 KiB).
+// files `username`/`password` in --creds-dir. run, restore and verify end with one stdout line
+// BLOODRAVEN_{BACKUP,RESTORE,VERIFY}_{COMPLETE,FAILED} <json> (also written to --result-file,
+// <= 4 KiB). verify restores into a throwaway mysqld it starts itself (io/backup/verify.hpp).
 #pragma once
 
 namespace br {
