@@ -116,6 +116,30 @@ void read(const json& v, const std::string& path, planned_failover_status& out,
       .field("retryAfter", out.retry_after);
 }
 
+void read(const json& v, const std::string& path, gr_member_status& out, field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("name", out.name)
+      .field("memberId", out.member_id)
+      .field("state", out.state)
+      .field("role", out.role)
+      .field("reachable", out.reachable);
+}
+
+void read(const json& v, const std::string& path, group_replication_status& out,
+          field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("groupName", out.group_name)
+      .field("bootstrapped", out.bootstrapped)
+      .field("primaryMember", out.primary_member)
+      .field("hasQuorum", out.has_quorum)
+      .field("viewId", out.view_id)
+      .field("observedViewMax", out.observed_view_max)
+      .field("viewKnown", out.view_known)
+      .field("message", out.message)
+      .field("switchoverTarget", out.switchover_target)
+      .field("members", out.members);
+}
+
 void read(const json& v, const std::string& path, group_status& out, field_errors& errs) {
   json_reader r{v, path, errs, /*strict=*/false};
   r.field("activeSite", out.active_site)
@@ -129,7 +153,8 @@ void read(const json& v, const std::string& path, group_status& out, field_error
       .field("observedAt", out.observed_at)
       .field("lastFailoverLosses", out.last_failover_losses)
       .field("bootstrap", out.bootstrap)
-      .field("plannedFailover", out.planned_failover);
+      .field("plannedFailover", out.planned_failover)
+      .field("groupReplication", out.group_replication);
 }
 
 namespace {
@@ -207,6 +232,20 @@ void to_json(json& j, const planned_failover_status& s) {
   put(j, "retryAfter", s.retry_after);
 }
 
+void to_json(json& j, const gr_member_status& m) {
+  j = {{"name", m.name}, {"state", m.state}, {"role", m.role}, {"reachable", m.reachable}};
+  put(j, "memberId", m.member_id);
+}
+
+void to_json(json& j, const group_replication_status& g) {
+  j = {{"groupName", g.group_name},         {"bootstrapped", g.bootstrapped},
+       {"primaryMember", g.primary_member}, {"hasQuorum", g.has_quorum},
+       {"viewId", g.view_id},               {"observedViewMax", g.observed_view_max},
+       {"viewKnown", g.view_known},         {"members", g.members}};
+  put(j, "message", g.message);
+  put(j, "switchoverTarget", g.switchover_target);
+}
+
 void to_json(json& j, const group_status& s) {
   j = json::object();
   put(j, "activeSite", s.active_site);
@@ -225,6 +264,7 @@ void to_json(json& j, const group_status& s) {
   }
   if (s.bootstrap) j["bootstrap"] = *s.bootstrap;
   if (s.planned_failover) j["plannedFailover"] = *s.planned_failover;
+  if (s.group_replication) j["groupReplication"] = *s.group_replication;
 }
 
 void from_json(const json& j, group_status& s) {

@@ -1,6 +1,8 @@
 // spec.replication.mode / groupReplication: enum names, strict JSON reading, canonical JSON.
 #include "config/replication_mode.hpp"
 
+#include <random>
+
 #include "config/json_reader.hpp"
 
 namespace br::config {
@@ -87,6 +89,22 @@ json to_json(const site_group_replication_spec& s) {
   json j = json::object();
   if (!s.local_address.empty()) j["localAddress"] = s.local_address;
   return j;
+}
+
+std::string random_uuid() {
+  std::random_device rd;
+  unsigned char b[16];
+  for (auto& x : b) x = static_cast<unsigned char>(rd() & 0xff);
+  b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // version 4
+  b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += hex[b[i] >> 4];
+    out += hex[b[i] & 0x0f];
+  }
+  return out;
 }
 
 bool is_uuid(std::string_view s) {

@@ -68,6 +68,9 @@ void read(const nlohmann::json& v, const std::string& path, site_group_replicati
 nlohmann::json to_json(const group_replication_spec& s);
 nlohmann::json to_json(const site_group_replication_spec& s);
 
+/// A random (version 4) UUID, lowercase: a group name for a group whose spec pins none.
+std::string random_uuid();
+
 /// Canonical UUID text (8-4-4-4-12 hex digits, either case).
 bool is_uuid(std::string_view s);
 

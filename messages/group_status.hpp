@@ -151,6 +151,31 @@ struct planned_failover_status {
   bool operator==(const planned_failover_status&) const = default;
 };
 
+/// status.groupReplication.members[]: one member as the agreed view shows it (issue 22).
+struct gr_member_status {
+  std::string name;       // the site
+  std::string member_id;  // its server_uuid ("" while never read)
+  std::string state;      // ONLINE|RECOVERING|OFFLINE|ERROR|UNREACHABLE|UNKNOWN (not in the view)
+  std::string role;       // PRIMARY|SECONDARY|""
+  bool reachable = false;  // the operator read it in the latest round
+  bool operator==(const gr_member_status&) const = default;
+};
+
+/// status.groupReplication: the cross-validated view of a Group Replication group.
+struct group_replication_status {
+  std::string group_name;
+  bool bootstrapped = false;
+  std::string primary_member;  // the site of the agreed ONLINE PRIMARY ("" = none)
+  bool has_quorum = false;
+  std::string view_id;
+  std::int64_t observed_view_max = 0;
+  bool view_known = false;  // ours: a majority agreed on one view (else nothing is acted on)
+  std::string message;      // ours: the verdict, or what the group waits for
+  std::string switchover_target;  // ours: a set_as_primary request in flight
+  std::vector<gr_member_status> members;
+  bool operator==(const group_replication_status&) const = default;
+};
+
 struct group_status {
   std::string active_site;  // "" while there is no confirmed primary
   std::vector<site_status> sites;
@@ -165,6 +190,7 @@ struct group_status {
   std::vector<transaction_loss> last_failover_losses;
   std::optional<bootstrap_status> bootstrap;
   std::optional<planned_failover_status> planned_failover;
+  std::optional<group_replication_status> group_replication;  // GR groups only
   bool operator==(const group_status&) const = default;
 };
 
@@ -178,6 +204,19 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, bootstrap_status& x) {
   return f(caf::meta::type_name("bootstrap_status"), x.phase, x.source, x.seed_site, x.message,
            x.sites);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, gr_member_status& x) {
+  return f(caf::meta::type_name("gr_member_status"), x.name, x.member_id, x.state, x.role,
+           x.reachable);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, group_replication_status& x) {
+  return f(caf::meta::type_name("group_replication_status"), x.group_name, x.bootstrapped,
+           x.primary_member, x.has_quorum, x.view_id, x.observed_view_max, x.view_known, x.message,
+           x.switchover_target, x.members);
 }
 
 template <class Inspector>
@@ -217,7 +256,8 @@ typename Inspector::result_type inspect(Inspector& f, group_status& x) {
            ms_time_field{x.last_failover}, x.last_failover_target, x.promotion_gtid_executed,
            x.conditions, x.epoch, x.deposing_site, ms_time_field{x.observed_at},
            x.last_failover_losses, opt_field<bootstrap_status>{x.bootstrap},
-           opt_field<planned_failover_status>{x.planned_failover});
+           opt_field<planned_failover_status>{x.planned_failover},
+           opt_field<group_replication_status>{x.group_replication});
 }
 
 }  // namespace br::config

@@ -10,3 +10,8 @@ br_test(unit_gr_sql
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_sql_test.cpp
   LIBS br_io_mysql
   LABELS "unit;gr")
+# gr_step: Group Replication's engine rules as table tests (decide/gr_step.hpp).
+br_test(unit_gr_step
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_step_test.cpp
+  LIBS br_operator_decide
+  LABELS "unit;gr")

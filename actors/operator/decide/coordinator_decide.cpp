@@ -162,6 +162,26 @@ config::group_status build_group_status(const status_inputs& in) {
     }
     st.sites.push_back(std::move(s));
   }
+  if (in.group_replication) {
+    // The group's own health as the agreed view shows it (the async evaluation does not run).
+    const auto& g = *in.group_replication;
+    st.group_replication = g;
+    std::string reason = "Healthy", message;
+    std::string not_online;
+    for (const auto& m : g.members)
+      if (m.state != "ONLINE") not_online += (not_online.empty() ? "" : ", ") + m.name + " " + m.state;
+    if (!g.view_known)
+      reason = "GroupViewUnknown", message = g.message;
+    else if (!g.has_quorum)
+      reason = "QuorumLost", message = g.message;
+    else if (g.primary_member.empty() || g.primary_member != st.active_site)
+      reason = "NoPrimary", message = "the group has no agreed ONLINE PRIMARY yet";
+    else if (!not_online.empty())
+      reason = "MembersNotOnline", message = not_online;
+    bool healthy = reason == "Healthy";
+    st.conditions.push_back({"Ready", healthy ? "True" : "False", reason, message, std::nullopt});
+    st.conditions.push_back({"Degraded", healthy ? "False" : "True", reason, message, std::nullopt});
+  }
   if (in.evaluated) {
     bool healthy = in.evaluation.verdict == group_verdict::healthy;
     st.conditions.push_back({"Ready", healthy ? "True" : "False",

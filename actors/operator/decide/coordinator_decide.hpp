@@ -61,6 +61,9 @@ struct status_inputs {
   /// status.plannedFailover: the accepted request and the latest refused one (planned_shown).
   planned_failover_record planned;
   planned_failover_record planned_refused;
+  /// Group Replication groups only (gr_status_of in decide/gr_step.hpp): the agreed view; the
+  /// Ready/Degraded conditions then come from it.
+  std::optional<config::group_replication_status> group_replication;
 };
 
 /// The group status (config/group_status.hpp shape). lastSeen is truncated to whole seconds so a

@@ -105,6 +105,10 @@ durable_state apply_change(durable_state d, const durable_change& c) {
           },
           [&](const change_manual_fence& x) { d.manually_fenced = x.sites; },
           [&](const change_planned& x) { d.planned = x.record; },
+          [&](const change_gr& x) {
+            d.gr = merge_gr(d.gr, x.gr);
+            if (x.active) d.view = {d.view.epoch + 1, *x.active, "", x.at_ms, {}};
+          },
           [&](const change_bootstrap& x) {
             d.bootstrap = x.record;
             for (const auto& b : x.blocked)
@@ -147,7 +151,8 @@ void publish(context& c) {
     f["activeSite"] = st.view.active_site;
     f["deposing"] = st.view.deposing;
     c.log(log_level::info, "view published", f);
-    c.out.emplace_back(effect::publish{st.view});
+    // Group Replication: the group fences itself; the sidecars get no async view to enforce.
+    if (!c.rules.gr.enabled) c.out.emplace_back(effect::publish{st.view});
   }
   status_changed(c, true);
 }
@@ -161,10 +166,21 @@ void change_persisted(context& c, const durable_change& change, bool ok) {
                  [&](const change_bootstrap& x) { bootstrap_persisted(c, x, ok); },
                  [&](const change_manual_fence& x) { fence_persisted(c, x, ok); },
                  [&](const change_planned& x) { planned_record_persisted(c, x, ok); },
+                 [&](const change_gr& x) { gr_persisted(c, x, ok); },
                  [&](const auto&) { plan_persisted(c, change, ok); },
              },
              change);
 }
+
+/// The topology's evaluation after a report or a load.
+void evaluate(context& c) {
+  if (c.rules.gr.enabled)
+    gr_evaluate(c);
+  else
+    evaluate_and_act(c);
+}
+
+}  // namespace
 
 void on_persisted(context& c, const input::persisted& in) {
   bool ok = in.ok;
@@ -205,7 +221,7 @@ void on_loaded(context& c, durable_state d) {
     c.log(log_level::info, "resuming the persisted plan", c.fields(st.durable.plan.candidate));
     run_executor(c);
   }
-  evaluate_and_act(c);
+  evaluate(c);
 }
 
 void on_report(context& c, site_report r) {
@@ -214,7 +230,8 @@ void on_report(context& c, site_report r) {
   if (std::find(rules.sites.begin(), rules.sites.end(), r.site) == rules.sites.end()) return;
   auto prev_it = st.reports.find(r.site);
   const site_report* prev = prev_it == st.reports.end() ? nullptr : &prev_it->second;
-  bool changed = report_changes_facts(prev, r);
+  bool changed = report_changes_facts(prev, r) ||
+                 (rules.gr.enabled && (!prev || !(prev->probe.gr == r.probe.gr)));
   auto role = c.role_of(r.site);
   if (r.step.transitioned) {
     auto f = c.fields(r.site);
@@ -247,18 +264,16 @@ void on_report(context& c, site_report r) {
     m.probe = r.probe;
     c.metric(std::move(m));
   }
-  maybe_heartbeat(c, r.site, r);
+  if (!rules.gr.enabled) maybe_heartbeat(c, r.site, r);  // no dead man's switch in GR (S7 is async)
   auto site = r.site;
   st.reports[site] = std::move(r);
   // Unchanged reports are evaluated at most once per poll interval: with many sites this keeps
   // the cost linear, and timed conditions (cooldown expiry, retries) are still rechecked.
   if (changed || !st.last_evaluation || c.clock.now - *st.last_evaluation >= rules.poll_interval)
-    evaluate_and_act(c);
+    evaluate(c);
   else
     status_changed(c, false);
 }
-
-}  // namespace
 
 void persist(context& c, durable_change change) {
   c.st.persist_queue.push_back(std::move(change));
@@ -289,6 +304,10 @@ step_result step(const group_rules& rules, group_state state, const group_input&
                  [&](const input::heartbeat_done& x) { on_heartbeat_done(c, x); },
                  [&](const input::reassert_done& x) { on_reassert_done(c, x); },
                  [&](const input::receiver_started& x) { on_receiver_started(c, x); },
+                 [&](const input::gr_done& x) {
+                   c.log(log_level::warn, "group replication reply in an async group",
+                         c.fields(x.site));
+                 },
              },
              in);
   return res;

@@ -29,6 +29,7 @@
 #include "messages/operator.hpp"
 #include "messages/mysql.hpp"
 #include "messages/planned_failover.hpp"
+#include "actors/operator/decide/gr_types.hpp"
 
 namespace br {
 
@@ -58,6 +59,8 @@ struct group_rules {
   caf::timespan switch_check_interval{std::chrono::minutes(1)};
   /// The bootstrap seed (config::effective_seed_site); empty = the first primary candidate.
   std::string seed_site;
+  /// Group Replication (spec.replication.mode groupReplication; decide/gr_step.hpp).
+  gr_rules gr;
   /// Bootstrap and auto-clone: off only for tests of the rules that came before them.
   bool bootstrap = true;
 };
@@ -133,7 +136,7 @@ struct change_planned {
 using durable_change =
     std::variant<change_adopt, change_start_plan, change_plan_done, change_phase,
                  change_mark_pending, change_mark_blocked, change_bootstrap, change_manual_fence,
-                 change_planned>;
+                 change_planned, change_gr>;
 
 /// `d` with `c` applied (the epoch clamp of S6 is the caller's, see step).
 durable_state apply_change(durable_state d, const durable_change& c);
@@ -189,6 +192,8 @@ struct group_state {
   /// rules allow; `fence_note`: why it is not applied (status and the FenceRejected Event).
   std::optional<std::string> fence_annotation;
   std::string fence_note;
+  /// Group Replication groups only (decide/gr_step.hpp).
+  gr_runtime gr;
 };
 
 /// A persist is queued or running, a plan runs, or the state is not loaded yet.
@@ -262,7 +267,7 @@ using group_input =
     std::variant<input::loaded, input::report, input::persisted, input::phase, input::plan_done,
                  input::executor_down, input::annotate, input::switchover, input::fenced,
                  input::gtid_read, input::heartbeat_done, input::reassert_done,
-                 input::receiver_started>;
+                 input::receiver_started, input::gr_done>;
 
 /// The time an input is stepped at (the actor clock and the wall clock).
 struct step_clock {
@@ -362,7 +367,7 @@ using group_effect =
     std::variant<effect::persist, effect::publish, effect::status, effect::fence,
                  effect::read_gtid, effect::heartbeat, effect::reassert, effect::start_executor,
                  effect::emit, effect::log, effect::metric, effect::reply,
-                 effect::start_receiver>;
+                 effect::start_receiver, effect::gr_command>;
 
 struct step_result {
   group_state state;

@@ -93,8 +93,18 @@ struct context {
   }
 };
 
-// Durable state (group_step.cpp).
+// Durable state and the inputs every topology shares (group_step.cpp).
 void persist(context& c, durable_change change);
+void on_loaded(context& c, durable_state d);
+void on_report(context& c, site_report r);
+void on_persisted(context& c, const input::persisted& in);
+
+// Group Replication (gr_step.cpp).
+void gr_evaluate(context& c);
+void gr_persisted(context& c, const change_gr& x, bool ok);
+void on_gr_done(context& c, const input::gr_done& in);
+/// A switchover request (the planned-failover annotation / admin request): the answer.
+std::string on_gr_switchover(context& c, const std::string& request);
 void status_changed(context& c, bool now);
 
 // Plans (step_plans.cpp).

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "actors/operator/decide/gr_step.hpp"
+
 namespace br {
 
 bool topology::has_plan(plan_kind k) const {
@@ -16,6 +18,16 @@ const topology& async_replication_topology() {
       {plan_kind::failover, plan_kind::switchover, plan_kind::recover, plan_kind::reclone,
        plan_kind::bootstrap, plan_kind::auto_clone},
       &step,
+  };
+  return t;
+}
+
+const topology& group_replication_topology() {
+  static const topology t{
+      "group-replication",
+      mysql_op::gr_probe,
+      {},  // no plans: bootstrap, join and switchover are single commands (effect::gr_command)
+      &gr_step,
   };
   return t;
 }

@@ -33,4 +33,7 @@ struct topology {
 /// Async replication (the rules of group_step.hpp): failover, switchover, recover, reclone.
 const topology& async_replication_topology();
 
+/// Group Replication (decide/gr_step.hpp): the group decides, the operator observes and reflects.
+const topology& group_replication_topology();
+
 }  // namespace br

@@ -2,6 +2,8 @@
 // returns the next state and the effects, and coordinator_effects.cpp carries them out.
 #include "actors/operator/group/coordinator.hpp"
 
+#include "actors/operator/decide/gr_step.hpp"
+
 #include <caf/all.hpp>
 
 #include "actors/common/registry.hpp"
@@ -34,6 +36,7 @@ config::group_status status_of(self_ptr self) {
   in.fence_note = g.fence_note;
   in.planned = g.planned;
   in.planned_refused = g.planned_refused;
+  if (st.cfg.rules.gr.enabled) in.group_replication = gr_status_of(st.cfg.rules, g);
   return build_group_status(in);
 }
 

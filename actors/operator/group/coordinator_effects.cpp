@@ -275,6 +275,24 @@ void carry_out(self_ptr self, const group_effect& e) {
                               return input::receiver_started{site, std::move(o)};
                             });
           },
+          [&](const effect::gr_command& x) {
+            // Group Replication (decide/gr_step.hpp): the recovery account is the replication
+            // account, on the START statement only; START and STOP get the group's own deadline.
+            auto site = x.site;
+            auto op = x.op;
+            auto cmd = command_for(self, op, site);
+            cmd.gr = x.settings;
+            cmd.member_id = x.member_id;
+            cmd.source = st.cfg.deps.replication;
+            cmd.timeout = st.cfg.rules.gr.command_timeout;
+            cmd.deadline = self->clock().now() + cmd.timeout + std::chrono::seconds(1);
+            self->request(st.cfg.deps.site_io, cmd.timeout + std::chrono::seconds(2), std::move(cmd))
+                .then(
+                    [=](mysql_outcome& o) {
+                      step_group(self, input::gr_done{site, op, std::optional<mysql_outcome>(o)});
+                    },
+                    [=](caf::error&) { step_group(self, input::gr_done{site, op, std::nullopt}); });
+          },
           [&](const effect::emit& x) {
             if (st.cfg.deps.platform.events)
               self->send(st.cfg.deps.platform.events, event_atom::value, x.event);

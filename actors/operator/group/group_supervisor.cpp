@@ -23,12 +23,36 @@ std::map<std::string, mysql_target> site_targets(const config::group_spec& spec,
   return out;
 }
 
+gr_rules gr_rules_of(const config::group_spec& spec) {
+  gr_rules g;
+  g.enabled = true;
+  g.designated = config::effective_seed_site(spec);
+  const auto gr = spec.replication.group_replication.value_or(config::group_replication_spec{});
+  g.spec_group_name = gr.group_name;
+  g.generated_name = config::random_uuid();
+  for (const auto& s : spec.sites)
+    // Kubernetes: the site Service on the default group communication port.
+    g.local_address[s.name] = s.group_replication && !s.group_replication->local_address.empty()
+                                  ? s.group_replication->local_address
+                                  : s.name + ":33061";
+  g.consistency = std::string{config::to_string(gr.consistency)};
+  g.exit_state_action = std::string{config::to_string(gr.exit_state_action)};
+  g.auto_rejoin_tries = gr.auto_rejoin_tries;
+  g.recovery_ssl = true;
+  g.max_switchover_delay = gr.max_switchover_delay;
+  return g;
+}
+
 coordinator_config make_coordinator_config(const std::string& group, const config::group_spec& spec,
                                            const group_credentials& creds,
                                            const group_runtime& rt, const std::string& path) {
   coordinator_config c;
   c.topo = rt.topo ? rt.topo : &async_replication_topology();
   auto& r = c.rules;
+  if (spec.replication.mode == config::replication_mode::group_replication) {
+    c.topo = &group_replication_topology();
+    r.gr = gr_rules_of(spec);
+  }
   r.group = group;
   c.namespace_name = rt.namespace_name;
   c.path = path + "/coordinator";

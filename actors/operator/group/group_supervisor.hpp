@@ -58,6 +58,10 @@ struct group_runtime {
   std::function<std::vector<child_spec>()> extra_children;
 };
 
+/// The Group Replication rules of a groupReplication spec (enabled, designated member, addresses,
+/// settings, a freshly generated group name used only if neither spec nor state has one).
+gr_rules gr_rules_of(const config::group_spec& spec);
+
 /// The coordinator configuration a spec yields (exposed for tests and tools).
 coordinator_config make_coordinator_config(const std::string& group, const config::group_spec& spec,
                                            const group_credentials& creds,

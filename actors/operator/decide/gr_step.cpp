@@ -1,0 +1,430 @@
+// Group Replication's step: observation, exactly-once bootstrap, joins, switchover, routing.
+#include "actors/operator/decide/gr_step.hpp"
+
+#include <algorithm>
+
+#include "actors/operator/decide/step_context.hpp"
+
+namespace br {
+
+gr_durable merge_gr(const gr_durable& before, const gr_durable& next) {
+  gr_durable d = before;
+  if (d.group_name.empty()) d.group_name = next.group_name;
+  d.bootstrapped = before.bootstrapped || next.bootstrapped;
+  d.observed_view_max = std::max(before.observed_view_max, next.observed_view_max);
+  if (d.bootstrap_started.empty()) d.bootstrap_started = next.bootstrap_started;
+  return d;
+}
+
+namespace step_detail {
+namespace {
+
+std::string group_name(const context& c) {
+  if (!c.st.durable.gr.group_name.empty()) return c.st.durable.gr.group_name;
+  if (!c.rules.gr.spec_group_name.empty()) return c.rules.gr.spec_group_name;
+  return c.rules.gr.generated_name;
+}
+
+/// The site's latest snapshot when its latest poll read one.
+const gr_snapshot* snapshot_of(const context& c, const std::string& site) {
+  auto it = c.st.reports.find(site);
+  if (it == c.st.reports.end() || !it->second.probe_ok || it->second.probe.gr.member_id.empty())
+    return nullptr;
+  return &it->second.probe.gr;
+}
+
+/// A member of another group (a name that is not ours, while it is in a group) never votes.
+bool foreign(const context& c, const gr_snapshot& s) {
+  return !s.group_name.empty() && s.group_name != group_name(c) && !s.self_state.empty() &&
+         s.self_state != "OFFLINE";
+}
+
+std::string site_of_member(const context& c, const std::string& member_id) {
+  if (member_id.empty()) return {};
+  for (const auto& site : c.rules.sites) {
+    auto it = c.st.good_probes.find(site);
+    if (it != c.st.good_probes.end() && it->second.gr.member_id == member_id) return site;
+  }
+  return {};
+}
+
+std::vector<gr::member_report> member_reports(context& c) {
+  std::vector<gr::member_report> out;
+  for (const auto& site : c.rules.sites) {
+    gr::member_report r;
+    const gr_snapshot* s = snapshot_of(c, site);
+    if (s && foreign(c, *s)) {
+      c.alert_once("gr-foreign:" + site, "Warning", "ForeignGroup",
+                   "member " + site + " is in group " + s->group_name + ", not " + group_name(c) +
+                       ": it is not counted",
+                   site);
+      s = nullptr;
+    }
+    if (s == nullptr) {
+      auto it = c.st.good_probes.find(site);
+      r.reporter = it != c.st.good_probes.end() ? it->second.gr.member_id : site;
+      out.push_back(std::move(r));
+      continue;
+    }
+    r.reporter = s->member_id;
+    r.reachable = true;
+    r.view_id = s->view_id;
+    for (const auto& row : s->rows)
+      r.rows.push_back({row.member_id, row.host, row.port, gr::parse_member_state(row.state),
+                        gr::parse_member_role(row.role)});
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+gr_settings settings_for(const context& c, const std::string& site) {
+  gr_settings s;
+  s.group_name = group_name(c);
+  auto it = c.rules.gr.local_address.find(site);
+  if (it != c.rules.gr.local_address.end()) s.local_address = it->second;
+  for (const auto& other : c.rules.sites) {
+    auto a = c.rules.gr.local_address.find(other);
+    if (a == c.rules.gr.local_address.end() || a->second.empty()) continue;
+    s.group_seeds += (s.group_seeds.empty() ? "" : ",") + a->second;
+  }
+  s.consistency = c.rules.gr.consistency;
+  s.exit_state_action = c.rules.gr.exit_state_action;
+  s.auto_rejoin_tries = c.rules.gr.auto_rejoin_tries;
+  s.recovery_ssl = c.rules.gr.recovery_ssl;
+  return s;
+}
+
+std::string op_name(mysql_op op) {
+  switch (op) {
+    case mysql_op::gr_bootstrap: return "bootstrap";
+    case mysql_op::gr_start: return "START GROUP_REPLICATION";
+    case mysql_op::gr_stop: return "STOP GROUP_REPLICATION";
+    case mysql_op::gr_set_primary: return "group_replication_set_as_primary";
+    default: return to_string(op);
+  }
+}
+
+void send(context& c, const std::string& site, mysql_op op, const std::string& member_id = {}) {
+  auto& g = c.st.gr;
+  g.command_site = site;
+  g.command_op = op;
+  auto f = c.fields(site);
+  f["command"] = op_name(op);
+  c.log(log_level::info, "group replication command", f);
+  c.out.emplace_back(effect::gr_command{site, op, member_id, settings_for(c, site)});
+}
+
+bool quiet(const context& c) {
+  const auto& g = c.st.gr;
+  if (!g.command_site.empty()) return true;
+  return g.last_command_end && c.clock.now - *g.last_command_end < 2 * c.rules.poll_interval;
+}
+
+void start_bootstrap(context& c, const std::string& member) {
+  auto& d = c.st.durable.gr;
+  if (d.bootstrap_started.empty() || d.group_name.empty()) {
+    // The name and the member are on record before any START (exactly once, S-GR1).
+    change_gr x;
+    x.gr = d;
+    x.gr.group_name = group_name(c);
+    x.gr.bootstrap_started = member;
+    x.start_bootstrap = true;
+    x.before_bootstrapped = d.bootstrapped;
+    x.at_ms = c.wall_ms();
+    persist(c, std::move(x));
+    return;
+  }
+  // A bootstrap was started before (this operator or an earlier one) and no group shows: START
+  // again only while every member answers, so no unreachable member can hide that group.
+  for (const auto& site : c.rules.sites)
+    if (snapshot_of(c, site) == nullptr) {
+      c.st.gr.note = "a bootstrap was started on " + d.bootstrap_started +
+                     " earlier and no group is visible; waiting until every member answers (" +
+                     site + " does not)";
+      return;
+    }
+  send(c, member, mysql_op::gr_bootstrap);
+}
+
+}  // namespace
+
+void gr_evaluate(context& c) {
+  auto& st = c.st;
+  auto& g = st.gr;
+  st.last_evaluation = c.clock.now;
+  // The quorum denominator is the largest view the group has agreed on (sticky), so a group that
+  // is still growing after its bootstrap is judged by its own size, and a member that lost the
+  // others can never be judged alone (decide/gr_view.hpp).
+  auto view = gr::cross_validate(member_reports(c), 1,
+                                 static_cast<std::size_t>(st.durable.gr.observed_view_max));
+  bool changed = !g.evaluated || view.known != g.view.known ||
+                 view.primary_member != g.view.primary_member ||
+                 view.has_quorum != g.view.has_quorum || view.view_id != g.view.view_id ||
+                 view.members.size() != g.view.members.size();
+  g.view = std::move(view);
+  g.evaluated = true;
+  if (changed) {
+    auto f = c.fields();
+    f["known"] = g.view.known;
+    f["primaryMember"] = g.view.primary_member;
+    f["hasQuorum"] = g.view.has_quorum;
+    f["viewId"] = g.view.view_id;
+    f["reason"] = g.view.reason;
+    c.log(log_level::info, "group view", f);
+    status_changed(c, true);
+  }
+  if (g.view.known && !g.view.has_quorum)
+    c.alert_once("gr-quorum", "Warning", "QuorumLost",
+                 "the group has no quorum: " + g.view.reason + " (the operator only observes)");
+  else if (g.view.known)
+    st.alerts.erase("gr-quorum");
+
+  const auto& d = st.durable.gr;
+  if (!c.rules.gr.spec_group_name.empty() && !d.group_name.empty() &&
+      c.rules.gr.spec_group_name != d.group_name) {
+    g.note = "spec.replication.groupReplication.groupName " + c.rules.gr.spec_group_name +
+             " differs from the group's name " + d.group_name + ": nothing is done";
+    c.alert_once("gr-name", "Warning", "GroupNameMismatch", g.note);
+    return;
+  }
+  if (busy(st)) return;  // one durable write at a time; its follow-up evaluates again
+
+  // The group's own decisions, recorded: the largest agreed view, bootstrapped, the primary.
+  gr::bootstrap_facts facts;
+  facts.bootstrapped = d.bootstrapped;
+  facts.designated = c.rules.gr.designated;
+  for (const auto& site : c.rules.sites) {
+    gr::bootstrap_probe p;
+    p.name = site;
+    if (const gr_snapshot* s = snapshot_of(c, site)) {
+      p.reachable = true;
+      p.plugin_loaded = s->plugin_loaded;
+      p.self_state = s->self_state.empty() ? gr::member_state::offline
+                                           : gr::parse_member_state(s->self_state);
+      p.rows = s->rows.size();
+      p.online_rows = static_cast<std::size_t>(std::count_if(
+          s->rows.begin(), s->rows.end(), [](const auto& r) { return r.state == "ONLINE"; }));
+    }
+    facts.members.push_back(p);
+  }
+  auto decision = gr::decide_gr_bootstrap(facts);
+  gr_durable next = d;
+  if (g.view.known && g.view.observed_view_max > next.observed_view_max)
+    next.observed_view_max = g.view.observed_view_max;
+  if (decision.mark_bootstrapped) {
+    next.bootstrapped = true;
+    if (next.group_name.empty()) next.group_name = group_name(c);
+  }
+  std::string primary = g.view.known ? site_of_member(c, g.view.primary_member) : std::string{};
+  std::optional<std::string> active;
+  if (!primary.empty() && primary != st.durable.view.active_site) active = primary;
+  if (!(next == d) || active) {
+    change_gr x;
+    x.gr = next;
+    x.active = active;
+    x.from = st.durable.view.active_site;
+    x.before_bootstrapped = d.bootstrapped;
+    x.at_ms = c.wall_ms();
+    persist(c, std::move(x));
+    return;
+  }
+  if (!g.switchover_target.empty() && g.switchover_deadline &&
+      c.clock.now >= *g.switchover_deadline) {
+    c.emit("Warning", "SwitchoverTimedOut",
+           "the group did not make " + g.switchover_target + " its primary within " +
+               "maxSwitchoverDelay; the request is cleared",
+           g.switchover_target);
+    g.switchover_target.clear();
+    g.switchover_deadline.reset();
+    status_changed(c, true);
+  }
+
+  if (quiet(c)) return;
+  if (g.last_failure && c.clock.now - *g.last_failure < c.rules.gr.retry_delay) return;
+  switch (decision.action) {
+    case gr::bootstrap_action::bootstrap:
+      g.note = decision.reason;
+      start_bootstrap(c, decision.member);
+      return;
+    case gr::bootstrap_action::join: {
+      std::vector<gr::joiner_probe> joiners;
+      for (const auto& site : c.rules.sites) {
+        gr::joiner_probe j;
+        j.name = site;
+        if (const gr_snapshot* s = snapshot_of(c, site)) {
+          j.member_id = s->member_id;
+          j.reachable = true;
+          j.self_state = s->self_state.empty() ? gr::member_state::offline
+                                               : gr::parse_member_state(s->self_state);
+        }
+        joiners.push_back(j);
+      }
+      auto p = gr::gr_provision_gate(g.view, joiners);
+      g.note = p.admit.empty() ? p.reason : std::string{};
+      if (!p.admit.empty()) send(c, p.admit, mysql_op::gr_start);
+      return;
+    }
+    case gr::bootstrap_action::wait:
+      g.note = decision.reason;
+      return;
+  }
+}
+
+void gr_persisted(context& c, const change_gr& x, bool ok) {
+  auto& g = c.st.gr;
+  if (!ok) return;  // the next evaluation decides again
+  if (x.active) {
+    const std::string& site = *x.active;
+    if (site == g.switchover_target) {
+      c.emit("Normal", "SwitchoverCompleted",
+             "the group made " + site + " its primary (group_replication_set_as_primary)", site);
+      g.switchover_target.clear();
+      g.switchover_deadline.reset();
+    } else if (!x.from.empty()) {
+      c.emit("Warning", "FailoverObserved",
+             "the group elected " + site + " as its primary (was " + x.from +
+                 "); routing follows",
+             site);
+      c.metric(metric_kind::failover, site, -1);
+    } else {
+      c.emit("Normal", "PrimaryObserved", "the group's primary is " + site, site);
+    }
+  }
+  if (x.gr.bootstrapped && !x.before_bootstrapped)
+    c.emit("Normal", "GroupBootstrapped",
+           "group " + x.gr.group_name + " is bootstrapped (a member is ONLINE); every later member "
+           "joins with a plain START");
+  if (x.start_bootstrap && !c.st.durable.gr.bootstrapped)
+    send(c, x.gr.bootstrap_started, mysql_op::gr_bootstrap);
+}
+
+void on_gr_done(context& c, const input::gr_done& in) {
+  auto& g = c.st.gr;
+  if (in.site != g.command_site || in.op != g.command_op) {
+    c.log(log_level::warn, "stray group replication reply", c.fields(in.site));
+    return;
+  }
+  g.command_site.clear();
+  g.last_command_end = c.clock.now;
+  bool ok = in.outcome && in.outcome->ok;
+  auto f = c.fields(in.site);
+  f["command"] = op_name(in.op);
+  if (ok) {
+    f["state"] = in.outcome->value;
+    c.log(log_level::info, "group replication command done", f);
+    g.last_failure.reset();
+    return;
+  }
+  std::string error = in.outcome ? in.outcome->error_kind + ": " + in.outcome->error
+                                 : std::string{"no answer"};
+  f["error"] = error;
+  c.log(log_level::warn, "group replication command failed", f);
+  g.last_failure = c.clock.now;
+  const char* reason = in.op == mysql_op::gr_bootstrap     ? "GroupBootstrapFailed"
+                       : in.op == mysql_op::gr_set_primary ? "SwitchoverFailed"
+                                                           : "MemberStartFailed";
+  c.emit("Warning", reason, op_name(in.op) + " on " + in.site + " failed: " + error, in.site);
+  if (in.op == mysql_op::gr_set_primary) {
+    g.switchover_target.clear();
+    g.switchover_deadline.reset();
+  }
+  status_changed(c, true);
+}
+
+std::string on_gr_switchover(context& c, const std::string& request) {
+  auto& g = c.st.gr;
+  std::string site = request.substr(0, request.find(':'));
+  if (site == "!cancel") return "rejected: nothing to cancel: a switchover is one call to the group";
+  if (std::find(c.rules.sites.begin(), c.rules.sites.end(), site) == c.rules.sites.end())
+    return "rejected: " + site + " is not a site of this group";
+  if (!c.st.durable.gr.bootstrapped) return "rejected: the group is not bootstrapped yet";
+  if (!g.view.known) return "rejected: the group view is unknown (" + g.view.reason + ")";
+  if (site == c.st.durable.view.active_site) return "accepted: skipped: " + site + " is already the primary";
+  auto it = c.st.good_probes.find(site);
+  const gr::view_member* target = nullptr;
+  if (it != c.st.good_probes.end())
+    for (const auto& m : g.view.members)
+      if (m.member_id == it->second.gr.member_id) target = &m;
+  if (!target || target->state != gr::member_state::online ||
+      target->role != gr::member_role::secondary)
+    return "rejected: " + site + " is not an ONLINE SECONDARY of the group (" +
+           (target ? std::string{gr::to_string(target->state)} + " " +
+                         std::string{gr::to_string(target->role)}
+                   : std::string{"not in the agreed view"}) +
+           ")";
+  if (!g.switchover_target.empty())
+    return "rejected: a switchover to " + g.switchover_target + " is running";
+  if (!g.command_site.empty())
+    return "rejected: busy: " + op_name(g.command_op) + " runs on " + g.command_site +
+           "; try again";
+  g.switchover_target = site;
+  g.switchover_deadline = c.clock.now + c.rules.gr.max_switchover_delay;
+  c.emit("Normal", "SwitchoverStarted",
+         "group_replication_set_as_primary(" + target->member_id + ") for " + site, site);
+  send(c, site, mysql_op::gr_set_primary, target->member_id);
+  status_changed(c, true);
+  return "accepted: switchover to " + site + " through group_replication_set_as_primary";
+}
+
+}  // namespace step_detail
+
+config::group_replication_status gr_status_of(const group_rules& rules, const group_state& st) {
+  config::group_replication_status s;
+  const auto& g = st.gr;
+  s.group_name = st.durable.gr.group_name;
+  s.bootstrapped = st.durable.gr.bootstrapped;
+  s.observed_view_max = static_cast<std::int64_t>(st.durable.gr.observed_view_max);
+  s.view_known = g.evaluated && g.view.known;
+  s.has_quorum = s.view_known && g.view.has_quorum;
+  s.view_id = s.view_known ? g.view.view_id : std::string{};
+  s.message = !g.note.empty() ? g.note : g.view.reason;
+  s.switchover_target = g.switchover_target;
+  for (const auto& site : rules.sites) {
+    config::gr_member_status m;
+    m.name = site;
+    auto p = st.good_probes.find(site);
+    if (p != st.good_probes.end()) m.member_id = p->second.gr.member_id;
+    auto r = st.reports.find(site);
+    m.reachable = r != st.reports.end() && r->second.probe_ok;
+    m.state = "UNKNOWN";
+    if (s.view_known)
+      for (const auto& v : g.view.members)
+        if (!m.member_id.empty() && v.member_id == m.member_id) {
+          m.state = std::string{gr::to_string(v.state)};
+          m.role = std::string{gr::to_string(v.role)};
+        }
+    if (m.state == "UNKNOWN" && m.reachable && r->second.probe.gr.self_state == "OFFLINE")
+      m.state = "OFFLINE";  // not in the group: its own word is enough for that
+    if (s.view_known && m.role == "PRIMARY" && m.state == "ONLINE") s.primary_member = site;
+    s.members.push_back(std::move(m));
+  }
+  return s;
+}
+
+step_result gr_step(const group_rules& rules, group_state state, const group_input& in,
+                    const step_clock& clock) {
+  step_result res;
+  res.state = std::move(state);
+  step_detail::context c{rules, res.state, clock, res.effects, res.answer};
+  using namespace step_detail;
+  std::visit(overload{
+                 [&](const input::loaded& x) { on_loaded(c, x.durable); },
+                 [&](const input::report& x) { on_report(c, x.report); },
+                 [&](const input::persisted& x) { on_persisted(c, x); },
+                 [&](const input::switchover& x) { c.answer = on_gr_switchover(c, x.target); },
+                 [&](const input::gr_done& x) { on_gr_done(c, x); },
+                 [&](const input::annotate& x) {
+                   c.answer = "rejected: " + x.key +
+                              " does not apply to a Group Replication group (the clone plugin's "
+                              "distributed recovery provisions members)";
+                 },
+                 [&](const auto&) {
+                   c.log(log_level::warn, "input of the async topology in a Group Replication group",
+                         c.fields());
+                 },
+             },
+             in);
+  return res;
+}
+
+}  // namespace br

@@ -1,0 +1,390 @@
+// gr_step (issue 22): Group Replication's rules as table tests, values only. The group decides;
+// these rows check that the operator only observes, records and asks the group: exactly-once
+// bootstrap, one joiner at a time, the primary followed (FailoverObserved), a lying member
+// outvoted, switchover through set_as_primary, and the status built from the agreed view.
+#include <boost/test/unit_test.hpp>
+
+#include "actors/operator/decide/gr_step.hpp"
+#include "tests/unit/group_step_fixture.hpp"
+
+#include <set>
+
+using namespace br;
+using namespace std::chrono_literals;
+using group_step_test::rep;
+
+namespace {
+
+const std::string G = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
+const std::map<std::string, std::string> uuid = {{"a", "11111111-0000-4000-8000-00000000000a"},
+                                                 {"b", "11111111-0000-4000-8000-00000000000b"},
+                                                 {"c", "11111111-0000-4000-8000-00000000000c"}};
+
+struct row {
+  std::string site, state, role;
+};
+
+/// A report of `site` whose member lists `rows` (its own view of the group).
+site_report member(const std::string& site, std::vector<row> rows, const std::string& view = "v:1",
+                   const std::string& group = G) {
+  bool primary = false;
+  std::string self = "OFFLINE";
+  for (const auto& r : rows)
+    if (r.site == site) {
+      self = r.state;
+      primary = r.state == "ONLINE" && r.role == "PRIMARY";
+    }
+  auto r = rep(site, primary ? site_state::writable : site_state::read_only);
+  auto& g = r.probe.gr;
+  g.plugin_loaded = true;
+  g.member_id = uuid.at(site);
+  g.group_name = group;
+  g.self_state = self;
+  g.view_id = self == "OFFLINE" ? "" : view;
+  for (const auto& x : rows) g.rows.push_back({uuid.at(x.site), x.site, 3306, x.state, x.role, "9.7.4"});
+  r.probe.server_uuid = uuid.at(site);
+  return r;
+}
+
+site_report offline(const std::string& site) { return member(site, {{site, "OFFLINE", ""}}); }
+
+site_report down(const std::string& site) { return rep(site, site_state::unreachable); }
+
+struct gr_fixture : group_step_test::group_fixture {
+  gr_fixture() {
+    rules.gr.enabled = true;
+    rules.gr.designated = "a";
+    rules.gr.generated_name = G;
+    for (auto& s : rules.sites) rules.gr.local_address[s] = s + ":33061";
+    rules.gr.max_switchover_delay = 30s;
+  }
+  std::set<std::string> seen;  ///< every Event reason emitted so far
+  void run(group_input in) {
+    auto r = gr_step(rules, st, in, clock);
+    st = std::move(r.state);
+    effects = std::move(r.effects);
+    answer = std::move(r.answer);
+    for (const auto& e : all<effect::emit>()) seen.insert(e.event.reason);
+  }
+  bool saw(const std::string& reason) const { return seen.count(reason) > 0; }
+  void load(durable_state d = {}) { run(input::loaded{std::move(d)}); }
+  void store_ok() { run(input::persisted{true, ""}); }
+  void report(site_report r) { run(input::report{std::move(r)}); }
+  std::vector<effect::gr_command> commands() const { return all<effect::gr_command>(); }
+  void done(const std::string& site, mysql_op op, bool ok = true) {
+    mysql_outcome o;
+    o.ok = ok;
+    if (!ok) {
+      o.error_kind = "server_error";
+      o.error = "boom";
+    }
+    run(input::gr_done{site, op, o});
+  }
+  /// A durable state of a bootstrapped group with `active` at epoch 3 and a view of `size`.
+  static durable_state running(const std::string& active, uint64_t size = 3) {
+    durable_state d;
+    d.view = {3, active, "", 1, {}};
+    d.gr.group_name = G;
+    d.gr.bootstrapped = true;
+    d.gr.observed_view_max = size;
+    d.gr.bootstrap_started = "a";
+    return d;
+  }
+  /// Every member ONLINE, `primary` PRIMARY, reported by everyone.
+  void all_online(const std::string& primary, const std::string& view = "v:3") {
+    std::vector<row> rows;
+    for (auto& s : rules.sites) rows.push_back({s, "ONLINE", s == primary ? "PRIMARY" : "SECONDARY"});
+    for (auto& s : rules.sites) report(member(s, rows, view));
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(gr_step_rules)
+
+BOOST_AUTO_TEST_CASE(bootstrap_persists_name_and_member_before_the_start) {
+  gr_fixture f;
+  f.load();
+  f.report(offline("b"));
+  f.report(offline("c"));
+  BOOST_TEST(f.commands().empty());  // the designated member a has not answered yet
+  f.report(offline("a"));
+  // First the record: the group name and the member a bootstrap starts on; no command yet.
+  auto next = f.persisted_next();
+  BOOST_TEST(next.gr.group_name == G);
+  BOOST_TEST(next.gr.bootstrap_started == "a");
+  BOOST_TEST(!next.gr.bootstrapped);
+  BOOST_TEST(f.commands().empty());
+  f.store_ok();
+  auto cmds = f.commands();
+  BOOST_TEST_REQUIRE(cmds.size() == 1u);
+  BOOST_TEST(cmds[0].site == "a");
+  BOOST_TEST((cmds[0].op == mysql_op::gr_bootstrap));
+  BOOST_TEST(cmds[0].settings.group_name == G);
+  BOOST_TEST(cmds[0].settings.local_address == "a:33061");
+  BOOST_TEST(cmds[0].settings.group_seeds == "a:33061,b:33061,c:33061");
+  // While it runs, nothing else is sent.
+  f.report(offline("b"));
+  BOOST_TEST(f.commands().empty());
+  f.done("a", mysql_op::gr_bootstrap);
+  // a is ONLINE PRIMARY of a one-member group: bootstrapped (sticky) and the view follows it.
+  f.advance(5s);
+  f.report(member("a", {{"a", "ONLINE", "PRIMARY"}}));
+  next = f.persisted_next();
+  BOOST_TEST(next.gr.bootstrapped);
+  BOOST_TEST(next.gr.observed_view_max == 1u);
+  BOOST_TEST(next.view.active_site == "a");
+  BOOST_TEST(next.view.epoch == 1u);
+  f.store_ok();
+  BOOST_TEST(f.has_event("GroupBootstrapped"));
+  BOOST_TEST(f.has_event("PrimaryObserved"));
+}
+
+BOOST_AUTO_TEST_CASE(never_a_second_bootstrap) {
+  struct case_row {
+    const char* name;
+    durable_state durable;
+    std::vector<site_report> reports;
+    const char* note;  // expected in status.groupReplication.message
+  };
+  durable_state bootstrapped = gr_fixture::running("a");
+  durable_state started;  // a START was sent by an earlier operator, no group seen since
+  started.gr.group_name = G;
+  started.gr.bootstrap_started = "a";
+  const case_row rows[] = {
+      {"bootstrapped, every member OFFLINE (total outage)",
+       bootstrapped,
+       {offline("a"), offline("b"), offline("c")},
+       "a second bootstrap would create a second group"},
+      {"started before, a member does not answer",
+       started,
+       {offline("a"), offline("b"), down("c")},
+       "waiting until every member answers (c does not)"},
+      {"designated member unreachable",
+       {},
+       {down("a"), offline("b"), offline("c")},
+       "designated member a is unreachable"},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      gr_fixture f;
+      f.load(r.durable);
+      bool sent = false;
+      for (const auto& rep : r.reports) {
+        f.report(rep);
+        for (auto& c : f.commands()) sent = sent || c.op == mysql_op::gr_bootstrap;
+        BOOST_TEST(f.all<effect::persist>().empty());
+      }
+      BOOST_TEST(!sent);
+      auto s = gr_status_of(f.rules, f.st);
+      BOOST_TEST(s.message.find(r.note) != std::string::npos, s.message);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_group_found_unrecorded_is_adopted_not_bootstrapped) {
+  gr_fixture f;
+  f.load();  // the operator died between START and recording bootstrapped
+  f.report(member("a", {{"a", "ONLINE", "PRIMARY"}}));
+  auto next = f.persisted_next();
+  BOOST_TEST(next.gr.bootstrapped);
+  BOOST_TEST(next.view.active_site == "a");
+  for (auto& c : f.commands()) BOOST_TEST((c.op != mysql_op::gr_bootstrap));
+}
+
+BOOST_AUTO_TEST_CASE(members_join_one_at_a_time) {
+  gr_fixture f;
+  f.load(gr_fixture::running("a", 1));
+  f.report(member("a", {{"a", "ONLINE", "PRIMARY"}}));
+  f.report(offline("b"));
+  auto cmds = f.commands();
+  BOOST_TEST_REQUIRE(cmds.size() == 1u);
+  BOOST_TEST(cmds[0].site == "b");
+  BOOST_TEST((cmds[0].op == mysql_op::gr_start));
+  f.report(offline("c"));
+  BOOST_TEST(f.commands().empty());  // one command at a time
+  f.done("b", mysql_op::gr_start);
+  f.report(offline("c"));
+  BOOST_TEST(f.commands().empty());  // quiet for two poll intervals after a command
+  f.advance(5s);
+  // b is RECOVERING (cloning): c waits (the gate admits nobody while someone recovers).
+  std::vector<row> view = {{"a", "ONLINE", "PRIMARY"}, {"b", "RECOVERING", "SECONDARY"}};
+  f.report(member("a", view, "v:2"));
+  f.report(member("b", view, "v:2"));
+  f.report(offline("c"));
+  BOOST_TEST(f.commands().empty());
+  // b ONLINE: c is admitted.
+  view = {{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"}};
+  f.report(member("a", view, "v:2"));
+  BOOST_TEST(f.persisted_next().gr.observed_view_max == 2u);  // the sticky max grew
+  f.store_ok();
+  f.report(member("b", view, "v:2"));  // c's last report is OFFLINE: admitted now
+  cmds = f.commands();
+  BOOST_TEST_REQUIRE(cmds.size() == 1u);
+  BOOST_TEST(cmds[0].site == "c");
+  BOOST_TEST(f.st.durable.gr.observed_view_max == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(the_groups_election_is_followed_never_made) {
+  gr_fixture f;
+  f.load(gr_fixture::running("a"));
+  f.all_online("a");
+  BOOST_TEST(f.all<effect::persist>().empty());
+  // a is killed: while it is still listed UNREACHABLE PRIMARY nobody is the primary.
+  std::vector<row> unreachable = {{"a", "UNREACHABLE", "PRIMARY"},
+                                  {"b", "ONLINE", "SECONDARY"},
+                                  {"c", "ONLINE", "SECONDARY"}};
+  f.report(down("a"));
+  f.report(member("b", unreachable, "v:3"));
+  f.report(member("c", unreachable, "v:3"));
+  BOOST_TEST(f.all<effect::persist>().empty());
+  auto s = gr_status_of(f.rules, f.st);
+  BOOST_TEST(s.primary_member.empty(), s.message << " / " << s.primary_member);
+  BOOST_TEST(s.view_known, s.message);
+  for (auto& e : f.effects) {  // the operator neither fences nor promotes
+    BOOST_TEST(!std::holds_alternative<effect::fence>(e));
+    BOOST_TEST(!std::holds_alternative<effect::start_executor>(e));
+  }
+  // The group expels a and elects b.
+  std::vector<row> elected = {{"b", "ONLINE", "PRIMARY"}, {"c", "ONLINE", "SECONDARY"}};
+  f.report(member("b", elected, "v:4"));
+  f.report(member("c", elected, "v:4"));
+  auto next = f.persisted_next();
+  BOOST_TEST(next.view.active_site == "b");
+  BOOST_TEST(next.view.epoch == 4u);
+  BOOST_TEST(next.gr.observed_view_max == 3u);  // never shrinks
+  f.store_ok();
+  BOOST_TEST(f.has_event("FailoverObserved"));
+  BOOST_TEST(f.st.view.active_site == "b");
+  s = gr_status_of(f.rules, f.st);
+  BOOST_TEST(s.primary_member == "b");
+  BOOST_TEST(s.has_quorum);  // 2 of the 3 the group ever had
+  BOOST_TEST(s.members[0].state == "UNKNOWN");  // a is not in the agreed view
+}
+
+BOOST_AUTO_TEST_CASE(a_lying_member_is_outvoted_and_a_lone_one_decides_nothing) {
+  gr_fixture f;
+  f.load(gr_fixture::running("a"));
+  f.all_online("a");
+  // c claims it is the primary; a and b agree on a.
+  std::vector<row> lie = {{"a", "ONLINE", "SECONDARY"}, {"b", "ONLINE", "SECONDARY"},
+                          {"c", "ONLINE", "PRIMARY"}};
+  f.report(member("c", lie, "v:3"));
+  BOOST_TEST(f.all<effect::persist>().empty());
+  auto s = gr_status_of(f.rules, f.st);
+  BOOST_TEST(s.view_known);
+  BOOST_TEST(s.primary_member == "a");
+  // Only c answers (a and b unreachable): no verdict, nothing acted on.
+  f.report(down("a"));
+  f.report(down("b"));
+  f.report(member("c", {{"c", "ONLINE", "PRIMARY"}}, "v:9"));
+  BOOST_TEST(f.all<effect::persist>().empty());
+  s = gr_status_of(f.rules, f.st);
+  BOOST_TEST(!s.view_known);
+  BOOST_TEST(f.st.view.active_site == "a");
+}
+
+BOOST_AUTO_TEST_CASE(a_member_of_another_group_is_not_counted) {
+  gr_fixture f;
+  f.load(gr_fixture::running("a"));
+  f.all_online("a");
+  const std::string other = "99999999-0000-4000-8000-000000000000";
+  f.report(member("c", {{"c", "ONLINE", "PRIMARY"}}, "w:1", other));
+  BOOST_TEST(f.saw("ForeignGroup"));
+  BOOST_TEST(f.all<effect::persist>().empty());
+  BOOST_TEST(gr_status_of(f.rules, f.st).primary_member == "a");
+}
+
+BOOST_AUTO_TEST_CASE(switchover_is_the_groups_set_as_primary) {
+  struct rej {
+    const char* target;
+    const char* answer;
+  };
+  gr_fixture f;
+  f.load(gr_fixture::running("a"));
+  f.all_online("a");
+  for (const auto& r : {rej{"zz", "rejected: zz is not a site"},
+                        rej{"a", "accepted: skipped: a is already the primary"}}) {
+    f.run(input::switchover{r.target});
+    BOOST_TEST_REQUIRE(f.answer.has_value());
+    BOOST_TEST(f.answer->find(r.answer) == 0u, *f.answer);
+  }
+  f.run(input::switchover{"c"});
+  BOOST_TEST(f.answer->find("accepted: switchover to c") == 0u, *f.answer);
+  auto cmds = f.commands();
+  BOOST_TEST_REQUIRE(cmds.size() == 1u);
+  BOOST_TEST((cmds[0].op == mysql_op::gr_set_primary));
+  BOOST_TEST(cmds[0].member_id == uuid.at("c"));
+  f.run(input::switchover{"b"});
+  BOOST_TEST(f.answer->find("rejected: a switchover to c is running") == 0u, *f.answer);
+  f.done("c", mysql_op::gr_set_primary);
+  f.advance(5s);
+  f.all_online("c");
+  BOOST_TEST_REQUIRE(f.st.persisting.has_value());  // asked when the majority agreed
+  BOOST_TEST(f.st.persisting_next.view.active_site == "c");
+  f.store_ok();
+  BOOST_TEST(f.has_event("SwitchoverCompleted"));
+  BOOST_TEST(!f.has_event("FailoverObserved"));
+  BOOST_TEST(f.st.gr.switchover_target.empty());
+}
+
+BOOST_AUTO_TEST_CASE(switchover_target_must_be_an_online_secondary_and_is_bounded) {
+  gr_fixture f;
+  f.load(gr_fixture::running("a"));
+  std::vector<row> rows = {{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"},
+                           {"c", "RECOVERING", "SECONDARY"}};
+  for (auto& s : f.rules.sites) f.report(member(s, rows, "v:3"));
+  f.run(input::switchover{"c"});
+  BOOST_TEST(f.answer->find("rejected: c is not an ONLINE SECONDARY") == 0u, *f.answer);
+  f.run(input::switchover{"b"});
+  BOOST_TEST(f.answer->find("accepted") == 0u, *f.answer);
+  f.done("b", mysql_op::gr_set_primary);
+  f.advance(31s);  // maxSwitchoverDelay 30s; the group never moved
+  for (auto& s : f.rules.sites) f.report(member(s, rows, "v:3"));
+  BOOST_TEST(f.saw("SwitchoverTimedOut"));
+  BOOST_TEST(f.st.gr.switchover_target.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_command_waits_before_the_next) {
+  gr_fixture f;
+  f.load(gr_fixture::running("a", 1));
+  f.report(member("a", {{"a", "ONLINE", "PRIMARY"}}));
+  f.report(offline("b"));
+  BOOST_TEST_REQUIRE(f.commands().size() == 1u);
+  f.done("b", mysql_op::gr_start, false);
+  BOOST_TEST(f.has_event("MemberStartFailed"));
+  f.advance(5s);
+  f.report(offline("b"));
+  BOOST_TEST(f.commands().empty());  // retry delay 10s
+  f.advance(6s);
+  f.report(offline("b"));
+  BOOST_TEST(f.commands().size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(spec_group_name_never_replaces_the_pinned_one) {
+  gr_fixture f;
+  f.rules.gr.spec_group_name = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb";
+  f.load(gr_fixture::running("a"));
+  f.all_online("a");
+  BOOST_TEST(f.saw("GroupNameMismatch"));
+  BOOST_TEST(f.all<effect::persist>().empty());
+  BOOST_TEST(f.commands().empty());
+}
+
+BOOST_AUTO_TEST_CASE(sticky_records_never_go_back) {
+  gr_durable before;
+  before.group_name = G;
+  before.bootstrapped = true;
+  before.observed_view_max = 3;
+  before.bootstrap_started = "a";
+  gr_durable next;  // a change computed from a state that knew less
+  next.group_name = "cccccccc-cccc-4ccc-8ccc-cccccccccccc";
+  next.observed_view_max = 2;
+  auto m = merge_gr(before, next);
+  BOOST_TEST(m.group_name == G);
+  BOOST_TEST(m.bootstrapped);
+  BOOST_TEST(m.observed_view_max == 3u);
+  BOOST_TEST(m.bootstrap_started == "a");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
