@@ -114,6 +114,9 @@ const backup_profile_spec* find_profile(const backup_spec& spec, std::string_vie
 std::optional<std::int64_t> parse_binlog_size(std::string_view text);
 
 void read(const nlohmann::json& v, const std::string& path, backup_spec& out, field_errors& errs);
+/// A profile's S3 block alone (also spec.initFromBackup.source.s3).
+void read(const nlohmann::json& v, const std::string& path, s3_storage_spec& out,
+          field_errors& errs);
 nlohmann::json to_json(const backup_spec& spec);
 
 /// Every rule of spec.backup with its field path under `path` ("spec.backup"): unique DNS-label
@@ -123,5 +126,11 @@ nlohmann::json to_json(const backup_spec& spec);
 /// refusal of the members not implemented. (The CronJob name length, which needs the group's
 /// name, is checked by config::validate.)
 void validate_backup(const backup_spec& spec, const std::string& path, field_errors& errs);
+
+/// The storage rules of a backup profile (type, S3 bucket/credentialsSecret/endpointURL, PVC
+/// claimName/subPath, the refused members) at `path` (".type", ".s3.bucket", ...); shared with
+/// spec.initFromBackup's S3 source.
+void validate_storage(const backup_storage_spec& storage, const std::string& path,
+                      field_errors& errs);
 
 }  // namespace br::config

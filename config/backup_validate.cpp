@@ -210,6 +210,13 @@ struct backup_checker {
 
 }  // namespace
 
+void validate_storage(const backup_storage_spec& storage, const std::string& path,
+                      field_errors& errs) {
+  backup_spec none;
+  backup_checker c{none, path, errs};
+  c.storage(path, storage);
+}
+
 void validate_backup(const backup_spec& spec, const std::string& path, field_errors& errs) {
   backup_checker c{spec, path, errs};
   c.profiles();

@@ -235,6 +235,8 @@ void read(const json& v, const std::string& path, group_spec& out, field_errors&
       .field("dragonfly", out.dragonfly)
       .field("backup", out.backup)
       .field("bootstrap", out.bootstrap)
+      .field("initFromBackup", out.init_from_backup)
+      .field("restoreInPlace", out.restore_in_place)
       .field("resources", out.resources)
       .field("sidecarResources", out.sidecar_resources)
       .field("podLabels", out.pod_labels)
@@ -248,7 +250,7 @@ void read(const json& v, const std::string& path, group_spec& out, field_errors&
       .field("replicaServiceTemplate", out.replica_service_template)
       // serviceTemplate: the Services have their own templates (primary/replica/sites[]).
       .unsupported({"tls", "terminationGracePeriodSeconds", "serviceTemplate", "extraContainers",
-                    "extraInitContainers", "initFromBackup", "restoreInPlace", "encryptionAtRest",
+                    "extraInitContainers", "encryptionAtRest",
                     "license"})
       .done();
 }

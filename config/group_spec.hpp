@@ -14,6 +14,7 @@
 #include "config/duration.hpp"
 #include "config/field_error.hpp"
 #include "config/pod_spec.hpp"
+#include "config/restore_spec.hpp"
 #include "config/replication_mode.hpp"
 #include "messages/topology.hpp"
 
@@ -197,6 +198,10 @@ struct group_spec {
   dragonfly_spec dragonfly;
   std::optional<backup_spec> backup;  // spec.backup (config/backup_spec.hpp); absent: no backups
   bootstrap_spec bootstrap;
+  /// spec.initFromBackup (config/restore_spec.hpp): a new group seeded from a backup (Kubernetes
+  /// mode; the restore controller in actors/operator/kube/restore/).
+  std::optional<init_from_backup_spec> init_from_backup;
+  nlohmann::json restore_in_place;  // "restoreInPlace": refused (not implemented)
   // Pods a user can run (config/pod_spec.hpp; rendered from reconciler version 5 on).
   std::optional<resource_requirements> resources;          // mysqld; sites[].resources wins
   std::optional<resource_requirements> sidecar_resources;  // "sidecarResources"

@@ -358,6 +358,21 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
   c.unimplemented();
   validate_replication_mode(spec, mode, c.errs);
   if (spec.backup) validate_backup(*spec.backup, "spec.backup", c.errs);
+  if (spec.init_from_backup) {
+    if (mode == run_mode::standalone)
+      c.errs.push_back({"spec.initFromBackup",
+                        "Kubernetes mode only: in standalone mode restore with `bloodraven "
+                        "restore` into a fresh server before the group starts"});
+    else
+      validate_init_from_backup(*spec.init_from_backup,
+                                spec.backup ? &*spec.backup : nullptr, "spec.initFromBackup",
+                                c.errs);
+  }
+  if (!spec.restore_in_place.is_null())
+    c.errs.push_back({"spec.restoreInPlace",
+                      "not implemented yet: an in-place restore of a running group is not built "
+                      "(docs/backup.md \"Restore in place\"); restore into a new group with "
+                      "spec.initFromBackup; remove the field"});
   return std::move(c.errs);
 }
 

@@ -79,3 +79,16 @@ std::string format_rfc3339(timestamp t) {
 }
 
 }  // namespace br::config
+
+namespace br::config {
+
+std::optional<std::int64_t> parse_stop_datetime(std::string_view text) {
+  std::string t{text};
+  if (t.size() == 19 && t[10] == ' ') t[10] = 'T', t += 'Z';
+  if (t.find('.') != std::string::npos) return std::nullopt;
+  auto p = parse_rfc3339(t);
+  if (!p) return std::nullopt;
+  return std::chrono::duration_cast<std::chrono::seconds>(p->time_since_epoch()).count();
+}
+
+}  // namespace br::config

@@ -142,6 +142,33 @@ BOOST_AUTO_TEST_CASE(decide_bootstrap_rows) {
   }
 }
 
+// spec.initFromBackup not Succeeded (issue 21): only a group that never had a primary is held.
+BOOST_AUTO_TEST_CASE(restore_holds_rows) {
+  const std::string why = "the restore of spec.initFromBackup has not succeeded yet";
+  durable_state fresh;
+  durable_state had;
+  had.view = {3, "a", "", 1, {}};
+  durable_state failed_over;  // between views: no active site, but a failover target recorded
+  failed_over.last_failover_target = "b";
+  durable_state seeded;  // a fresh-deploy bootstrap whose seed was promoted
+  seeded.bootstrap.source = "fresh-deploy";
+  seeded.bootstrap.sites = {{"a", "seed", "Done", "", 0, 0, 1}};
+  struct row {
+    const char* name;
+    const durable_state* d;
+    std::string hold;
+    bool held;
+  };
+  std::vector<row> rows = {
+      {"restore pending, new group: no bootstrap", &fresh, why, true},
+      {"no restore pending: the ordinary rules", &fresh, "", false},
+      {"restore pending, the group has a primary", &had, why, false},
+      {"restore pending, a failover target recorded", &failed_over, why, false},
+      {"restore pending, a seed already promoted", &seeded, why, false},
+  };
+  for (const auto& r : rows) BOOST_TEST(restore_holds(*r.d, r.hold) == r.held, r.name);
+}
+
 BOOST_AUTO_TEST_CASE(divergent_site_carries_its_extra_set) {
   auto d = decide_bootstrap(three(U1 + ":1-5", U1 + ":1-3," + U2 + ":1-2", ""));
   BOOST_REQUIRE(d.verdict == bootstrap_verdict::bootstrap);

@@ -558,4 +558,62 @@ BOOST_AUTO_TEST_CASE(reclone_requests_around_a_bootstrap) {
   BOOST_TEST(a.rfind("accepted", 0) == 0u, a);
 }
 
+// spec.initFromBackup not Succeeded yet (rules.restore_hold, issue 21): a group that never had
+// a primary does nothing but poll, whatever its sites report: no bootstrap, no adoption of the
+// restore target the Job made writable, no fence of it, no failover. A group that had a primary
+// is not held (the restore refuses a server with data, so it is never overwritten).
+BOOST_AUTO_TEST_CASE(restore_pending_holds_a_new_group) {
+  const auto s5 = gtid(U1, 1, 5);
+  struct row {
+    const char* name;
+    std::string hold;
+    std::string active;  ///< the durable view's active site ("" = never had a primary)
+    site_state a_state;  ///< a is the restore target
+    bool held;
+  };
+  const std::string why = "the restore of spec.initFromBackup has not succeeded yet";
+  std::vector<row> rows = {
+      {"restore pending, every site fenced: no bootstrap", why, "", site_state::read_only, true},
+      {"restore pending, the target writable while it loads: no adoption", why, "",
+       site_state::writable, true},
+      {"restore Succeeded (no hold): the bootstrap seeds from the restored site", "", "",
+       site_state::read_only, false},
+      {"held, but the group had a primary: the ordinary rules", why, "a", site_state::writable,
+       false},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      group_fixture f;
+      f.rules.restore_hold = r.hold;
+      durable_state d;
+      if (!r.active.empty()) d.view = {1, r.active, "", 1, {}};
+      f.load(d);
+      auto eff = drain(f);
+      for (auto [s, g] : {std::pair{"a", s5}, std::pair{"b", std::string{}},
+                          std::pair{"c", std::string{}}}) {
+        f.report(s == std::string("a") ? rep(s, r.a_state, g) : rep(s, site_state::read_only, g));
+        auto more = drain(f);
+        eff.insert(eff.end(), more.begin(), more.end());
+      }
+      if (r.held) {
+        BOOST_TEST(started(eff).empty());
+        BOOST_TEST(f.st.durable.bootstrap.source.empty());
+        BOOST_TEST(f.st.durable.view.active_site.empty());
+        BOOST_TEST(f.st.durable.view.epoch == 0u);
+        size_t fences = 0;
+        for (const auto& e : eff)
+          if (std::holds_alternative<effect::fence>(e)) ++fences;
+        BOOST_TEST(fences == 0u);
+        BOOST_TEST(f.st.bootstrap_note == "waiting: " + r.hold);
+      } else if (r.active.empty()) {
+        BOOST_TEST(actions(f.st.durable.bootstrap) == "a=seed,b=clone,c=clone");
+        BOOST_TEST(started(eff).size() == 1u);
+      } else {
+        BOOST_TEST(f.st.bootstrap_note.empty());
+        BOOST_TEST(f.st.durable.view.active_site == "a");
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

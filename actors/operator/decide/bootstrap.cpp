@@ -50,6 +50,10 @@ std::string to_string(bootstrap_verdict v) {
   return "not_new";
 }
 
+bool restore_holds(const durable_state& d, const std::string& hold) {
+  return !hold.empty() && never_had_primary(d);
+}
+
 bool never_had_primary(const durable_state& d) {
   if (!d.view.active_site.empty() || !d.view.deposing.empty()) return false;
   if (!d.last_failover_target.empty()) return false;

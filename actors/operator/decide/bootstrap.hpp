@@ -71,6 +71,13 @@ bool never_had_primary(const durable_state& d);
 
 bootstrap_decision decide_bootstrap(const bootstrap_facts& in);
 
+/// spec.initFromBackup not Succeeded yet (`hold`: why, config::restore_bootstrap_hold; "" =
+/// none): a group that never had a primary is held whole: no bootstrap, no adoption of the
+/// restore target (the restore Job makes it writable while it loads), no clone, no fence of it.
+/// A group that had a primary is not held (the restore refuses a server with data, so it can
+/// never be overwritten).
+bool restore_holds(const durable_state& d, const std::string& hold);
+
 enum class clone_verdict : uint8_t { clone, replicate, divergent, unknown };
 
 struct clone_need_result {

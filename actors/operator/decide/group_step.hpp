@@ -63,6 +63,9 @@ struct group_rules {
   gr_rules gr;
   /// Bootstrap and auto-clone: off only for tests of the rules that came before them.
   bool bootstrap = true;
+  /// Why the group waits for its restore from backup (config::restore_bootstrap_hold; "" =
+  /// nothing held): a group that never had a primary does nothing but poll (restore_holds).
+  std::string restore_hold;
 };
 
 // -- durable changes -----------------------------------------------------------------------------

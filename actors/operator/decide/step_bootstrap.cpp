@@ -63,6 +63,12 @@ double seconds_between(int64_t from_ms, int64_t to_ms) {
 
 }  // namespace
 
+bool hold_for_restore(context& c) {
+  if (!restore_holds(c.st.durable, c.rules.restore_hold)) return false;
+  note(c, "waiting: " + c.rules.restore_hold);
+  return true;
+}
+
 bool maybe_bootstrap(context& c) {
   auto& st = c.st;
   if (!c.rules.bootstrap) return false;

@@ -154,6 +154,9 @@ void fence_persisted(context& c, const change_manual_fence& x, bool ok);
 /// A new group with no writable site: wait, refuse or start the bootstrap. True when it applied
 /// (the ordinary no-primary/failover rules must not run for a group that never had a primary).
 bool maybe_bootstrap(context& c);
+/// A group that never had a primary while its restore from backup has not succeeded
+/// (restore_holds): says so in status.bootstrap and returns true; nothing else may run then.
+bool hold_for_restore(context& c);
 /// After the seed is active: bring in the next site of a fresh-deploy bootstrap.
 void continue_bootstrap(context& c);
 /// An empty non-active site while the active site has data: clone it (source auto-clone).

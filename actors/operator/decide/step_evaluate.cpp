@@ -99,6 +99,9 @@ void evaluate_and_act(context& c) {
   }
   reconcile_fence(c);
   if (busy(st)) return;
+  // A new group seeded from a backup: nothing is promoted, adopted, cloned or fenced before its
+  // restore succeeded (the restore target is writable while the Job loads it).
+  if (hold_for_restore(c)) return;
   // A group that never had a primary and has no writable site is bootstrapped (or waits, or is
   // refused) instead of failing over or alerting (step_bootstrap.cpp).
   if (ev.writable.empty() && maybe_bootstrap(c)) return;

@@ -64,6 +64,7 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
   if (r.site_priorities.empty() && !spec.split_brain_policy.prefer_site.empty())
     r.site_priorities.push_back(spec.split_brain_policy.prefer_site);
   r.seed_site = config::effective_seed_site(spec);
+  r.restore_hold = rt.restore_hold;
   r.poll_interval = spec.poll_interval;
   r.failover_cooldown = spec.failover_cooldown;
   c.status_coalesce = rt.status_coalesce;

@@ -56,6 +56,9 @@ struct group_runtime {
   /// More children started after the pollers (Kubernetes mode: the reconciler); they find the
   /// coordinator by asking the group supervisor for (child, "coordinator"). Empty = none.
   std::function<std::vector<child_spec>()> extra_children;
+  /// Kubernetes mode: why the group waits for its restore from backup (group_rules::restore_hold;
+  /// the group source restarts the group when it changes). "" = nothing held.
+  std::string restore_hold;
 };
 
 /// The Group Replication rules of a groupReplication spec (enabled, designated member, addresses,

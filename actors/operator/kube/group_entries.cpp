@@ -97,6 +97,7 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
   rt.platform = e.platform;
   rt.namespace_name = e.ns;
   rt.status_coalesce = o.status_coalesce;
+  rt.restore_hold = d.restore_hold;
   if (o.ws) {
     // The coordinator's publications reach /ws/status through a hub that forwards each one to
     // the group's status writer unchanged; one hub per running supervisor (its poll cadence).
@@ -153,6 +154,7 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
   e.has_running = true;
   e.running_spec = d.spec;
   e.running_creds = d.creds;
+  e.running_restore_hold = d.restore_hold;
   e.running_generation = d.generation;
   auto f = fields(e);
   f["generation"] = d.generation;

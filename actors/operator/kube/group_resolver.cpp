@@ -31,6 +31,8 @@ group_desired desire_from_event(const std::string& type, const json& object) {
   if (d.valid) {
     d.spec = parsed.group.spec;
     d.group = parsed.group;
+    d.restore_hold = config::restore_bootstrap_hold(d.spec.init_from_backup,
+                                                    object.value("status", json::object()));
   }
   return d;
 }

@@ -16,7 +16,9 @@ tracked_group tracked(source_ptr self, const std::string& key, const group_desir
   g.running = static_cast<bool>(e.supervisor);
   g.stopping = e.stopping;
   g.finalizing = e.finalize;
-  g.same_as_running = e.has_running && e.running_spec == d.spec && same_creds(e.running_creds, d.creds);
+  g.same_as_running = e.has_running && e.running_spec == d.spec &&
+                      e.running_restore_hold == d.restore_hold &&
+                      same_creds(e.running_creds, d.creds);
   return g;
 }
 
@@ -131,7 +133,8 @@ void resolve(source_ptr self, const std::string& type, const std::string& text) 
 }
 
 /// Our own status writes (and label/annotation edits) bump resourceVersion, not generation:
-/// such a MODIFIED needs no new parse, validation or Secret read.
+/// such a MODIFIED needs no new parse, validation or Secret read, unless it changes the restore
+/// hold (status.restore reached Succeeded: the group restarts without it).
 bool unchanged_generation(source_ptr self, const std::string& text) {
   auto obj = json::parse(text, nullptr, false);
   if (!obj.is_object()) return false;
@@ -142,7 +145,9 @@ bool unchanged_generation(source_ptr self, const std::string& text) {
   if (md.contains("deletionTimestamp")) return false;
   const auto& last = it->second.last;
   return last.valid && !last.problem && last.uid == md.value("uid", std::string{}) &&
-         last.generation != 0 && last.generation == md.value("generation", int64_t{0});
+         last.generation != 0 && last.generation == md.value("generation", int64_t{0}) &&
+         config::restore_bootstrap_hold(last.spec.init_from_backup,
+                                        obj.value("status", json::object())) == last.restore_hold;
 }
 
 void on_group_down(source_ptr self, const caf::down_msg& dm) {

@@ -46,6 +46,9 @@ struct group_desired {
   config::group_spec spec;
   config::failover_group group;  ///< the whole parsed object (metadata for owner references)
   group_credentials creds;
+  /// spec.initFromBackup not Succeeded yet (config::restore_bootstrap_hold): the group's
+  /// coordinator holds a group that never had a primary; a change restarts the group.
+  std::string restore_hold;
   std::string object_json;  ///< the object as seen (re-resolved on a credentials retry)
 };
 

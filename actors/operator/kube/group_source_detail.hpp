@@ -63,6 +63,7 @@ struct group_entry {
   bool has_running = false;  // running_* describe the live supervisor
   config::group_spec running_spec;
   group_credentials running_creds;
+  std::string running_restore_hold;
   int64_t running_generation = 0;
   std::optional<group_desired> pending;  // start this once the supervisor is down
   group_desired last;                    // newest resolution (credentials retry, restarts)

@@ -22,6 +22,7 @@ struct leadership_state {
   leader_elector_actor elector;
   group_source_actor source;
   ticking_actor backups;  // the backup controller (detached), while leading
+  ticking_actor restores;  // the restore controller (detached), while leading
   site_io_actor io;
   /// Counts this process's leaderships; the groups run under the current one (S8).
   uint64_t generation = 0;
@@ -58,6 +59,18 @@ void start_source(lead_ptr self) {
     st.backups = backup_ctl::spawn_backup_controller(self->system(), bo);
     auto b = st.backups;
     self->attach_functor([b] { caf::anon_send_exit(b, caf::exit_reason::user_shutdown); });
+    if (st.o.restores && !st.restores) {
+      restore_ctl::controller_options ro;
+      ro.client = bo.client;
+      ro.namespaces = bo.namespaces;
+      ro.guard = bo.guard;  // no restore write once the lease is lost (S8)
+      ro.instance = bo.instance;
+      ro.interval = bo.interval;
+      ro.render = bo.render;
+      st.restores = restore_ctl::spawn_restore_controller(self->system(), ro);
+      auto rs = st.restores;
+      self->attach_functor([rs] { caf::anon_send_exit(rs, caf::exit_reason::user_shutdown); });
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include "actors/common/supervisor.hpp"
 #include "actors/operator/kube/backup/backup_controller.hpp"
 #include "actors/operator/kube/group_source.hpp"
+#include "actors/operator/kube/restore/restore_controller.hpp"
 #include "actors/operator/kube/core/lease_lock.hpp"
 
 namespace br {
@@ -27,6 +28,9 @@ struct kube_mode_options {
   /// client, namespaces, lease guard and instance are the group source's (filled in there).
   bool backups = true;
   backup_ctl::controller_options backup;
+  /// The restore controller (kube/restore/, spec.initFromBackup), started beside it; its client,
+  /// namespaces, guard, instance and Job rendering are the backup controller's.
+  bool restores = true;
 };
 
 /// The root supervisor's children in Kubernetes mode: one "leadership" actor that runs the

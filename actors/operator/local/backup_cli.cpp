@@ -320,6 +320,7 @@ int restore(int argc, char** argv) {
   r.tools = tools_from(v);
   auto out = backup::run_restore(r);
   if (!out.backup.gtid_executed.empty()) result["backupGtidExecuted"] = out.backup.gtid_executed;
+  if (out.backup.size_bytes > 0) result["sourceSizeBytes"] = out.backup.size_bytes;  // the metric
   if (!out.ok) return failed(out.message);
   json files = json::array();
   for (const auto& rf : out.replayed) files.push_back(rf.site + "/" + rf.name);

@@ -8,6 +8,7 @@
 
 #include "actors/operator/kube/backup/backup_decide.hpp"
 #include "actors/operator/kube/backup/backup_metrics.hpp"
+#include "actors/operator/kube/backup/job_status.hpp"
 #include "config/group_validate.hpp"
 #include "config/rfc3339.hpp"
 #include "config/render/names.hpp"
@@ -65,48 +66,19 @@ struct pass {
     return true;
   }
 
-  job_view view_job(const json* job) {
-    job_view v;
-    if (!job) return v;
-    v.exists = true;
-    const json st = job->value("status", json::object());
-    if (st.value("succeeded", 0) > 0) v.succeeded = true;
-    for (const auto& cnd : st.value("conditions", json::array())) {
-      if (cnd.value("status", "") != "True") continue;
-      if (cnd.value("type", "") == "Complete") v.succeeded = true;
-      if (cnd.value("type", "") == "Failed") {
-        v.failed = true;
-        v.message = cnd.value("message", cnd.value("reason", ""));
-      }
-    }
-    const json ann = (*job)["metadata"].value("annotations", json::object());
-    v.source_site = ann.value(std::string{annotation_source}, "");
-    v.active_site = ann.value(std::string{annotation_active}, "");
-    return v;
-  }
-
   /// The newest terminated container's message among the Job's pods.
   std::string termination_message(const std::string& ns, const std::string& backup) {
-    kube::list_options lo;
-    lo.label_selector = std::string{label_backup} + "=" + backup + "," +
-                        std::string{label_component} + "=backup";
-    auto pods = c.list(kube::resources::pods, ns, lo);
-    if (!pods) {
-      failed("list pods", backup, pods.error());
-      return {};
+    std::string error;
+    auto m = newest_termination_message(
+        c, ns,
+        std::string{label_backup} + "=" + backup + "," + std::string{label_component} + "=backup",
+        error);
+    if (!error.empty()) {
+      ++failures;
+      log::warn("backup controller: API call failed",
+                {{"what", "list pods"}, {"name", backup}, {"error", error}});
     }
-    std::string best, best_time;
-    for (const auto& p : (*pods)["items"])
-      for (const auto& cs : p.value("status", json::object()).value("containerStatuses", json::array())) {
-        const json t = cs.value("state", json::object()).value("terminated", json::object());
-        if (!t.contains("message")) continue;
-        std::string at = t.value("finishedAt", "");
-        if (best.empty() || at > best_time) {
-          best = t.value("message", "");
-          best_time = at;
-        }
-      }
-    return best;
+    return m;
   }
 
   /// False when the action failed in a way that must stop the backup's later actions this pass

@@ -42,12 +42,25 @@ json backup_owner(const json& backup) {
           {"blockOwnerDeletion", true}};
 }
 
-/// A Job around one bloodraven container; `args` follow the binary.
+/// A Job of the backup controller, owned by its MysqlBackup and labelled with it.
 json job(const json& backup, const config::failover_group& g, const std::string& name,
          const char* component, json args, const render_settings& r) {
-  const std::string bname = backup["metadata"].value("name", "");
   json l = labels(g, component);
-  l[std::string{label_backup}] = bname;
+  l[std::string{label_backup}] = backup["metadata"].value("name", "");
+  const auto& backup_spec = *g.spec.backup;
+  return bloodraven_job(g, name, l, backup_owner(backup), std::move(args),
+                        backup_spec.backoff_limit, backup_spec.active_deadline_seconds, r);
+}
+
+json& the_container(json& job) {
+  return job["spec"]["template"]["spec"]["containers"][0];
+}
+
+}  // namespace
+
+json bloodraven_job(const config::failover_group& g, const std::string& name, const json& labels,
+                    const json& owner, json args, std::int64_t backoff_limit,
+                    std::int64_t active_deadline_seconds, const render_settings& r) {
   json container = {{"name", "backup"},
                     {"image", image_of(g, r)},
                     {"command", json::array({"bloodraven"})},
@@ -61,41 +74,55 @@ json job(const json& backup, const config::failover_group& g, const std::string&
               {"automountServiceAccountToken", false},
               {"securityContext", pod_security()},
               {"volumes", json::array({{{"name", "tmp"}, {"emptyDir", json::object()}}})}};
-  const auto& backup_spec = *g.spec.backup;
-  json spec = {{"backoffLimit", backup_spec.backoff_limit},
-               {"activeDeadlineSeconds", backup_spec.active_deadline_seconds},
-               {"template", {{"metadata", {{"labels", l}}}, {"spec", pod}}}};
+  json spec = {{"backoffLimit", backoff_limit},
+               {"activeDeadlineSeconds", active_deadline_seconds},
+               {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod}}}};
   json meta = {{"name", name},
                {"namespace", g.metadata.namespace_name},
-               {"labels", l},
-               {"ownerReferences", json::array({backup_owner(backup)})}};
+               {"labels", labels},
+               {"ownerReferences", json::array({owner})}};
   json out = {{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", meta}, {"spec", spec}};
   out["spec"]["template"]["spec"]["containers"] = json::array({container});
   return out;
 }
 
-json& the_container(json& job) {
-  return job["spec"]["template"]["spec"]["containers"][0];
+std::string site_mysql_address(const config::failover_group& g, const std::string& site,
+                               const render_settings& r) {
+  const auto& ns = g.metadata.namespace_name;
+  return r.site_address ? r.site_address(ns, g.metadata.name, site)
+                        : render::site_name(g.metadata.name, site) + "." + ns +
+                              ".svc.cluster.local:3306";
 }
 
-}  // namespace
+void add_mysql_creds(const config::failover_group& g, json& pod_spec, json& container) {
+  pod_spec["volumes"].push_back(
+      {{"name", "mysql-creds"},
+       {"secret",
+        {{"secretName", g.spec.credentials ? g.spec.credentials->operator_secret : ""},
+         {"defaultMode", 0400},
+         {"items", json::array({{{"key", "username"}, {"path", "username"}},
+                                {{"key", "password"}, {"path", "password"}}})}}}});
+  container["volumeMounts"].push_back(
+      {{"name", "mysql-creds"}, {"mountPath", mysql_creds_dir}, {"readOnly", true}});
+}
 
 json storage_env(const config::backup_storage_spec& s, const std::string& prefix) {
   return render::storage_env(s, prefix, pvc_mount, aws_creds_dir);
 }
 
 void add_storage_volume(const config::backup_storage_spec& s, json& pod_spec, json& container,
-                        const std::string& volume_name) {
+                        const std::string& volume_name, const std::string& mount_path,
+                        const std::string& creds_dir) {
   if (s.type == config::backup_storage_type::s3 && s.s3) {
     pod_spec["volumes"].push_back(
         {{"name", volume_name},
          {"secret", {{"secretName", s.s3->credentials_secret}, {"defaultMode", 0400}}}});
     container["volumeMounts"].push_back(
-        {{"name", volume_name}, {"mountPath", aws_creds_dir}, {"readOnly", true}});
+        {{"name", volume_name}, {"mountPath", creds_dir}, {"readOnly", true}});
   } else if (s.type == config::backup_storage_type::pvc && s.pvc) {
     pod_spec["volumes"].push_back(
         {{"name", volume_name}, {"persistentVolumeClaim", {{"claimName", s.pvc->claim_name}}}});
-    json mount = {{"name", volume_name}, {"mountPath", pvc_mount}};
+    json mount = {{"name", volume_name}, {"mountPath", mount_path}};
     if (!s.pvc->sub_path.empty()) mount["subPath"] = s.pvc->sub_path;
     container["volumeMounts"].push_back(mount);
   }
@@ -142,11 +169,7 @@ json render_backup_job(const json& backup, const config::failover_group& g,
                        const config::backup_profile_spec& p, const std::string& source_site,
                        const std::string& active_site, const render_settings& r) {
   const std::string bname = backup["metadata"].value("name", "");
-  const auto& ns = g.metadata.namespace_name;
-  std::string address = r.site_address
-                            ? r.site_address(ns, g.metadata.name, source_site)
-                            : render::site_name(g.metadata.name, source_site) + "." + ns +
-                                  ".svc.cluster.local:3306";
+  std::string address = site_mysql_address(g, source_site, r);
   json out = job(backup, g, backup_job_name(bname), "backup",
                  json::array({"backup", "run", "--name", bname, "--source", address, "--creds-dir",
                               mysql_creds_dir, "--result-file", "/dev/termination-log"}),
@@ -158,15 +181,7 @@ json render_backup_job(const json& backup, const config::failover_group& g,
   for (const auto& e : storage_env(p.storage, "BLOODRAVEN_BACKUP")) c["env"].push_back(e);
   add_storage_volume(p.storage, pod, c, "backup-storage");
   // The operator account's username/password from the group's operator Secret, as files.
-  pod["volumes"].push_back(
-      {{"name", "mysql-creds"},
-       {"secret",
-        {{"secretName", g.spec.credentials ? g.spec.credentials->operator_secret : ""},
-         {"defaultMode", 0400},
-         {"items", json::array({{{"key", "username"}, {"path", "username"}},
-                                {{"key", "password"}, {"path", "password"}}})}}}});
-  c["volumeMounts"].push_back(
-      {{"name", "mysql-creds"}, {"mountPath", mysql_creds_dir}, {"readOnly", true}});
+  add_mysql_creds(g, pod, c);
   return out;
 }
 

@@ -4,6 +4,8 @@
 // (contract 1: S3 credentials as files from the profile's Secret, never as values).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -34,9 +36,25 @@ inline constexpr const char* pvc_mount = "/backups";
 
 /// BLOODRAVEN_BACKUP_* (or another prefix) for a profile's storage.
 json storage_env(const config::backup_storage_spec& s, const std::string& prefix);
-/// The volume and mount a profile's storage needs (S3: its credentials Secret; PVC: the claim).
+/// The volume and mount a profile's storage needs (S3: its credentials Secret at `creds_dir`;
+/// PVC: the claim at `mount_path`).
 void add_storage_volume(const config::backup_storage_spec& s, json& pod_spec, json& container,
-                        const std::string& volume_name);
+                        const std::string& volume_name, const std::string& mount_path = pvc_mount,
+                        const std::string& creds_dir = aws_creds_dir);
+
+/// A Job around one `bloodraven` container (restartPolicy Never, no ServiceAccount token, the
+/// operator's fixed secure contexts, a /tmp emptyDir as the work directory, the result in
+/// /dev/termination-log); `args` follow the binary. Shared by the backup, cleanup and restore
+/// Jobs.
+json bloodraven_job(const config::failover_group& g, const std::string& name, const json& labels,
+                    const json& owner, json args, std::int64_t backoff_limit,
+                    std::int64_t active_deadline_seconds, const render_settings& r);
+/// Where a Job reaches `site`'s MySQL (render_settings::site_address, else the site Service).
+std::string site_mysql_address(const config::failover_group& g, const std::string& site,
+                               const render_settings& r);
+/// The operator account's username/password (the group's operator Secret) as files in
+/// mysql_creds_dir.
+void add_mysql_creds(const config::failover_group& g, json& pod_spec, json& container);
 
 json render_cronjob(const config::failover_group& g, const config::backup_schedule_spec& s,
                     const render_settings& r);

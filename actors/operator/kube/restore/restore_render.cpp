@@ -1,0 +1,47 @@
+// The restore Job (see restore_render.hpp).
+#include "actors/operator/kube/restore/restore_render.hpp"
+
+#include "config/render/names.hpp"
+#include "config/render/pitr_sidecar.hpp"
+
+namespace br::restore_ctl {
+
+json render_restore_job(const config::failover_group& g, const restore_source& src,
+                        const std::string& target, const backup_ctl::render_settings& r) {
+  const auto& spec = g.spec;
+  json labels = render::standard_labels(g.metadata.name);
+  labels[std::string{backup_ctl::label_component}] = "restore";
+  labels[std::string{label_restore}] = g.metadata.name;
+  json args = json::array({"restore", "--name", src.backup_name, "--target",
+                           backup_ctl::site_mysql_address(g, target, r), "--creds-dir",
+                           backup_ctl::mysql_creds_dir, "--result-file", "/dev/termination-log"});
+  const auto& pit = spec.init_from_backup->point_in_time;
+  const bool bounded = pit && (!pit->stop_datetime.empty() || !pit->stop_gtid.empty());
+  if (bounded && !pit->stop_datetime.empty()) {
+    args.push_back("--stop-datetime");
+    args.push_back(pit->stop_datetime);
+  } else if (bounded) {
+    args.push_back("--stop-gtid");
+    args.push_back(pit->stop_gtid);
+  }
+  const std::int64_t deadline = spec.backup ? spec.backup->active_deadline_seconds : 7200;
+  json job = backup_ctl::bloodraven_job(g, restore_job_name(g.metadata.name), labels,
+                                        render::owner_reference(g), std::move(args), 0, deadline, r);
+  json& pod = job["spec"]["template"]["spec"];
+  json& c = pod["containers"][0];
+  c["name"] = "restore";
+  for (const auto& e : backup_ctl::storage_env(src.storage, "BLOODRAVEN_BACKUP")) c["env"].push_back(e);
+  backup_ctl::add_storage_volume(src.storage, pod, c, "backup-storage");
+  if (bounded) {
+    // The archive the sidecars upload to (validation requires spec.backup.pitr with a profile).
+    if (const auto* p = render::pitr_profile(spec)) {
+      for (const auto& e : render::storage_env(p->storage, "BLOODRAVEN_PITR", pitr_mount, pitr_creds_dir))
+        c["env"].push_back(e);
+      backup_ctl::add_storage_volume(p->storage, pod, c, "pitr-archive", pitr_mount, pitr_creds_dir);
+    }
+  }
+  backup_ctl::add_mysql_creds(g, pod, c);
+  return job;
+}
+
+}  // namespace br::restore_ctl

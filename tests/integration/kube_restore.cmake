@@ -1,0 +1,8 @@
+# spec.initFromBackup in Kubernetes mode on the API simulator (issue 21): the group source (mock
+# site_io, no MySQL) and the restore controller under the chart's RBAC; Jobs, pods and the target
+# Deployment played by the test. About 15 s.
+br_test(integration_kube_restore
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_restore_test.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/recording_platform.cpp
+  LIBS br_ts_kube_harness br_actors_operator br_kube_sim yaml-cpp
+  LABELS "integration;kube;backup" TIMEOUT 120)

@@ -1,0 +1,320 @@
+// The restore controller's pure decisions and its Job (issue 21, spec.initFromBackup): where the
+// backup is, whether the target is ready, the phase machine (one row per transition: Pending ->
+// Running -> Succeeded | Failed, the Job created / deleted on success / kept on failure, Events,
+// a group with a primary never restored into, one-shot), and the rendered Job's command line.
+#include <boost/test/unit_test.hpp>
+
+#include "actors/operator/kube/restore/restore_decide.hpp"
+#include "actors/operator/kube/restore/restore_render.hpp"
+#include "config/yaml_json.hpp"
+#include "tests/unit/config_spec_test_util.hpp"
+
+using namespace br;
+using namespace br::restore_ctl;
+using json = nlohmann::json;
+
+namespace {
+
+/// Group "orders" (sites iad, pdx, sea; seed iad), spec.backup with an S3 profile and PITR on
+/// PVC, initFromBackup naming MysqlBackup nightly-1.
+config::failover_group group(json init = {}) {
+  config::field_errors errs;
+  auto j = config::yaml_to_json(config_spec_test::kube_base_yaml, errs);
+  j["spec"].erase("secretName");
+  j["spec"]["credentials"] = {{"operatorSecret", "orders-operator"}};
+  j["spec"]["backup"] = {
+      {"profiles",
+       json::array({{{"name", "s3"},
+                     {"storage",
+                      {{"type", "S3"},
+                       {"s3", {{"bucket", "bk"}, {"prefix", "prod"}, {"credentialsSecret", "aws"}}}}}},
+                    {{"name", "arch"},
+                     {"storage", {{"type", "PVC"}, {"pvc", {{"claimName", "binlogs"}}}}}}})},
+      {"pitr", {{"enabled", true}, {"profileName", "arch"}}}};
+  j["spec"]["initFromBackup"] =
+      init.is_null() ? json{{"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}}} : init;
+  auto res = config::parse_group(j);
+  BOOST_TEST_REQUIRE(res.errors.empty(), config::to_string(res.errors));
+  return res.group;
+}
+
+json mysql_backup(const std::string& phase, const std::string& group = "orders") {
+  return {{"metadata", {{"name", "nightly-1"}, {"namespace", "db"}}},
+          {"spec", {{"failoverGroupRef", {{"name", group}}}, {"profileName", "s3"}}},
+          {"status",
+           {{"phase", phase}, {"startTime", "2026-11-26T03:00:00Z"}, {"sizeBytes", 4096}, {"message", "boom"}}}};
+}
+
+json ready_deployment() {
+  return {{"metadata", {{"name", "mysql-orders-iad"}, {"generation", 1}}},
+          {"status", {{"readyReplicas", 1}}}};
+}
+
+json rendered(const config::failover_group&, const restore_source& s, const std::string& target) {
+  return {{"source", s.backup_name}, {"target", target}, {"store", std::string{to_string(s.storage.type)}}};
+}
+
+std::string kinds(const std::vector<action>& acts) {
+  std::string out;
+  for (const auto& a : acts) {
+    std::string k;
+    switch (a.kind) {
+      case action_kind::status: k = "status:" + a.body.value("phase", ""); break;
+      case action_kind::create_job: k = "create"; break;
+      case action_kind::delete_job: k = "delete:" + a.name; break;
+      case action_kind::event: k = a.reason; break;
+    }
+    out += (out.empty() ? "" : ",") + k;
+  }
+  return out;
+}
+
+const action* find(const std::vector<action>& acts, action_kind k) {
+  for (const auto& a : acts)
+    if (a.kind == k) return &a;
+  return nullptr;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(restore_controller)
+
+BOOST_AUTO_TEST_CASE(job_name) {
+  BOOST_TEST(restore_job_name("orders") == "mysqlrestore-orders");
+  auto long_name = restore_job_name(std::string(50, 'a') + "-" + std::string(12, 'b'));
+  BOOST_TEST(long_name.size() <= 63u);
+  BOOST_TEST(long_name.back() != '-');
+}
+
+BOOST_AUTO_TEST_CASE(resolve_source_rows) {
+  struct row {
+    const char* name;
+    json init;    // null: mysqlBackupRef nightly-1
+    json backup;  // the MysqlBackup (null: not found)
+    std::string failed, wait;  // fragments ("" = none)
+    std::string backup_name, describe;
+  };
+  const json pit = {{"stopDatetime", "2026-11-26T02:59:59Z"}};
+  std::vector<row> rows = {
+      {"a Succeeded MysqlBackup of this group: its profile's store", {}, mysql_backup("Succeeded"),
+       "", "", "nightly-1", "MysqlBackup nightly-1"},
+      {"not found: wait", {}, json(), "", "spec.initFromBackup.source.mysqlBackupRef.name: MysqlBackup \"nightly-1\" not found", "", ""},
+      {"still running: wait", {}, mysql_backup("Running"), "", "is Running: waiting", "", ""},
+      {"failed: the restore fails", {}, mysql_backup("Failed"), "failed (boom)", "", "", ""},
+      {"another group's backup", {}, mysql_backup("Succeeded", "billing"),
+       "belongs to group \"billing\", not \"orders\"", "", "", ""},
+      {"a stop before the backup was taken (acceptance 4)",
+       {{"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}}, {"pointInTime", pit}},
+       mysql_backup("Succeeded"), "spec.initFromBackup.pointInTime.stopDatetime: 2026-11-26T02:59:59Z is before", "", "", ""},
+      {"an S3 prefix: store prefix and name",
+       {{"source", {{"s3", {{"bucket", "other"}, {"prefix", "team/x/nightly-9"}, {"credentialsSecret", "aws"}}}}}},
+       json(), "", "", "nightly-9", "s3://other/team/x/nightly-9"},
+      {"a claim's subPath", {{"source", {{"pvc", {{"claimName", "bk"}, {"subPath", "nightly-3"}}}}}},
+       json(), "", "", "nightly-3", "claim bk, nightly-3"},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      auto s = resolve_source(group(r.init), r.backup);
+      BOOST_TEST((r.failed.empty() ? s.failed.empty() : s.failed.find(r.failed) != std::string::npos), s.failed);
+      BOOST_TEST((r.wait.empty() ? s.wait.empty() : s.wait.find(r.wait) != std::string::npos), s.wait);
+      if (!r.backup_name.empty()) {
+        BOOST_TEST(s.backup_name == r.backup_name);
+        BOOST_TEST(s.describe == r.describe);
+      }
+    }
+  }
+  // The MysqlBackup's store: its profile's S3 block; an S3 source keeps the parent as prefix.
+  auto s = resolve_source(group(), mysql_backup("Succeeded"));
+  BOOST_TEST(s.storage.s3->prefix == "prod");
+  BOOST_TEST(s.size_bytes.value_or(0) == 4096);
+  auto s3 = resolve_source(
+      group({{"source", {{"s3", {{"bucket", "o"}, {"prefix", "team/x/n"}, {"credentialsSecret", "aws"}}}}}}), json());
+  BOOST_TEST(s3.storage.s3->prefix == "team/x");
+  auto pvc = resolve_source(group({{"source", {{"pvc", {{"claimName", "bk"}, {"subPath", "a/b/n"}}}}}}), json());
+  BOOST_TEST(pvc.storage.pvc->sub_path == "a/b");
+  BOOST_TEST(pvc.storage.pvc->claim_name == "bk");
+}
+
+BOOST_AUTO_TEST_CASE(target_ready_rows) {
+  std::string why;
+  BOOST_TEST(!target_ready(nullptr, why));
+  BOOST_TEST(why.find("does not exist") != std::string::npos);
+  json d = ready_deployment();
+  BOOST_TEST(target_ready(&d, why));
+  d["status"]["readyReplicas"] = 0;
+  BOOST_TEST(!target_ready(&d, why));
+  json rolling = {{"metadata", {{"generation", 3}}},
+                  {"status", {{"readyReplicas", 1}, {"observedGeneration", 2}, {"updatedReplicas", 1}}}};
+  BOOST_TEST(!target_ready(&rolling, why));
+  BOOST_TEST(why.find("rolling out") != std::string::npos);
+  rolling["status"]["observedGeneration"] = 3;
+  BOOST_TEST(target_ready(&rolling, why));
+}
+
+// One row per transition of status.restore (reference §3.14).
+BOOST_AUTO_TEST_CASE(phase_machine_rows) {
+  const std::string ok_result =
+      R"({"name":"nightly-1","gtidExecuted":"3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9","sourceSizeBytes":4096,"completionTime":"2026-11-26T10:02:00Z"})";
+  const std::string bad_result =
+      R"j({"name":"nightly-1","message":"the target 10.0.0.1:3306 is not empty (it holds tables: app.t)"})j";
+  const json running = {{"restore", {{"phase", "Running"}, {"targetSite", "iad"}, {"startTime", "2026-11-26T10:00:00Z"}}}};
+  auto job = [](bool exists, bool ok, bool failed, std::string result) {
+    job_view j;
+    j.exists = exists;
+    j.succeeded = ok;
+    j.failed = failed;
+    j.result = std::move(result);
+    return j;
+  };
+  struct row {
+    const char* name;
+    json status;
+    json backup;
+    job_view job;
+    json deployment;
+    std::string want;  // kinds()
+    std::string message;  // fragment of the status message ("" = not checked)
+  };
+  std::vector<row> rows = {
+      {"new: target ready -> Job created, Running, RestoreStarted", json::object(),
+       mysql_backup("Succeeded"), job(false, false, false, ""), ready_deployment(),
+       "create,status:Running,RestoreStarted", "restoring MysqlBackup nightly-1 into site iad"},
+      {"new: target not ready -> Pending + RestoreTargetUnavailable", json::object(),
+       mysql_backup("Succeeded"), job(false, false, false, ""), json(),
+       "status:Pending,RestoreTargetUnavailable", "site iad (the bootstrap's seed), is not ready"},
+      {"Pending with the same message: nothing written again",
+       {{"restore", {{"phase", "Pending"}, {"targetSite", "iad"},
+                     {"message", "the restore target, site iad (the bootstrap's seed), is not ready: its Deployment does not exist yet"}}}},
+       mysql_backup("Succeeded"), job(false, false, false, ""), json(), "", ""},
+      {"backup still running -> Pending, no Job", json::object(), mysql_backup("Running"),
+       job(false, false, false, ""), ready_deployment(), "status:Pending", "waiting for it to succeed"},
+      {"backup failed -> Failed + RestoreFailed, no Job", json::object(), mysql_backup("Failed"),
+       job(false, false, false, ""), ready_deployment(), "status:Failed,RestoreFailed", "only a Succeeded backup"},
+      {"the group has a primary -> Failed, never restored into", {{"activeSite", "pdx"}, {"epoch", 4}},
+       mysql_backup("Succeeded"), job(false, false, false, ""), ready_deployment(),
+       "status:Failed,RestoreFailed", "never overwrites one that holds data"},
+      {"Running, Job still running: nothing", running, json(), job(true, false, false, ""), json(), "", ""},
+      {"Running, Job succeeded -> Succeeded, Event, Job deleted", running, json(),
+       job(true, true, false, ok_result), json(),
+       "status:Succeeded,RestoreSucceeded,delete:mysqlrestore-orders", "the bootstrap seeds the group from it"},
+      {"Running, Job failed -> Failed, Warning, Job kept", running, json(),
+       job(true, false, true, bad_result), json(), "status:Failed,RestoreFailed", "is not empty"},
+      {"Running, Job succeeded without a result -> Failed", running, json(),
+       job(true, true, false, "garbage"), json(), "status:Failed,RestoreFailed", "no readable result"},
+      {"Running, Job gone -> Failed", running, json(), job(false, false, false, ""), json(),
+       "status:Failed,RestoreFailed", "disappeared"},
+      {"Pending but the Job exists (status write lost) -> Running", json::object(), json(),
+       job(true, false, false, ""), json(), "status:Running", ""},
+      {"Succeeded: one-shot, nothing", {{"restore", {{"phase", "Succeeded"}}}}, mysql_backup("Succeeded"),
+       job(false, false, false, ""), ready_deployment(), "", ""},
+      {"Succeeded, a Job left over: deleted", {{"restore", {{"phase", "Succeeded"}}}}, json(),
+       job(true, true, false, ok_result), json(), "delete:mysqlrestore-orders", ""},
+      {"Failed: terminal, the Job kept, no retry", {{"restore", {{"phase", "Failed"}}}},
+       mysql_backup("Succeeded"), job(true, false, true, bad_result), ready_deployment(), "", ""},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      restore_input in;
+      in.group = group();
+      in.status = r.status;
+      in.backup = r.backup;
+      in.job = r.job;
+      in.deployment = r.deployment;
+      in.now = "2026-11-26T10:05:00Z";
+      auto acts = decide_restore(in, rendered);
+      BOOST_TEST(kinds(acts) == r.want);
+      if (!r.message.empty()) {
+        const auto* st = find(acts, action_kind::status);
+        BOOST_TEST_REQUIRE(st != nullptr);
+        BOOST_TEST(st->body.value("message", "").find(r.message) != std::string::npos,
+                   st->body.value("message", ""));
+      }
+      if (const auto* c = find(acts, action_kind::create_job)) {
+        BOOST_TEST(c->body["source"] == "nightly-1");
+        BOOST_TEST(c->body["target"] == "iad");
+        const auto* st = find(acts, action_kind::status);
+        BOOST_TEST(st->body["jobName"] == "mysqlrestore-orders");
+        BOOST_TEST(st->body["startTime"] == in.now);
+      }
+    }
+  }
+  // Success carries the metrics' values: duration from startTime to the result's completion.
+  restore_input in;
+  in.group = group();
+  in.status = running;
+  in.job = job(true, true, false, ok_result);
+  in.now = "2026-11-26T10:05:00Z";
+  auto acts = decide_restore(in, rendered);
+  const auto* st = find(acts, action_kind::status);
+  BOOST_TEST_REQUIRE(st != nullptr);
+  BOOST_TEST(st->duration_seconds == 120.0);
+  BOOST_TEST(st->source_size_bytes.value_or(0) == 4096);
+  BOOST_TEST(st->body["completionTime"] == "2026-11-26T10:02:00Z");
+  BOOST_TEST(st->body["targetSite"] == "iad");
+}
+
+BOOST_AUTO_TEST_CASE(the_restore_job) {
+  backup_ctl::render_settings rs;
+  rs.image = "bloodraven:test";
+  // MysqlBackup source, to a point in time: the backup's S3 store and the PITR archive (PVC).
+  auto g = group({{"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}},
+                  {"pointInTime", {{"stopDatetime", "2026-11-26 14:03:00"}}}});
+  auto src = resolve_source(g, mysql_backup("Succeeded"));
+  auto job = render_restore_job(g, src, "iad", rs);
+  BOOST_TEST(job["metadata"]["name"] == "mysqlrestore-orders");
+  BOOST_TEST(job["metadata"]["labels"]["shipstream.io/restore"] == "orders");
+  BOOST_TEST(job["metadata"]["labels"]["app.kubernetes.io/component"] == "restore");
+  BOOST_TEST(job["metadata"]["ownerReferences"][0]["kind"] == "MysqlFailoverGroup");
+  BOOST_TEST(job["spec"]["backoffLimit"] == 0);
+  BOOST_TEST(job["spec"]["activeDeadlineSeconds"] == 7200);
+  const auto& pod = job["spec"]["template"]["spec"];
+  BOOST_TEST(pod["automountServiceAccountToken"] == false);
+  const auto& c = pod["containers"][0];
+  BOOST_TEST(c["image"] == "bloodraven:test");
+  BOOST_TEST(c["command"] == json::array({"bloodraven"}));
+  BOOST_TEST(c["args"] ==
+             json::array({"restore", "--name", "nightly-1", "--target",
+                          "mysql-orders-iad.db.svc.cluster.local:3306", "--creds-dir",
+                          "/run/bloodraven/mysql-creds", "--result-file", "/dev/termination-log",
+                          "--stop-datetime", "2026-11-26 14:03:00"}));
+  std::map<std::string, std::string> env;
+  for (const auto& e : c["env"]) env[e["name"]] = e.value("value", "");
+  BOOST_TEST(env["BLOODRAVEN_BACKUP_STORAGE_TYPE"] == "S3");
+  BOOST_TEST(env["BLOODRAVEN_BACKUP_S3_BUCKET"] == "bk");
+  BOOST_TEST(env["BLOODRAVEN_BACKUP_S3_PREFIX"] == "prod");
+  BOOST_TEST(env["BLOODRAVEN_BACKUP_S3_CREDENTIALS_DIR"] == "/run/bloodraven/aws-creds");
+  BOOST_TEST(env["BLOODRAVEN_PITR_STORAGE_TYPE"] == "PVC");
+  BOOST_TEST(env["BLOODRAVEN_PITR_PVC_MOUNT_PATH"] == "/pitr-archive");
+  std::map<std::string, json> volumes, mounts;
+  for (const auto& v : pod["volumes"]) volumes[v["name"]] = v;
+  for (const auto& m : c["volumeMounts"]) mounts[m["name"]] = m;
+  BOOST_TEST(volumes["backup-storage"]["secret"]["secretName"] == "aws");
+  BOOST_TEST(mounts["backup-storage"]["mountPath"] == "/run/bloodraven/aws-creds");
+  BOOST_TEST(volumes["pitr-archive"]["persistentVolumeClaim"]["claimName"] == "binlogs");
+  BOOST_TEST(mounts["pitr-archive"]["mountPath"] == "/pitr-archive");
+  BOOST_TEST(volumes["mysql-creds"]["secret"]["secretName"] == "orders-operator");
+  BOOST_TEST(mounts["mysql-creds"]["mountPath"] == "/run/bloodraven/mysql-creds");
+
+  // A claim source without a point in time: no archive, the claim at /backups with the parent.
+  auto g2 = group({{"source", {{"pvc", {{"claimName", "bk"}, {"subPath", "team/nightly-3"}}}}}});
+  auto job2 = render_restore_job(g2, resolve_source(g2, json()), "iad", rs);
+  const auto& c2 = job2["spec"]["template"]["spec"]["containers"][0];
+  BOOST_TEST(c2["args"].size() == 9u);
+  BOOST_TEST(c2["args"][2] == "nightly-3");
+  bool pitr = false;
+  for (const auto& e : c2["env"]) pitr = pitr || e["name"].get<std::string>().starts_with("BLOODRAVEN_PITR");
+  BOOST_TEST(!pitr);
+  for (const auto& m : c2["volumeMounts"])
+    if (m["name"] == "backup-storage") {
+      BOOST_TEST(m["mountPath"] == "/backups");
+      BOOST_TEST(m["subPath"] == "team");
+    }
+  // A GTID bound.
+  auto g3 = group({{"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}},
+                   {"pointInTime", {{"stopGtid", "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-50"}}}});
+  auto job3 = render_restore_job(g3, resolve_source(g3, mysql_backup("Succeeded")), "iad", rs);
+  const auto& a3 = job3["spec"]["template"]["spec"]["containers"][0]["args"];
+  BOOST_TEST(a3[a3.size() - 2] == "--stop-gtid");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
