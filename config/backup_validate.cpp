@@ -4,6 +4,7 @@
 #include "config/backup_spec.hpp"
 #include "config/cron.hpp"
 #include "config/group_validate.hpp"
+#include "config/verification_spec.hpp"
 
 namespace br::config {
 namespace {
@@ -121,8 +122,13 @@ struct backup_checker {
       not_implemented(at + ".dump", p.dump,
                       "backups are taken by the operator's own method (docs/architecture.md "
                       "\"Backups\"), without mysqlsh dump options");
-      not_implemented(at + ".verification", p.verification,
-                      "MysqlBackupVerification is not implemented");
+      if (!p.verification.is_null()) {
+        verification_spec v;
+        auto before = errs.size();
+        read(p.verification, at + ".verification", v, errs);
+        if (errs.size() == before)
+          validate_verification(v, at + ".verification", spec.pitr.enabled ? spec.pitr.profile_name : "", errs);
+      }
       not_implemented(at + ".encryption", p.encryption, "backups are not encrypted by the operator");
     }
   }
@@ -142,10 +148,7 @@ struct backup_checker {
         fail(at + ".schedule", "required (5-field cron, e.g. \"0 3 * * *\")");
       else if (auto e = check_cron(s.schedule); !e.empty())
         fail(at + ".schedule", "invalid cron " + in_q(s.schedule) + ": " + e);
-      if (s.time_zone.empty() || s.time_zone.size() > 64 ||
-          s.time_zone.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                        "0123456789/_+-") != std::string::npos ||
-          s.time_zone.starts_with("/") || s.time_zone.find("..") != std::string::npos)
+      if (!plausible_time_zone(s.time_zone))
         fail(at + ".timeZone", "invalid time zone " + in_q(s.time_zone) +
                                    ": expected an IANA name such as \"Etc/UTC\"");
       if (s.starting_deadline_seconds) non_negative(at + ".startingDeadlineSeconds",

@@ -118,4 +118,11 @@ std::string check_cron(std::string_view expr) {
   return {};
 }
 
+bool plausible_time_zone(std::string_view tz) {
+  return !tz.empty() && tz.size() <= 64 &&
+         tz.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") ==
+             std::string_view::npos &&
+         !tz.starts_with("/") && tz.find("..") == std::string_view::npos;
+}
+
 }  // namespace br::config

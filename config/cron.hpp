@@ -13,4 +13,8 @@ namespace br::config {
 /// No seconds field, no `CRON_TZ=`/`TZ=` prefix (timeZone says it).
 std::string check_cron(std::string_view expr);
 
+/// True when `tz` can be an IANA time zone name for CronJob.spec.timeZone ("Etc/UTC",
+/// "Europe/Berlin"): letters, digits and / _ + -, at most 64, not absolute, no "..".
+bool plausible_time_zone(std::string_view tz);
+
 }  // namespace br::config

@@ -11,6 +11,7 @@
 #include "actors/operator/kube/kube_mode.hpp"
 #include "actors/operator/kube/backup/pitr_catalogue.hpp"
 #include "actors/operator/kube/backup/trigger_backup.hpp"
+#include "actors/operator/kube/verify/trigger_verification.hpp"
 #include "actors/common/lifetime_hook.hpp"
 #include "actors/operator/local/local_mode.hpp"
 #include "actors/operator/local/admin_cli.hpp"
@@ -142,6 +143,8 @@ int main(int argc, char** argv) {
   if (argc >= 2 && (std::string(argv[1]) == "backup" || std::string(argv[1]) == "restore"))
     return run_backup_cli(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "trigger-backup") return backup_ctl::run_trigger_backup(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "trigger-verification")
+    return verify_ctl::run_trigger_verification(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "keygen") {
     if (argc < 4) {
       std::fprintf(stderr, "usage: bloodraven keygen DIR SITE...\n"

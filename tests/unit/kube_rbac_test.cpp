@@ -180,6 +180,9 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("list", "shipstream.io", "mysqlbackups", ""),
                         req("patch", "shipstream.io", "mysqlbackups", "shop", "b", "status"),
                         req("delete", "shipstream.io", "mysqlbackups", "shop", "b"),
+                        req("list", "shipstream.io", "mysqlbackupverifications", ""),
+                        req("patch", "shipstream.io", "mysqlbackupverifications", "shop", "v", "status"),
+                        req("delete", "shipstream.io", "mysqlbackupverifications", "shop", "v"),
                         req("create", "batch", "jobs", "shop"), req("delete", "batch", "cronjobs", "shop", "c")})
     BOOST_TEST(allows(p, a), show(a));
   // The backup CronJobs' pods may create MysqlBackups in their namespace, nothing else.
@@ -187,6 +190,8 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
   BOOST_TEST(allows(trigger, req("create", "shipstream.io", "mysqlbackups", "shop")));
   BOOST_TEST(!allows(trigger, req("create", "shipstream.io", "mysqlbackups", "other")));
   BOOST_TEST(!allows(trigger, req("delete", "shipstream.io", "mysqlbackups", "shop", "b")));
+  BOOST_TEST(allows(trigger, req("create", "shipstream.io", "mysqlbackupverifications", "shop")));
+  BOOST_TEST(!allows(trigger, req("delete", "shipstream.io", "mysqlbackupverifications", "shop", "v")));
   BOOST_TEST(!allows(trigger, req("get", "", "secrets", "shop", "s")));
   // What it must not.
   for (const auto& a : {req("list", "", "secrets", ""), req("watch", "", "secrets", ""),
@@ -198,6 +203,7 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("delete", "apps", "deployments", "shop", "d"),
                         req("update", "shipstream.io", "mysqlbackups", "shop", "b"),
                         req("create", "shipstream.io", "mysqlbackups", "shop"),
+                        req("create", "shipstream.io", "mysqlbackupverifications", "shop"),
                         req("update", "coordination.k8s.io", "leases", "shop", "l"),
                         req("create", "rbac.authorization.k8s.io", "roles", "shop")})
     BOOST_TEST(!allows(p, a), show(a));

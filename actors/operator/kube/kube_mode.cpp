@@ -7,6 +7,7 @@
 
 #include "actors/common/registry.hpp"
 #include "actors/operator/kube/core/leader_elector.hpp"
+#include "actors/operator/kube/verify/verify_controller.hpp"
 #include "actors/operator/group/site_io.hpp"
 #include "io/log/log.hpp"
 
@@ -22,6 +23,7 @@ struct leadership_state {
   leader_elector_actor elector;
   group_source_actor source;
   ticking_actor backups;  // the backup controller (detached), while leading
+  ticking_actor verifications;  // the verification controller (detached), while leading
   ticking_actor restores;  // the restore controller (detached), while leading
   site_io_actor io;
   /// Counts this process's leaderships; the groups run under the current one (S8).
@@ -59,6 +61,10 @@ void start_source(lead_ptr self) {
     st.backups = backup_ctl::spawn_backup_controller(self->system(), bo);
     auto b = st.backups;
     self->attach_functor([b] { caf::anon_send_exit(b, caf::exit_reason::user_shutdown); });
+    // The verification controller (kube/verify/) with the backup controller's options.
+    st.verifications = verify_ctl::spawn_verify_controller(self->system(), bo);
+    auto v = st.verifications;
+    self->attach_functor([v] { caf::anon_send_exit(v, caf::exit_reason::user_shutdown); });
     if (st.o.restores && !st.restores) {
       restore_ctl::controller_options ro;
       ro.client = bo.client;

@@ -327,37 +327,39 @@ std::vector<action> decide_backup(const backup_input& in, const job_renderers& r
 
 // ---- CronJobs --------------------------------------------------------------------------------
 
-cron_plan plan_cronjobs(const config::failover_group& g, const std::vector<json>& existing,
-                        const std::function<json(const config::backup_schedule_spec&)>& render) {
+cron_plan plan_owned(std::vector<json> desired, const std::vector<json>& existing) {
   cron_plan plan;
   std::set<std::string> wanted;
-  if (g.spec.backup)
-    for (const auto& s : g.spec.backup->schedules) {
-      json desired = render(s);
-      std::string name = desired["metadata"]["name"];
-      wanted.insert(name);
-      const json* have = nullptr;
-      for (const auto& e : existing)
-        if (e["metadata"].value("name", "") == name) have = &e;
-      if (!have) {
-        plan.create.push_back(std::move(desired));
-        continue;
-      }
-      auto hash_of = [](const json& o) {
-        return o["metadata"].value("annotations", json::object())
-            .value(std::string{annotation_spec_hash}, "");
-      };
-      if (hash_of(*have) != hash_of(desired)) {
-        desired["metadata"]["resourceVersion"] = (*have)["metadata"].value("resourceVersion", "");
-        plan.update.push_back(std::move(desired));
-      }
+  auto hash_of = [](const json& o) {
+    return o["metadata"].value("annotations", json::object()).value(std::string{annotation_spec_hash}, "");
+  };
+  for (auto& d : desired) {
+    std::string name = d["metadata"]["name"];
+    wanted.insert(name);
+    const json* have = nullptr;
+    for (const auto& e : existing)
+      if (e["metadata"].value("name", "") == name) have = &e;
+    if (!have) {
+      plan.create.push_back(std::move(d));
+    } else if (hash_of(*have) != hash_of(d)) {
+      d["metadata"]["resourceVersion"] = (*have)["metadata"].value("resourceVersion", "");
+      plan.update.push_back(std::move(d));
     }
+  }
   for (const auto& e : existing) {
     std::string name = e["metadata"].value("name", "");
     if (!wanted.contains(name) && !e["metadata"].contains("deletionTimestamp"))
       plan.remove.push_back(name);
   }
   return plan;
+}
+
+cron_plan plan_cronjobs(const config::failover_group& g, const std::vector<json>& existing,
+                        const std::function<json(const config::backup_schedule_spec&)>& render) {
+  std::vector<json> desired;
+  if (g.spec.backup)
+    for (const auto& s : g.spec.backup->schedules) desired.push_back(render(s));
+  return plan_owned(std::move(desired), existing);
 }
 
 }  // namespace br::backup_ctl

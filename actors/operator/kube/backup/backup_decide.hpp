@@ -159,6 +159,10 @@ struct cron_plan {
   std::vector<std::string> remove;
 };
 
+/// The objects to create (absent), update (their spec-hash annotation differs; the update
+/// carries the existing resourceVersion) and remove (existing, not desired, not being deleted).
+cron_plan plan_owned(std::vector<json> desired, const std::vector<json>& existing);
+
 /// One CronJob per schedule; the existing ones (labelled component=backup-schedule for the
 /// group) updated when their spec hash differs, removed when their schedule (or spec.backup) is
 /// gone. Rendered through `render(schedule)`.

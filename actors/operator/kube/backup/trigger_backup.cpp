@@ -40,65 +40,73 @@ std::string trigger_backup(kube::client& c, const trigger_request& r, std::strin
   return {};
 }
 
-int run_trigger_backup(int argc, char** argv) {
+int run_trigger(int argc, char** argv, const trigger_command& cmd) {
+  const std::string who = "bloodraven " + cmd.command;
   std::vector<config::flag_def> defs = {
-      {"namespace", "POD_NAMESPACE", "default", "namespace of the group and the new MysqlBackup", false, {}},
+      {"namespace", "POD_NAMESPACE", "default", "namespace of the group and the new " + cmd.kind, false, {}},
       {"group", "", "", "the MysqlFailoverGroup (required)", false, {}},
-      {"profile", "", "", "spec.backup.profiles[].name to back up to (required)", false, {}},
+      {"profile", "", "", "spec.backup.profiles[].name (required)", false, {}},
       {"triggered-by", "", "manual", "spec.triggeredBy (CronJobs pass schedule/<name>)", false, {}},
-      {"name", "", "", "the MysqlBackup's name (default <group>-<profile>-<UTC yyyymmddhhmmss>)", false, {}},
-      {"source-site", "", "", "spec.sourceSiteOverride (default: the controller's choice)", false, {}},
+      {"name", "", "", "the " + cmd.kind + "'s name (default <group>-<profile>-<UTC yyyymmddhhmmss>)", false, {}},
       {"kubeconfig", "BLOODRAVEN_KUBECONFIG", "",
        "kubeconfig file (empty: in-cluster, else $KUBECONFIG or ~/.kube/config)", false, {}},
       {"timeout", "", "10s", "deadline of the API call", false,
        config::check_duration_within(std::chrono::seconds(1), std::chrono::minutes(5))},
   };
-  std::vector<const char*> args = {"bloodraven trigger-backup"};
+  defs.insert(defs.end(), cmd.extra.begin(), cmd.extra.end());
+  std::vector<const char*> args = {who.c_str()};
   for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
   auto f = config::parse_flags(defs, static_cast<int>(args.size()), args.data(),
                                [](const char* n) { return std::getenv(n); });
   switch (f.what) {
     case config::parsed_flags::action::help:
-      std::fputs(config::usage("bloodraven trigger-backup",
-                               "Creates a MysqlBackup for a group's backup profile (what each backup "
-                               "CronJob runs).",
-                               defs)
-                     .c_str(),
-                 stdout);
+      std::fputs(config::usage(who, cmd.summary, defs).c_str(), stdout);
       return 0;
     case config::parsed_flags::action::run:
       break;
     default:
-      std::fprintf(stderr, "bloodraven trigger-backup: %s\n",
-                   f.error.empty() ? "unexpected --version" : f.error.c_str());
+      std::fprintf(stderr, "%s: %s\n", who.c_str(), f.error.empty() ? "unexpected --version" : f.error.c_str());
       return 2;
   }
-  trigger_request r{f.values["namespace"], f.values["group"], f.values["profile"],
-                    f.values["triggered-by"], f.values["name"], f.values["source-site"]};
-  if (r.group.empty() || r.profile.empty()) {
-    std::fprintf(stderr, "bloodraven trigger-backup: --group and --profile are required\n");
+  if (f.values["group"].empty() || f.values["profile"].empty()) {
+    std::fprintf(stderr, "%s: --group and --profile are required\n", who.c_str());
     return 2;
   }
   auto cfg = f.values["kubeconfig"].empty() ? kube::default_config()
                                             : kube::load_kubeconfig(f.values["kubeconfig"]);
   if (!cfg) {
-    std::fprintf(stderr, "bloodraven trigger-backup: no Kubernetes API configuration: %s\n",
-                 cfg.error().describe().c_str());
+    std::fprintf(stderr, "%s: no Kubernetes API configuration: %s\n", who.c_str(), cfg.error().describe().c_str());
     return 2;
   }
   kube::client_options co;
-  co.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
-      config::to_duration(f.values["timeout"]));
+  co.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(config::to_duration(f.values["timeout"]));
   kube::client c{*cfg, co};
-  std::string created;
-  if (auto err = trigger_backup(c, r, created); !err.empty()) {
-    std::fprintf(stderr, "bloodraven trigger-backup: creating the MysqlBackup failed: %s\n",
-                 err.c_str());
+  auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  auto obj = cmd.object(f.values, now);
+  auto res = c.create(cmd.resource, f.values["namespace"], obj);
+  if (!res) {
+    std::fprintf(stderr, "%s: creating the %s failed: %s\n", who.c_str(), cmd.kind.c_str(),
+                 res.error().describe().c_str());
     return 1;
   }
-  std::printf("mysqlbackup.shipstream.io/%s created (group %s, profile %s, triggeredBy %s)\n",
-              created.c_str(), r.group.c_str(), r.profile.c_str(), r.triggered_by.c_str());
+  std::printf("%s.shipstream.io/%s created (group %s, profile %s, triggeredBy %s)\n", cmd.resource.plural.substr(0, cmd.resource.plural.size() - 1).c_str(),
+              obj["metadata"]["name"].get<std::string>().c_str(), f.values["group"].c_str(),
+              f.values["profile"].c_str(), f.values["triggered-by"].c_str());
   return 0;
+}
+
+int run_trigger_backup(int argc, char** argv) {
+  trigger_command cmd;
+  cmd.command = "trigger-backup";
+  cmd.summary = "Creates a MysqlBackup for a group's backup profile (what each backup CronJob runs).";
+  cmd.kind = "MysqlBackup";
+  cmd.resource = resources::mysqlbackups;
+  cmd.extra = {{"source-site", "", "", "spec.sourceSiteOverride (default: the controller's choice)", false, {}}};
+  cmd.object = [](std::map<std::string, std::string>& v, std::int64_t now) {
+    trigger_request r{v["namespace"], v["group"], v["profile"], v["triggered-by"], v["name"], v["source-site"]};
+    return trigger_object(r, now);
+  };
+  return run_trigger(argc, argv, cmd);
 }
 
 }  // namespace br::backup_ctl
