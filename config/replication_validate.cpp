@@ -126,11 +126,12 @@ void validate_replication_mode(const group_spec& spec, run_mode mode, field_erro
          "remove it");
   if (spec.backup)
     fail("spec.backup", "not implemented yet in groupReplication mode; remove spec.backup");
-  // The mode is validated in full, but the operator does not run such a group yet (the
-  // observation, bootstrap and routing of docs/group-replication.md are being wired): refused.
-  fail("spec.replication.mode",
-       "not implemented yet: the operator does not run Group Replication groups in this version; "
-       "use async (the default)");
+  // Standalone mode runs such a group (decide/gr_step.hpp); Kubernetes mode does not render its
+  // members yet (my.cnf, the -readers Service, the doorbell): refused there.
+  if (mode == run_mode::kubernetes)
+    fail("spec.replication.mode",
+         "not implemented yet in Kubernetes mode: Group Replication groups run in standalone mode "
+         "only in this version; use async (the default)");
 }
 
 }  // namespace br::config

@@ -90,6 +90,15 @@ std::vector<flag_def> sidecar_flag_defs() {
        "keep the in-database dead man's switch (docs/safety.md rule 7) armed and its heartbeat fresh "
        "while this server is the writable primary",
        false, check_bool},
+      {"replication-mode", "REPLICATION_MODE", "async",
+       "async (fencing, boot guard, dead man's switch) or groupReplication (the group fences "
+       "itself; the sidecar reports the member's state)",
+       false,
+       [](const std::string& v) -> std::string {
+         return v == "async" || v == "groupReplication"
+                    ? std::string{}
+                    : "must be async or groupReplication, got \"" + v + "\"";
+       }},
       {"shutdown-timeout", "SIDECAR_SHUTDOWN_TIMEOUT", "5s",
        "deadline for a clean stop after SIGTERM (at most 10m)", false,
        within(limits::shutdown_timeout)},
@@ -181,6 +190,7 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
   c.peer_check_interval = to_duration(v("peer-check-interval"));
   c.fence_timeout = to_duration(v("fence-timeout"));
   c.dead_mans_switch = v("dead-mans-switch") == "true" || v("dead-mans-switch") == "1";
+  c.group_replication = v("replication-mode") == "groupReplication";
   c.request_timeout = to_duration(v("request-timeout"));
   c.shutdown_timeout = to_duration(v("shutdown-timeout"));
   c.warnings = clamp_intervals(c.peer_check_interval, c.lease_timeout);

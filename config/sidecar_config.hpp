@@ -34,6 +34,10 @@ struct sidecar_config {
   /// when topology-aware; "" otherwise = no view is ever adopted.
   std::string keys_dir;
   bool dead_mans_switch = true;  ///< DEAD_MANS_SWITCH: docs/safety.md rule 7 heartbeats
+  /// REPLICATION_MODE=groupReplication (issue 22): the group fences itself, so no fencing monitor
+  /// and no boot guard run; the probe reads the member's group view and /ready, /gr/primary,
+  /// /gr/replica and /gr/reader answer from it.
+  bool group_replication = false;
   /// Binlog archiver for PITR: a mounted directory (PVC) or S3.
   struct pitr_settings {
     bool enabled = false;

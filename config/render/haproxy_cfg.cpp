@@ -49,6 +49,8 @@ haproxy_result render_haproxy_cfg(const config::failover_group& g, const haproxy
   check_port(r.errors, "primaryPort", o.primary_port, false);
   check_port(r.errors, "replicasPort", o.replicas_port, false);
   check_port(r.errors, "statsPort", o.stats_port, true);
+  const bool gr = g.spec.replication.mode == config::replication_mode::group_replication;
+  if (gr) check_port(r.errors, "readersPort", o.readers_port, false);
   if (o.bind_host.empty()) r.errors.push_back({"router.bindHost", "must not be empty"});
   if (o.check_interval.count() <= 0 || o.check_timeout.count() <= 0 ||
       o.connect_timeout.count() <= 0 || o.session_timeout.count() <= 0)
@@ -105,12 +107,19 @@ haproxy_result render_haproxy_cfg(const config::failover_group& g, const haproxy
       << "  bind " << endpoint(o.bind_host, o.primary_port) << "\n"
       << "  default_backend primary\n";
   // `first`: one writer at a time even if two servers were ever up together.
-  backend(out, "primary", "/primary", "first", sites, true);
+  backend(out, "primary", gr ? "/gr/primary" : "/primary", "first", sites, true);
 
   out << "\nfrontend replicas\n"
       << "  bind " << endpoint(o.bind_host, o.replicas_port) << "\n"
       << "  default_backend replicas\n";
-  backend(out, "replicas", "/replica", "roundrobin", sites, false);
+  backend(out, "replicas", gr ? "/gr/replica" : "/replica", "roundrobin", sites, false);
+
+  if (gr) {
+    out << "\nfrontend readers\n"
+        << "  bind " << endpoint(o.bind_host, o.readers_port) << "\n"
+        << "  default_backend readers\n";
+    backend(out, "readers", "/gr/reader", "roundrobin", sites, false);
+  }
 
   if (o.stats_port != 0)
     out << "\nfrontend stats\n"

@@ -15,6 +15,7 @@ struct haproxy_options {
   std::string bind_host = "127.0.0.1";
   int primary_port = 0;
   int replicas_port = 0;
+  int readers_port = 0;  ///< Group Replication only (required there): every ONLINE member
   int stats_port = 0;  ///< HTTP stats page (CSV at /;csv), bound on bind_host
   /// Short check cadence with fall 1 / rise 1: the sidecar already debounces (it answers 200 on
   /// /primary only when MySQL is writable), so the router must follow it within one interval.
@@ -39,6 +40,9 @@ struct haproxy_result {
 /// writers, and `balance first` sends everything to one server even if two ever answered 200.
 /// Frontend `replicas` forwards to every site, checked with GET /replica, round robin.
 /// Every site needs `address` and `sidecarAddress` (host:port); options are validated too.
+/// Group Replication groups (spec.replication.mode): the checks are the sidecar's GET
+/// /gr/primary, /gr/replica (ONLINE SECONDARY) and a third frontend `readers` (/gr/reader, every
+/// ONLINE member) on readers_port; each answers from the member's own quorate view.
 haproxy_result render_haproxy_cfg(const config::failover_group& g, const haproxy_options& o);
 
 }  // namespace br::render

@@ -48,7 +48,7 @@ field_errors load(const json& doc, run_mode mode) {
   return res.errors;
 }
 
-const char* not_yet = "not implemented yet: the operator does not run Group Replication groups";
+const char* not_yet = "not implemented yet in Kubernetes mode";
 
 }  // namespace
 
@@ -192,9 +192,11 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
       json doc = doc_of(gr_standalone_yaml);
       r.edit(doc);
       auto errs = load(doc, r.mode);
-      BOOST_TEST(find_error(errs, "spec.replication.mode", not_yet), dump(errs));
+      // Kubernetes mode refuses the mode itself (not rendered yet); standalone runs it.
+      bool kube = r.mode == run_mode::kubernetes;
+      BOOST_TEST(kube == (find_error(errs, "spec.replication.mode", not_yet) != nullptr), dump(errs));
       if (std::string{r.path}.empty()) {
-        BOOST_TEST(errs.size() == 1u, dump(errs));
+        BOOST_TEST(errs.size() == (kube ? 1u : 0u), dump(errs));
       } else {
         BOOST_TEST(find_error(errs, r.path, r.fragment), dump(errs));
       }

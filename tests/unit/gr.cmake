@@ -15,3 +15,8 @@ br_test(unit_gr_step
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_step_test.cpp
   LIBS br_operator_decide
   LABELS "unit;gr")
+# The sidecar's Group Replication checks (/ready, /gr/primary, /gr/replica, /gr/reader).
+br_test(unit_gr_health
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_health_test.cpp
+          ${PROJECT_SOURCE_DIR}/actors/sidecar/runtime/gr_health.cpp
+  LABELS "unit;gr")

@@ -82,6 +82,32 @@ haproxy_options ports(int p, int r, int s = 0) {
 
 BOOST_AUTO_TEST_SUITE(render_haproxy)
 
+BOOST_AUTO_TEST_CASE(group_replication_checks_the_members_own_state) {
+  auto g = group_of({{"a", "primary-candidate", "10.0.0.1", 3306, "10.0.0.1:8080"},
+                     {"b", "primary-candidate", "10.0.0.2", 3306, "10.0.0.2:8080"},
+                     {"c", "primary-candidate", "10.0.0.3", 3306, "10.0.0.3:8080"}},
+                    /*validate=*/false);
+  g.spec.replication.mode = br::config::replication_mode::group_replication;
+  auto missing = render_haproxy_cfg(g, ports(3306, 3307));
+  BOOST_TEST_REQUIRE(!missing.ok());
+  BOOST_TEST(missing.errors[0].path == "router.readersPort");
+  auto o = ports(3306, 3307);
+  o.readers_port = 3308;
+  auto r = render_haproxy_cfg(g, o);
+  BOOST_TEST_REQUIRE(r.ok(), br::config::to_string(r.errors));
+  auto sec = sections(r.text);
+  BOOST_TEST(has(sec["backend primary"], "http-check send meth GET uri /gr/primary"));
+  BOOST_TEST(has(sec["backend replicas"], "http-check send meth GET uri /gr/replica"));
+  BOOST_TEST(has(sec["backend readers"], "http-check send meth GET uri /gr/reader"));
+  BOOST_TEST(has(sec["frontend readers"], "bind 127.0.0.1:3308"));
+  BOOST_TEST(servers(sec["backend readers"]).size() == 3u);
+  // An async group renders no readers frontend and keeps its checks.
+  g.spec.replication.mode = br::config::replication_mode::async;
+  auto a = sections(render_haproxy_cfg(g, o).text);
+  BOOST_TEST(a.count("frontend readers") == 0u);
+  BOOST_TEST(has(a["backend primary"], "http-check send meth GET uri /primary"));
+}
+
 BOOST_AUTO_TEST_CASE(servers_follow_sites_and_their_sidecars) {
   struct row {
     std::vector<site_row> sites;

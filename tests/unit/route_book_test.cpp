@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <tuple>
 
 #include "actors/operator/local/route_book.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -39,6 +40,33 @@ json read(const br::test::temp_dir& d, const std::string& group) {
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(route_book_rules)
+
+BOOST_AUTO_TEST_CASE(group_replication_routes_from_the_agreed_view) {
+  auto gr = [](bool known, const std::string& primary,
+               std::vector<std::tuple<std::string, std::string, std::string>> members) {
+    config::group_replication_status g;
+    g.view_known = known;
+    g.primary_member = primary;
+    for (auto& [n, st, role] : members) g.members.push_back({n, "", st, role, true});
+    return g;
+  };
+  auto st = status("a", {});
+  st.group_replication = gr(true, "a",
+                            {{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"},
+                             {"c", "RECOVERING", "SECONDARY"}});
+  auto r = settled_route(st);
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST(r->primary == "a");
+  BOOST_TEST((r->replicas == std::vector<std::string>{"b"}));  // c is not ONLINE
+  // The group elected b but the view has not followed yet: no primary until it has.
+  st.group_replication = gr(true, "b", {{"b", "ONLINE", "PRIMARY"}, {"c", "ONLINE", "SECONDARY"}});
+  r = settled_route(st);
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST(r->primary.empty());
+  // Unknown view: nothing changes.
+  st.group_replication = gr(false, "", {});
+  BOOST_TEST(!settled_route(st).has_value());
+}
 
 BOOST_AUTO_TEST_CASE(the_file_leaves_out_fenced_replicas) {
   BOOST_TEST(route_file_content("a", {"b", "c"}, {}).dump() ==

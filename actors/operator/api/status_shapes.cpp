@@ -65,6 +65,7 @@ json api_status_entry(const json& cr_status, int64_t poll_time_ms) {
   copy_if(out, cr, "lastFailoverLosses");  // what the last promotion could not carry over
   copy_if(out, cr, "bootstrap");  // the latest bootstrap / auto-clone / reclone (issue 19)
   copy_if(out, cr, "plannedFailover");  // the latest planned failover request (issue 20)
+  copy_if(out, cr, "groupReplication");  // Group Replication groups: the agreed view (issue 22)
   out["epoch"] = cr.contains("epoch") && cr["epoch"].is_number_unsigned()
                      ? cr["epoch"].get<uint64_t>()
                      : uint64_t{0};
@@ -110,6 +111,7 @@ json ws_status_message(const std::string& namespace_name, const std::string& gro
   out["conditions"] = cr.contains("conditions") ? cr["conditions"] : json::array();
   out["bootstrap"] = cr.contains("bootstrap") ? cr["bootstrap"] : json(nullptr);
   out["plannedFailover"] = cr.contains("plannedFailover") ? cr["plannedFailover"] : json(nullptr);
+  if (cr.contains("groupReplication")) out["groupReplication"] = cr["groupReplication"];
   json recent = json::array();
   std::vector<const group_event*> mine;
   for (const auto& e : events)

@@ -25,7 +25,9 @@ nlohmann::json route_file_content(const std::string& primary, const std::vector<
                                   const std::set<std::string>& fenced);
 
 /// Pure: the route a published status asks for; nullopt while the group is not settled (then the
-/// file keeps what steering wrote). Replicas: every other site, in the status's order.
+/// file keeps what steering wrote). Replicas: every other site, in the status's order. A Group
+/// Replication group (status.groupReplication): from the agreed view only, the primary once the
+/// view's active site is the group's PRIMARY ("" while not), the ONLINE secondaries.
 struct status_route {
   std::string primary;
   std::vector<std::string> replicas;

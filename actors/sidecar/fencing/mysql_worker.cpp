@@ -9,6 +9,7 @@
 #include "io/mysql/commands.hpp"
 #include "io/mysql/dead_mans_switch.hpp"
 #include "io/mysql/down_check.hpp"
+#include "io/mysql/group_replication.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
 #include "io/mysql/probe_wire.hpp"
@@ -99,6 +100,14 @@ mysql_outcome do_probe(worker_state& st) {
     mysql_outcome out;
     out.ok = true;
     out.probe = mysql::to_wire(*p);
+    if (st.opts.group_replication) {
+      auto g = mysql::read_gr_snapshot(*st.conn);
+      if (!g) {
+        st.conn.reset();
+        return failure(g.error());
+      }
+      out.probe.gr = std::move(*g);
+    }
     auto up = st.conn->query(
         "SELECT VARIABLE_VALUE AS uptime FROM performance_schema.global_status "
         "WHERE VARIABLE_NAME = 'Uptime'");

@@ -20,6 +20,9 @@ struct mysql_worker_options {
   /// docs/safety.md rule 7: heartbeats keep the in-database switch quiet; its lease is LEASE_TIMEOUT.
   bool dead_mans_switch = true;
   std::chrono::milliseconds lease{20000};
+  /// Group Replication (REPLICATION_MODE): every probe also reads the member's view of its group
+  /// (outcome.probe.gr).
+  bool group_replication = false;
 };
 
 /// Spawns the worker detached (it blocks on MySQL; never on a scheduler thread). It keeps one

@@ -5,6 +5,7 @@
 
 #include "actors/common/view_json.hpp"
 #include "actors/sidecar/archive/binlog_archiver.hpp"
+#include "actors/sidecar/runtime/gr_health.hpp"
 #include "actors/sidecar/runtime/shared_probe.hpp"
 #include "io/codec/json_limits.hpp"
 #include "io/http/actor_ask.hpp"
@@ -97,6 +98,43 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
       return o.ok ? http::response::text(200, "ok") : http::response::text(503, "mysql unreachable");
     });
   });
+  if (opts.group_replication) {
+    // The member's own state (gr_health.hpp): ready = ONLINE in a quorate view. The operator's
+    // cross-validated view decides status and Events; these only steer traffic to this member.
+    auto gr_check = [probe](const char* path, auto wanted) {
+      return [probe, path, wanted](const http::request&, http::responder reply) {
+        with_probe(probe, reply, [path, wanted](const mysql_outcome& o) {
+          if (!o.ok) return http::response::text(503, "mysql unreachable");
+          auto h = gr_health_of(o.probe.gr);
+          return wanted(h.role) ? http::response::text(200, h.reason)
+                                : http::response::text(503, std::string{path} + ": " + h.reason);
+        });
+      };
+    };
+    auto any = [](gr_local_role r) { return r != gr_local_role::none; };
+    r.get("/ready", "ready", gr_check("ready", any));
+    r.get("/gr/reader", "gr_reader", gr_check("reader", any));
+    r.get("/gr/primary", "gr_primary",
+          gr_check("primary", [](gr_local_role r) { return r == gr_local_role::primary; }));
+    r.get("/gr/replica", "gr_replica",
+          gr_check("replica", [](gr_local_role r) { return r == gr_local_role::secondary; }));
+    r.get("/status", "status", [probe](const http::request&, http::responder reply) {
+      with_probe(probe, reply, [](const mysql_outcome& o) {
+        if (!o.ok) return http::response::text(503, "mysql unreachable");
+        auto h = gr_health_of(o.probe.gr);
+        nlohmann::json j = {{"mode", "groupReplication"},
+                            {"read_only", o.probe.read_only},
+                            {"member_id", o.probe.gr.member_id},
+                            {"member_state", o.probe.gr.self_state},
+                            {"view_id", o.probe.gr.view_id},
+                            {"serving", h.role == gr_local_role::primary     ? "primary"
+                                        : h.role == gr_local_role::secondary ? "replica"
+                                                                             : "none"},
+                            {"reason", h.reason}};
+        return http::response::json(200, j);
+      });
+    });
+  } else {
   r.get("/ready", "ready", [&sys, h](const http::request&, http::responder reply) {
     http::ask(sys, h->monitor(), ms(2000), reply, "fencing_monitor",
               [](const sidecar_status& s) {
@@ -142,6 +180,7 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
       });
     });
   });
+  }  // async: /ready and /status from the fencing monitor
   r.get("/peer/ping", "peer_ping", [](const http::request&, http::responder reply) {
     reply(http::response::text(200, "pong"));
   });

@@ -22,6 +22,9 @@ struct api_options {
   authority auth;
   std::chrono::milliseconds push_timeout{30000};  ///< > FENCE_TIMEOUT + probe: a push may fence
   bool archiver_enabled = false;  ///< GET /archiver/status asks the archiver, else {enabled:false}
+  /// Group Replication: /ready is the member's own state (gr_health.hpp), /gr/* answer for the
+  /// router, /status has no fencing part (no fencing monitor runs).
+  bool group_replication = false;
 };
 
 /// The /status body (plus self_fenced and epoch).

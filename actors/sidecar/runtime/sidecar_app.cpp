@@ -87,6 +87,7 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
   mo.fence_timeout = to_ms(cfg.fence_timeout);
   mo.dead_mans_switch = cfg.dead_mans_switch;
   mo.lease = to_ms(cfg.lease_timeout);
+  mo.group_replication = cfg.group_replication;
   out.push_back(spec("mysql_worker", "mysql_worker", [h, mo](caf::local_actor* sup) {
     auto a = spawn_mysql_worker(sup->system(), mo);
     h->set_mysql(a);
@@ -105,14 +106,18 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
       return as_child(a);
     }));
   auto mopts = monitor_opts(cfg, keys);
-  out.push_back(spec("fencing_monitor", "fencing_monitor", [h, mopts](caf::local_actor* sup) {
-    auto a = sup->spawn(fencing_monitor, mopts, h);
-    h->set_monitor(a);
-    return as_child(a);
-  }));
-  out.push_back(spec("boot_guard", "boot_guard", [h, mopts](caf::local_actor* sup) {
-    return as_child(sup->spawn(boot_guard, mopts, h));
-  }));
+  // Group Replication: the group fences itself (super_read_only on secondaries, exit state
+  // action); the async fencing rules (views, leases, boot guard) must not touch its members.
+  if (!cfg.group_replication) {
+    out.push_back(spec("fencing_monitor", "fencing_monitor", [h, mopts](caf::local_actor* sup) {
+      auto a = sup->spawn(fencing_monitor, mopts, h);
+      h->set_monitor(a);
+      return as_child(a);
+    }));
+    out.push_back(spec("boot_guard", "boot_guard", [h, mopts](caf::local_actor* sup) {
+      return as_child(sup->spawn(boot_guard, mopts, h));
+    }));
+  }
   if (cfg.pitr.enabled) {
     // main checked the settings before starting (archiver_settings); a failure here cannot happen.
     auto built = archiver_settings(cfg);
@@ -135,6 +140,7 @@ void install_routes(http::router& r, caf::actor_system& sys, const config::sidec
   o.auth = authority_of(monitor_opts(cfg, std::move(keys)));
   o.push_timeout = to_ms(config::sat_add(cfg.fence_timeout, cfg.request_timeout)) + ms(5000);
   o.archiver_enabled = cfg.pitr.enabled;
+  o.group_replication = cfg.group_replication;
   install_sidecar_routes(r, sys, o, std::move(h));
 }
 
