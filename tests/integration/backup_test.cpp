@@ -200,6 +200,30 @@ BOOST_AUTO_TEST_CASE(BACKUP_CASE) {
     BOOST_TEST(scalar(t, "SELECT @@GLOBAL.gtid_executed") == "");
     BOOST_TEST(scalar(t, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='appdb'") == "0");
   }
+  // A group that already bootstrapped is never overwritten (spec.initFromBackup's last layer): a
+  // server holding only the operator's own schema, written with sql_log_bin=0 (no GTIDs), is
+  // refused, naming the table, and keeps it.
+  {
+    auto t = open_root(dst1);
+    const auto sro = scalar(t, "SELECT @@GLOBAL.super_read_only");
+    const auto ro = scalar(t, "SELECT @@GLOBAL.read_only");
+    exec(t, "SET SESSION sql_log_bin = 0");
+    exec(t, "SET GLOBAL super_read_only = OFF");
+    const bool had_schema =  // the sandbox's servers come with an empty one
+        scalar(t, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME='bloodraven'") == "1";
+    exec(t, "CREATE SCHEMA IF NOT EXISTS bloodraven");
+    exec(t, "CREATE TABLE bloodraven.heartbeat (id INT PRIMARY KEY)");
+    auto [ok, j] = run_cli({"restore", "--name", "acc1", "--target", dst1_addr, "--creds-dir", env["CREDS_DIR"]}, env);
+    BOOST_TEST(!ok);
+    auto m = j.value("message", "");
+    BOOST_TEST(m.find("is not empty (it holds tables: bloodraven.heartbeat)") != std::string::npos, m);
+    BOOST_TEST(scalar(t, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='bloodraven'") == "1");
+    BOOST_TEST(scalar(t, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='appdb'") == "0");
+    exec(t, had_schema ? "DROP TABLE bloodraven.heartbeat" : "DROP SCHEMA bloodraven");
+    BOOST_TEST(scalar(t, "SELECT @@GLOBAL.gtid_executed") == "");
+    exec(t, "SET GLOBAL read_only = " + std::string(ro == "1" ? "ON" : "OFF"));
+    exec(t, "SET GLOBAL super_read_only = " + std::string(sro == "1" ? "ON" : "OFF"));
+  }
 
   // Acceptance 1: to a second between markers 2 and 3.
   const int64_t stop = committed[1] + 1;
@@ -216,6 +240,15 @@ BOOST_AUTO_TEST_CASE(BACKUP_CASE) {
     BOOST_TEST(j["gtidExecuted"] == after[1]);
     BOOST_TEST(scalar(t, "SELECT COUNT(*) FROM appdb.load") == scalar(s, "SELECT COUNT(*) FROM appdb.load"));
     BOOST_TEST(scalar(t, "SELECT @@GLOBAL.super_read_only") == "1");  // fenced again
+  }
+  // Restored once, never again: the same restore into it is refused and changes nothing.
+  {
+    auto [ok, j] = run_cli({"restore", "--name", "acc1", "--target", dst1_addr, "--creds-dir", env["CREDS_DIR"]}, env);
+    BOOST_TEST(!ok);
+    BOOST_TEST(j.value("message", "").find("is not empty") != std::string::npos, j.dump());
+    auto t = open_root(dst1);
+    BOOST_TEST(marker_ids(t) == (std::vector<std::string>{"1", "2"}), boost::test_tools::per_element());
+    BOOST_TEST(gtids(t) == after[1]);
   }
   // A GTID bound: the set after marker 3.
   {
