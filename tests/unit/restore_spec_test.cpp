@@ -27,6 +27,8 @@ json base() {
   field_errors errs;
   auto j = yaml_to_json(config_spec_test::kube_base_yaml, errs);
   BOOST_TEST_REQUIRE(errs.empty(), dump(errs));
+  j["spec"].erase("secretName");
+  j["spec"]["credentials"] = {{"operatorSecret", "orders-operator"}};
   j["spec"]["backup"] = {
       {"profiles",
        json::array({{{"name", "s3"},
@@ -153,6 +155,9 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
        "spec.initFromBackup.loadOptions", "not implemented yet"},
       {"decryption refused", {set("/spec/initFromBackup/decryption", json{{"passphraseSecret", {{"name", "k"}}}})},
        "spec.initFromBackup.decryption", "not implemented yet"},
+      {"a secretName group (the Jobs read no dsn)",
+       {erase("/spec/credentials"), set("/spec/secretName", "orders-mysql")}, "spec.initFromBackup",
+       "needs spec.credentials.operatorSecret"},
       {"restoreInPlace refused", {set("/spec/restoreInPlace", json{{"confirm", "2026-11-26T14:03:00Z"}})},
        "spec.restoreInPlace", "not implemented yet"},
   };
