@@ -99,6 +99,7 @@ verify_outcome run_verify(const verify_request& r) {
     o.tls = mysql::tls_mode::preferred;
     auto c = mysql::connection::open(o);
     if (!c) return fail("cannot connect for the sanity query: " + c.error().to_string());
+    log::info("verify: the sanity query runs", {{"maxDurationMs", static_cast<int64_t>(r.max_duration.count())}});
     const auto t0 = clock::now();
     auto res = c->query(r.sanity_query);
     sanity_result s;

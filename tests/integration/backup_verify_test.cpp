@@ -7,15 +7,18 @@
 // query verifies (gtid_executed = the source's, the markers there); a sanity query expecting too
 // many rows fails in step check; an initialisation deadline too short fails in step provision; the dump
 // corrupted in storage fails on its SHA-256 (and --keep-on-failure keeps the directory, server
-// stopped). After each: no process runs with the scratch directory in its command line, and the
-// directory is gone (unless kept).
+// stopped); SIGTERM to the command while its server runs fails it naming the signal. After each:
+// no process runs with the scratch directory in its command line, and the directory is gone
+// (unless kept).
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
+#include <csignal>
 #include <nlohmann/json.hpp>
 
 #include "actors/sidecar/archive/binlog_scan.hpp"
@@ -87,11 +90,17 @@ std::pair<bool, json> run_cli(const std::vector<std::string>& args, const std::m
 /// Processes whose command line mentions `needle` (the scratch directory's name).
 std::vector<std::string> processes_with(const std::string& needle) {
   std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator("/proc")) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
     auto name = e.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream f(e.path() / "cmdline", std::ios::binary);
-    std::string cmd((std::istreambuf_iterator<char>(f)), {});
+    std::string cmd;
+    try {  // a process may end while it is read (libstdc++ throws on ESRCH)
+      std::ifstream f(e.path() / "cmdline", std::ios::binary);
+      cmd.assign(std::istreambuf_iterator<char>(f), {});
+    } catch (const std::exception&) {
+      continue;
+    }
     for (auto& c : cmd)
       if (c == '\0') c = ' ';
     if (cmd.find(needle) != std::string::npos) out.push_back(name + ": " + cmd.substr(0, 200));
@@ -214,6 +223,31 @@ BOOST_AUTO_TEST_CASE(verify_backups_on_mysql_97) {
     BOOST_TEST(k["scratchKept"] == k["scratch"], k.dump());
     check_cleaned_up(k, true);
     fs::remove_all(k.value("scratch", std::string("/nonexistent")));
+  }
+  // 6. SIGTERM to the command while its server runs (a Job's deadline, Ctrl-C): the server's
+  // group is killed at once, the step fails naming the signal, the cleanup still runs.
+  {
+    auto [v2_ok, v2] =
+        run_cli({"backup", "run", "--name", "v2", "--source", "127.0.0.1:" + port, "--creds-dir", env["CREDS_DIR"]}, env);
+    BOOST_TEST_REQUIRE(v2_ok, v2.dump());
+    // The check step holds the server for 30 s.
+    test::child_process p(test::binary_path("bloodraven"),
+                          {"backup", "verify", "--name", "v2", "--sanity-query", "SELECT SLEEP(30)", "--max-duration", "60s"},
+                          env);
+    BOOST_TEST_REQUIRE(p.wait_for_line("verify: the sanity query", 180s).has_value(), p.output());
+    std::this_thread::sleep_for(1s);
+    p.signal(SIGTERM);
+    auto rc = p.wait_exit(120s);
+    BOOST_TEST_REQUIRE(rc.has_value());
+    BOOST_TEST(*rc == 1, p.output());
+    const auto& out = p.output();
+    auto at = out.rfind("BLOODRAVEN_VERIFY_FAILED ");
+    BOOST_TEST_REQUIRE(at != std::string::npos, out);
+    auto line = out.substr(at + 25, out.find('\n', at) - at - 25);
+    auto j = json::parse(line, nullptr, false);
+    BOOST_TEST_REQUIRE(!j.is_discarded(), line);
+    BOOST_TEST(j.value("message", "").find("terminated by signal 15") == 0u, j.dump());
+    check_cleaned_up(j);
   }
   BOOST_TEST_MESSAGE("integration_backup_verify took "
                      << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started).count()

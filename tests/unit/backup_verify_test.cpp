@@ -41,7 +41,14 @@ listed_backup listed(const std::string& name, const std::string& completed) {
 
 bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-bool alive(pid_t p) { return ::kill(p, 0) == 0; }
+/// Running (a zombie waiting for its reaper does not count: it has been killed).
+bool alive(pid_t p) {
+  if (::kill(p, 0) != 0) return false;
+  std::ifstream f("/proc/" + std::to_string(p) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(f)), {});
+  auto close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'Z';
+}
 
 }  // namespace
 
