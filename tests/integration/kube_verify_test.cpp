@@ -15,6 +15,7 @@
 #include "actors/operator/kube/backup/backup_controller.hpp"
 #include "actors/operator/kube/verify/verify_controller.hpp"
 #include "io/log/log.hpp"
+#include "io/metrics/metrics.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/kube_sim/harness/cluster.hpp"
@@ -244,6 +245,15 @@ BOOST_AUTO_TEST_CASE(schedule_trigger_phases_keep_on_failure_retention_disable) 
   BOOST_TEST(get(bres::jobs, "mysqlverify-v1").is_null());  // deleted after success
   BOOST_TEST(status("v1")["tables"] == 4);
   BOOST_TEST(status("v1")["sanityRows"] == 3);
+  // Counted once at the result (not again at Succeeded); the freshness gauge set.
+  const auto text = br::metrics::render_text();
+  BOOST_TEST(text.find(R"(bloodraven_backup_verification_runs_total{group="g",namespace="default",profile="s3",result="success"} 1)") !=
+                 std::string::npos,
+             text);
+  BOOST_TEST(text.find(R"(bloodraven_backup_verified_timestamp_seconds{group="g",namespace="default",profile="s3"})") !=
+             std::string::npos);
+  BOOST_TEST(text.find(R"(bloodraven_backup_verification_replay_lag_seconds{group="g",namespace="default",profile="s3"} 40)") !=
+             std::string::npos);
 
   // 4. A corrupted dump: Failed with the Job's message; keepOnFailure (default) keeps the Job.
   create_verification("v2", {{"backupRef", {{"name", "b-old"}}}});
