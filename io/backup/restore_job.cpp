@@ -109,6 +109,15 @@ restore_outcome run_restore(const restore_request& r) {
   if (!conn) return fail("cannot connect to the target " + r.target.describe() + ": " + conn.error().to_string());
   bool super_ro = false, ro = false;
   if (auto e = check_target(*conn, r.target, super_ro, ro); !e.empty()) return fail(e);
+  // The dump may carry the source's events, among them the operator's dead man's switch
+  // (bloodraven.dead_mans_switch, ENABLED when the backup was taken on the primary) with a
+  // heartbeat that is stale by now: run, it would fence the target in the middle of the load or
+  // the replay. The event scheduler is off while the restore writes and put back after.
+  auto sched = conn->query("SELECT @@GLOBAL.event_scheduler");
+  if (!sched || sched->rows.empty()) return fail("cannot read the target's event_scheduler: " + (sched ? std::string("no row") : sched.error().to_string()));
+  const bool scheduler_on = sched->rows[0][0].value_or("") == "ON";
+  if (scheduler_on)
+    if (auto x = conn->exec("SET GLOBAL event_scheduler = OFF"); !x) return fail("cannot stop the target's event scheduler: " + x.error().to_string());
   // A fresh server of ours boots fenced; the restore writes, then puts the fence back.
   if (super_ro || ro) {
     if (auto x = conn->exec("SET GLOBAL super_read_only = OFF"); !x) return fail("cannot lift super_read_only on the target: " + x.error().to_string());
@@ -116,18 +125,19 @@ restore_outcome run_restore(const restore_request& r) {
   }
   struct refence {
     mysql_target t;
-    bool super_ro, ro;
+    bool super_ro, ro, scheduler_on;
     ~refence() {
-      if (!super_ro && !ro) return;
+      if (!super_ro && !ro && !scheduler_on) return;
       auto c = open_session(t);
       if (!c) {
-        log::warn("restore: could not set read_only back on the target", {{"error", c.error().to_string()}});
+        log::warn("restore: could not set read_only / event_scheduler back on the target", {{"error", c.error().to_string()}});
         return;
       }
       if (ro) (void)c->exec("SET GLOBAL read_only = ON");
       if (super_ro) (void)c->exec("SET GLOBAL super_read_only = ON");
+      if (scheduler_on) (void)c->exec("SET GLOBAL event_scheduler = ON");  // fenced first
     }
-  } guard{r.target, super_ro, ro};
+  } guard{r.target, super_ro, ro, scheduler_on};
   conn = mysql::make_error(mysql::error_kind::other, "closed");  // no idle session during the load
 
   std::string err;

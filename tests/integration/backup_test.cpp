@@ -24,6 +24,7 @@
 #include "actors/sidecar/archive/binlog_scan.hpp"
 #include "io/binlog/manifest.hpp"
 #include "io/mysql/connection.hpp"
+#include "io/mysql/dead_mans_switch.hpp"
 #include "messages/gtid_set.hpp"
 #include "tests/integration/backup_env.hpp"
 #include "tests/support/child_process.hpp"
@@ -138,6 +139,36 @@ BOOST_AUTO_TEST_CASE(BACKUP_CASE) {
   exec(s, "CREATE TABLE appdb.markers (id INT PRIMARY KEY, at DATETIME(3))");
   exec(s, "INSERT INTO appdb.load (payload) SELECT REPEAT('x', 200) FROM information_schema.COLUMNS LIMIT 1000");
   for (int k = 0; k < 6; ++k) exec(s, "INSERT INTO appdb.load (payload) SELECT payload FROM appdb.load");
+  // A schema the dump loads after `bloodraven` (and so after the switch's EVENT), big enough that
+  // its load takes seconds.
+  exec(s, "CREATE SCHEMA zzdb");
+  exec(s, "CREATE TABLE zzdb.t (id BIGINT AUTO_INCREMENT PRIMARY KEY, payload VARCHAR(255))");
+  exec(s, "INSERT INTO zzdb.t (payload) SELECT payload FROM appdb.load");
+  exec(s, "INSERT INTO zzdb.t (payload) SELECT payload FROM zzdb.t");
+  // The source is a primary of ours: its dead man's switch armed (4 s lease), its heartbeat kept
+  // fresh as its sidecar would. The backup carries the switch's EVENT (ENABLED) and a heartbeat
+  // row that is stale by the time it is restored: the restore must not let it fence the target.
+  {
+    auto sw = open_root(src);  // its own session: the switch's statements run with sql_log_bin=0
+    BOOST_TEST_REQUIRE(mysql::ensure_switch(sw, 4000ms).ok());
+    BOOST_TEST_REQUIRE(mysql::refresh_heartbeat(sw).ok());
+  }
+  std::atomic<bool> stop_heartbeat{false};
+  std::thread heartbeat([&] {
+    auto h = open_root(src);
+    while (!stop_heartbeat) {
+      (void)mysql::refresh_heartbeat(h);
+      std::this_thread::sleep_for(300ms);
+    }
+  });
+  struct joiner {
+    std::atomic<bool>& stop;
+    std::thread& t;
+    ~joiner() {
+      stop = true;
+      t.join();
+    }
+  } join_heartbeat{stop_heartbeat, heartbeat};
 
   // Steady write load during the backup.
   std::atomic<bool> stop_load{false};
@@ -240,6 +271,11 @@ BOOST_AUTO_TEST_CASE(BACKUP_CASE) {
     BOOST_TEST(j["gtidExecuted"] == after[1]);
     BOOST_TEST(scalar(t, "SELECT COUNT(*) FROM appdb.load") == scalar(s, "SELECT COUNT(*) FROM appdb.load"));
     BOOST_TEST(scalar(t, "SELECT @@GLOBAL.super_read_only") == "1");  // fenced again
+    BOOST_TEST(scalar(t, "SELECT COUNT(*) FROM zzdb.t") == scalar(s, "SELECT COUNT(*) FROM zzdb.t"));
+    // The switch came along, ENABLED, and the scheduler is as it was (ON): once the target is
+    // promoted, the operator's ensure_switch finds an armed switch to re-date.
+    BOOST_TEST(scalar(t, "SELECT STATUS FROM information_schema.EVENTS WHERE EVENT_SCHEMA='bloodraven'") == "ENABLED");
+    BOOST_TEST(scalar(t, "SELECT @@GLOBAL.event_scheduler") == "ON");
   }
   // Restored once, never again: the same restore into it is refused and changes nothing.
   {
