@@ -191,6 +191,13 @@ BOOST_AUTO_TEST_CASE(verify_backups_on_mysql_97) {
     BOOST_TEST(j.value("message", "").find("returned 0 row(s), expected at least 1000") != std::string::npos, j.dump());
     check_cleaned_up(j);
   }
+  // A bound without its query is bad usage: refused before anything starts.
+  {
+    auto [ok, j] = run_cli({"backup", "verify", "--expect-min-rows", "5"}, env);
+    BOOST_TEST(!ok);
+    BOOST_TEST(j.value("message", "") == "--expect-min-rows needs --sanity-query (it bounds that query)", j.dump());
+    BOOST_TEST(!j.contains("scratch"), j.dump());
+  }
   // 4. A step past its deadline (the initialisation takes seconds, it gets 1): provision fails,
   // the killed mysqld --initialize and the directory are gone.
   {

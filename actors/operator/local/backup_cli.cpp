@@ -405,6 +405,9 @@ int backup_verify(int argc, char** argv) {
     result["stopDatetime"] = binlog::rfc3339(*t);
   }
   r.sanity_query = v["sanity-query"];
+  for (const char* k : {"expect-min-rows", "max-duration"})
+    if (r.sanity_query.empty() && f.source[k] != "default")
+      return failed(std::string("--") + k + " needs --sanity-query (it bounds that query)");
   r.expect_min_rows = std::stoull(v["expect-min-rows"]);
   r.max_duration = ms_of(v["max-duration"]);
   r.keep_on_failure = config::to_bool(v["keep-on-failure"]);
