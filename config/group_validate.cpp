@@ -363,13 +363,6 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
       c.errs.push_back({"spec.initFromBackup",
                         "Kubernetes mode only: in standalone mode restore with `bloodraven "
                         "restore` into a fresh server before the group starts"});
-    else if (!spec.credentials)
-      // The restore Job reads the operator account as username/password files; the legacy
-      // secretName Secret holds it as a dsn the Jobs do not read.
-      c.errs.push_back({"spec.initFromBackup",
-                        "needs spec.credentials.operatorSecret (the restore Job reads the "
-                        "operator account's username and password from it); spec.secretName's "
-                        "dsn is not read by Jobs"});
     else
       validate_init_from_backup(*spec.init_from_backup,
                                 spec.backup ? &*spec.backup : nullptr, "spec.initFromBackup",

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -286,10 +287,15 @@ BOOST_AUTO_TEST_CASE(BACKUP_CASE) {
     BOOST_TEST(marker_ids(t) == (std::vector<std::string>{"1", "2"}), boost::test_tools::per_element());
     BOOST_TEST(gtids(t) == after[1]);
   }
-  // A GTID bound: the set after marker 3.
+  // A GTID bound: the set after marker 3. As the Kubernetes restore Job runs it: `--user root`
+  // with only a password file.
   {
-    auto [ok, j] = run_cli({"restore", "--name", "acc1", "--target", dst2_addr, "--creds-dir", env["CREDS_DIR"],
-                            "--stop-gtid", after[2]},
+    const std::string pw_only = env["CREDS_DIR"] + "-pw";
+    std::filesystem::create_directories(pw_only);
+    std::filesystem::copy_file(env["CREDS_DIR"] + "/password", pw_only + "/password",
+                               std::filesystem::copy_options::overwrite_existing);
+    auto [ok, j] = run_cli({"restore", "--name", "acc1", "--target", dst2_addr, "--creds-dir", pw_only,
+                            "--user", "root", "--stop-gtid", after[2]},
                            env);
     BOOST_TEST_REQUIRE(ok, j.dump());
     auto t = open_root(dst2);

@@ -292,8 +292,9 @@ BOOST_AUTO_TEST_CASE(pending_running_succeeded_then_the_bootstrap_seeds_from_the
   BOOST_TEST(container["image"] == "bloodraven:test");
   BOOST_TEST(container["args"] ==
              json::array({"restore", "--name", "nightly-1", "--target", "mysql-g-a.default.svc:3306",
-                          "--creds-dir", "/run/bloodraven/mysql-creds", "--result-file",
-                          "/dev/termination-log", "--stop-datetime", "2026-01-01T00:30:00Z"}));
+                          "--creds-dir", "/run/bloodraven/mysql-creds", "--user", "root",
+                          "--result-file", "/dev/termination-log", "--stop-datetime",
+                          "2026-01-01T00:30:00Z"}));
   std::map<std::string, std::string> env;
   for (const auto& e : container["env"]) env[e["name"]] = e.value("value", "");
   BOOST_TEST(env["BLOODRAVEN_BACKUP_S3_PREFIX"] == "prod");
@@ -349,7 +350,7 @@ BOOST_AUTO_TEST_CASE(a_failed_restore_keeps_its_job_warns_and_holds_the_bootstra
                      status("h").dump());
   auto args = get(res::jobs, "mysqlrestore-h")["spec"]["template"]["spec"]["containers"][0]["args"];
   BOOST_TEST(args[2] == "nightly-9");
-  BOOST_TEST(args.size() == 9u);  // no point in time
+  BOOST_TEST(args.size() == 11u);  // no point in time
   finish_job("h", "mysqlrestore-h", false,
              R"({"name":"nightly-9","message":"the target mysql-h-a.default.svc:3306 is not empty (it holds tables: app.t): restore only into a fresh server"})");
   BOOST_TEST_REQUIRE(eventually([&] { return restore("h").value("phase", "") == "Failed"; }, 20s),

@@ -275,8 +275,8 @@ BOOST_AUTO_TEST_CASE(the_restore_job) {
   BOOST_TEST(c["args"] ==
              json::array({"restore", "--name", "nightly-1", "--target",
                           "mysql-orders-iad.db.svc.cluster.local:3306", "--creds-dir",
-                          "/run/bloodraven/mysql-creds", "--result-file", "/dev/termination-log",
-                          "--stop-datetime", "2026-11-26 14:03:00"}));
+                          "/run/bloodraven/mysql-creds", "--user", "root", "--result-file",
+                          "/dev/termination-log", "--stop-datetime", "2026-11-26 14:03:00"}));
   std::map<std::string, std::string> env;
   for (const auto& e : c["env"]) env[e["name"]] = e.value("value", "");
   BOOST_TEST(env["BLOODRAVEN_BACKUP_STORAGE_TYPE"] == "S3");
@@ -292,14 +292,17 @@ BOOST_AUTO_TEST_CASE(the_restore_job) {
   BOOST_TEST(mounts["backup-storage"]["mountPath"] == "/run/bloodraven/aws-creds");
   BOOST_TEST(volumes["pitr-archive"]["persistentVolumeClaim"]["claimName"] == "binlogs");
   BOOST_TEST(mounts["pitr-archive"]["mountPath"] == "/pitr-archive");
+  // Root: the group's credentials Secret's MYSQL_ROOT_PASSWORD as the password file.
   BOOST_TEST(volumes["mysql-creds"]["secret"]["secretName"] == "orders-operator");
+  BOOST_TEST(volumes["mysql-creds"]["secret"]["items"] ==
+             json::array({{{"key", "MYSQL_ROOT_PASSWORD"}, {"path", "password"}}}));
   BOOST_TEST(mounts["mysql-creds"]["mountPath"] == "/run/bloodraven/mysql-creds");
 
   // A claim source without a point in time: no archive, the claim at /backups with the parent.
   auto g2 = group({{"source", {{"pvc", {{"claimName", "bk"}, {"subPath", "team/nightly-3"}}}}}});
   auto job2 = render_restore_job(g2, resolve_source(g2, json()), "iad", rs);
   const auto& c2 = job2["spec"]["template"]["spec"]["containers"][0];
-  BOOST_TEST(c2["args"].size() == 9u);
+  BOOST_TEST(c2["args"].size() == 11u);
   BOOST_TEST(c2["args"][2] == "nightly-3");
   bool pitr = false;
   for (const auto& e : c2["env"]) pitr = pitr || e["name"].get<std::string>().starts_with("BLOODRAVEN_PITR");

@@ -54,9 +54,10 @@ std::optional<std::string> read_small(const std::string& path) {
   return s;
 }
 
-std::string creds_error(const std::string& dir, backup::mysql_target& t) {
+/// `user`: the account when given (then only the password file is read), else the username file.
+std::string creds_error(const std::string& dir, backup::mysql_target& t, const std::string& user = "") {
   if (dir.empty()) return "--creds-dir is required (a directory with files username and password)";
-  auto u = read_small(dir + "/username");
+  auto u = user.empty() ? read_small(dir + "/username") : std::optional<std::string>{user};
   auto p = read_small(dir + "/password");
   if (!u || u->empty()) return "--creds-dir: cannot read " + dir + "/username (or it is empty)";
   if (!p) return "--creds-dir: cannot read " + dir + "/password";
@@ -261,6 +262,10 @@ int restore(int argc, char** argv) {
   auto defs = with({{"name", "", "", "the backup to restore", false, {}},
                     {"target", "", "", "a fresh server, HOST:PORT (no user tables, empty gtid_executed)", false, {}},
                     {"creds-dir", "BLOODRAVEN_MYSQL_CREDS_DIR", "", "directory with files username and password", false, {}},
+                    {"user", "", "",
+                     "the account to restore as (then --creds-dir needs only its password file); default: the "
+                     "username file. Kubernetes: root (the dump's definers, GTID_PURGED and events need it)",
+                     false, {}},
                     {"stop-datetime", "", "",
                      "point in time: replay archived binlogs (BLOODRAVEN_PITR_*) up to, not including, this "
                      "second (RFC3339, or 'YYYY-MM-DD HH:MM:SS' UTC)",
@@ -287,7 +292,7 @@ int restore(int argc, char** argv) {
   r.name = v["name"];
   if (auto e = host_port_error("--target", v["target"], r.target); !e.empty()) return failed(e);
   result["target"] = r.target.describe();
-  if (auto e = creds_error(v["creds-dir"], r.target); !e.empty()) return failed(e);
+  if (auto e = creds_error(v["creds-dir"], r.target, v["user"]); !e.empty()) return failed(e);
   if (!v["stop-datetime"].empty() && !v["stop-gtid"].empty())
     return failed("--stop-datetime and --stop-gtid exclude each other");
   if (!v["stop-datetime"].empty()) {

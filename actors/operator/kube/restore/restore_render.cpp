@@ -3,6 +3,7 @@
 
 #include "config/render/names.hpp"
 #include "config/render/pitr_sidecar.hpp"
+#include "config/render/workload.hpp"
 
 namespace br::restore_ctl {
 
@@ -14,7 +15,8 @@ json render_restore_job(const config::failover_group& g, const restore_source& s
   labels[std::string{label_restore}] = g.metadata.name;
   json args = json::array({"restore", "--name", src.backup_name, "--target",
                            backup_ctl::site_mysql_address(g, target, r), "--creds-dir",
-                           backup_ctl::mysql_creds_dir, "--result-file", "/dev/termination-log"});
+                           backup_ctl::mysql_creds_dir, "--user", "root", "--result-file",
+                           "/dev/termination-log"});
   const auto& pit = spec.init_from_backup->point_in_time;
   const bool bounded = pit && (!pit->stop_datetime.empty() || !pit->stop_gtid.empty());
   if (bounded && !pit->stop_datetime.empty()) {
@@ -40,7 +42,17 @@ json render_restore_job(const config::failover_group& g, const restore_source& s
       backup_ctl::add_storage_volume(p->storage, pod, c, "pitr-archive", pitr_mount, pitr_creds_dir);
     }
   }
-  backup_ctl::add_mysql_creds(g, pod, c);
+  // As root (MYSQL_ROOT_PASSWORD of the group's credentials Secret; `--user root`): the dump
+  // creates schemas, tables, views, routines and events with their definers and sets
+  // GTID_PURGED, which the least-privilege operator and backup accounts cannot.
+  pod["volumes"].push_back(
+      {{"name", "mysql-creds"},
+       {"secret",
+        {{"secretName", render::credentials_secret(spec)},
+         {"defaultMode", 0400},
+         {"items", json::array({{{"key", "MYSQL_ROOT_PASSWORD"}, {"path", "password"}}})}}}});
+  c["volumeMounts"].push_back(
+      {{"name", "mysql-creds"}, {"mountPath", backup_ctl::mysql_creds_dir}, {"readOnly", true}});
   return job;
 }
 
