@@ -238,6 +238,7 @@ BOOST_AUTO_TEST_CASE(schedule_trigger_phases_keep_on_failure_retention_disable) 
   BOOST_TEST(job["metadata"]["ownerReferences"][0]["kind"] == "MysqlBackupVerification");
   pod_running("v1");
   BOOST_TEST_REQUIRE(eventually([&] { return phase("v1") == "Restoring"; }, 20s), status("v1").dump());
+  BOOST_TEST(status("v1")["podName"] == "mysqlverify-v1-x1");
   finish_job("v1", true, complete);
   BOOST_TEST_REQUIRE(eventually([&] { return phase("v1") == "Succeeded"; }, 20s), status("v1").dump());
   BOOST_TEST(condition("v1", "Verified") == "True/Verified");

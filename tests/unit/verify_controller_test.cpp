@@ -440,6 +440,7 @@ BOOST_AUTO_TEST_CASE(crd_holds_what_the_controller_writes) {
   in.verification = verification({}, "Provisioning");
   in.job.exists = true;
   in.pod_running = true;
+  in.pod_name = "mysqlverify-v1-x1";
   collect(in);
   in.verification = verification({}, "Restoring");
   in.job = finished(true, complete);

@@ -61,19 +61,19 @@ struct pass {
     return true;
   }
 
-  /// Whether a pod of the verification's Job has a running container.
-  bool pod_running(const std::string& ns, const std::string& name) {
+  /// The pod of the verification's Job that has a running container ("" = none).
+  std::string running_pod(const std::string& ns, const std::string& name) {
     kube::list_options lo;
     lo.label_selector = std::string{label_verification} + "=" + name;
     auto pods = c.list(kube::resources::pods, ns, lo);
     if (!pods) {
       failed("list pods", name, pods.error().describe());
-      return false;
+      return "";
     }
     for (const auto& p : (*pods)["items"])
       for (const auto& cs : p.value("status", json::object()).value("containerStatuses", json::array()))
-        if (cs.value("state", json::object()).contains("running")) return true;
-    return false;
+        if (cs.value("state", json::object()).contains("running")) return p["metadata"].value("name", "");
+    return "";
   }
 
   void apply(const json& v, const action& a, const std::string& group, const std::string& profile) {
@@ -191,7 +191,10 @@ struct pass {
       if (auto it = jobs_by_name.find(key(ns, verify_job_name(name))); it != jobs_by_name.end()) job = it->second;
       in.job = backup_ctl::view_job(job);
       in.job_deleting = job && (*job)["metadata"].contains("deletionTimestamp");
-      if (phase == "Provisioning" && in.job.exists && !in.job.succeeded && !in.job.failed) in.pod_running = pod_running(ns, name);
+      if (phase == "Provisioning" && in.job.exists && !in.job.succeeded && !in.job.failed) {
+        in.pod_name = running_pod(ns, name);
+        in.pod_running = !in.pod_name.empty();
+      }
       if (in.job.succeeded || in.job.failed) {
         std::string error;
         in.job.result = backup_ctl::newest_termination_message(c, ns, std::string{label_verification} + "=" + name, error);

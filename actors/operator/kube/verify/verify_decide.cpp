@@ -186,6 +186,7 @@ std::vector<action> decide_verification(const verify_input& in, const job_render
     if (!job.succeeded && !job.failed) {
       if (phase == "Provisioning" && in.pod_running)
         out.push_back(status(name, {{"phase", "Restoring"},
+                                    {"podName", in.pod_name},
                                     {"message", "restoring " + st.value("backupRef", json::object()).value("name", "") +
                                                     " into the scratch server, then checking it"}}));
       return out;

@@ -77,6 +77,7 @@ struct verify_input {
   job_view job;                       ///< mysqlverify-<name>; result = its termination message
   bool job_deleting = false;          ///< the Job has a deletionTimestamp
   bool pod_running = false;           ///< a pod of the Job has a running container
+  std::string pod_name;               ///< that pod
   std::string now;                    ///< RFC3339
 };
 
