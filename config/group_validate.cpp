@@ -405,6 +405,16 @@ field_errors validate(const failover_group& group, run_mode mode) {
                         "the CronJob name mysql-" + name + "-backup-" + s +
                             " is longer than 52 characters; use a shorter schedule name"});
     }
+  // And mysql-<g>-verify-<profile> for a profile whose verification is enabled.
+  if (is_dns_label(name) && group.spec.backup)
+    for (std::size_t i = 0; i < group.spec.backup->profiles.size(); ++i) {
+      const auto& p = group.spec.backup->profiles[i];
+      const bool enabled = p.verification.is_object() && p.verification.value("enabled", nlohmann::json(false)) == true;
+      if (enabled && is_dns_label(p.name) && ("mysql-" + name + "-verify-" + p.name).size() > 52)
+        errs.push_back({"spec.backup.profiles[" + std::to_string(i) + "].name",
+                        "the verification CronJob name mysql-" + name + "-verify-" + p.name +
+                            " is longer than 52 characters; use a shorter profile name"});
+    }
   // A selector may only pick nodes of its own site, so a group cannot taint arbitrary nodes.
   if (is_dns_label(name))
     for (std::size_t i = 0; i < group.spec.sites.size(); ++i) {
