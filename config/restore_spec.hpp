@@ -80,7 +80,8 @@ struct split_location {
 split_location split_backup_location(std::string_view location);
 
 /// Why a group's bootstrap waits for its restore: spec.initFromBackup is set and
-/// `status` (the MysqlFailoverGroup's .status) does not say status.restore.phase Succeeded;
+/// `status` (the MysqlFailoverGroup's .status) does not say status.restore.phase Succeeded, or
+/// status.restore.phase is Running (a Job still loading, even with initFromBackup removed);
 /// "" when nothing is held. The text is stable while held (the group is restarted when it
 /// changes, see group_source).
 std::string restore_bootstrap_hold(const std::optional<init_from_backup_spec>& spec,

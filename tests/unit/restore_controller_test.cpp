@@ -238,6 +238,21 @@ BOOST_AUTO_TEST_CASE(phase_machine_rows) {
       }
     }
   }
+  // initFromBackup removed: a Running restore is seen to its end; nothing new is started.
+  {
+    restore_input in;
+    in.group = group();
+    in.group.spec.init_from_backup.reset();
+    in.now = "2026-11-26T10:05:00Z";
+    in.status = running;
+    in.job = job(true, true, false, ok_result);
+    BOOST_TEST(kinds(decide_restore(in, rendered)) ==
+               "status:Succeeded,RestoreSucceeded,delete:mysqlrestore-orders");
+    in.status = json::object();
+    in.job = job(false, false, false, "");
+    in.deployment = ready_deployment();
+    BOOST_TEST(kinds(decide_restore(in, rendered)) == "");
+  }
   // Success carries the metrics' values: duration from startTime to the result's completion.
   restore_input in;
   in.group = group();

@@ -223,6 +223,9 @@ BOOST_AUTO_TEST_CASE(the_bootstrap_hold_follows_status_restore) {
     BOOST_TEST(restore_bootstrap_hold(ib, x.status).empty() == !x.held, x.name);
   }
   BOOST_TEST(restore_bootstrap_hold(std::nullopt, json::object()).empty());
+  BOOST_TEST(restore_bootstrap_hold(std::nullopt, {{"restore", {{"phase", "Failed"}}}}).empty());
+  // initFromBackup removed while its Job still loads: held until that Job ended.
+  BOOST_TEST(!restore_bootstrap_hold(std::nullopt, {{"restore", {{"phase", "Running"}}}}).empty());
   // The text does not change with the phase (a change restarts the group).
   BOOST_TEST(restore_bootstrap_hold(ib, json::object()) ==
              restore_bootstrap_hold(ib, {{"restore", {{"phase", "Running"}}}}));

@@ -125,7 +125,11 @@ struct pass {
     for (const auto& item : groups) {
       if (item["metadata"].contains("deletionTimestamp")) continue;
       auto parsed = config::parse_group(item);
-      if (!parsed.errors.empty() || !parsed.group.spec.init_from_backup) continue;
+      const json st = item.value("status", json::object());
+      const json rs = st.is_object() ? st.value("restore", json::object()) : json::object();
+      // A Running restore is seen to its end even when initFromBackup was removed meanwhile.
+      const bool running = rs.is_object() && rs.value("phase", "") == "Running";
+      if (!parsed.errors.empty() || (!parsed.group.spec.init_from_backup && !running)) continue;
       if (!config::validate(parsed.group, config::run_mode::kubernetes).empty())
         continue;  // a refused spec changes nothing (the group source reports it)
       restore_input in;
@@ -151,7 +155,7 @@ struct pass {
             continue;
           }
         }
-        if (!in.job.exists) {
+        if (!in.job.exists && g.spec.init_from_backup) {
           const auto& src = g.spec.init_from_backup->source;
           if (src.mysql_backup_ref) {
             auto b = get(backup_ctl::resources::mysqlbackups, ns, src.mysql_backup_ref->name);

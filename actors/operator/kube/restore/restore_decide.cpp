@@ -234,6 +234,7 @@ std::vector<action> decide_restore(const restore_input& in, const job_renderer& 
   }
 
   // Pending (or nothing yet).
+  if (!g.spec.init_from_backup) return out;  // removed before its Job ran: nothing to start
   const std::string active = in.status.value("activeSite", "");
   const auto epoch = in.status.contains("epoch") && in.status["epoch"].is_number()
                          ? in.status["epoch"].get<std::int64_t>()

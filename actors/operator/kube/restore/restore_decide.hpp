@@ -66,7 +66,9 @@ struct action {
 };
 
 struct restore_input {
-  config::failover_group group;  ///< valid, spec.initFromBackup set
+  /// Valid; spec.initFromBackup set, or removed while status.restore is Running (that restore is
+  /// seen to its end, nothing new is started).
+  config::failover_group group;
   json status = json::object();  ///< the group's .status
   json backup;                   ///< the MysqlBackup mysqlBackupRef names; null if none/not found
   job_view job;                  ///< mysqlrestore-<group> (result: its termination message)
