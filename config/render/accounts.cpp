@@ -17,7 +17,7 @@ std::string init_config_map_name(std::string_view group) {
   return "mysql-" + std::string{group} + "-init";
 }
 
-json users_env(const std::string& secret) {
+json users_env(const std::string& secret, bool backup_account) {
   json env = json::array();
   auto from = [&](const char* name, const char* key) {
     env.push_back(
@@ -30,6 +30,8 @@ json users_env(const std::string& secret) {
   for (const char* k : {"MYSQL_REPLICATION_USER", "MYSQL_REPLICATION_PASSWORD",
                         "MYSQL_MONITOR_USER", "MYSQL_MONITOR_PASSWORD"})
     from(k, k);
+  if (backup_account)
+    for (const char* k : {"MYSQL_BACKUP_USER", "MYSQL_BACKUP_PASSWORD"}) from(k, k);
   return env;
 }
 
@@ -40,6 +42,8 @@ const std::vector<account_key>& account_keys() {
                                           {"MYSQL_REPLICATION_PASSWORD", false, ""},
                                           {"MYSQL_MONITOR_USER", true, "MYSQL_MONITOR_PASSWORD"},
                                           {"MYSQL_MONITOR_PASSWORD", false, ""},
+                                          {"MYSQL_BACKUP_USER", true, "MYSQL_BACKUP_PASSWORD"},
+                                          {"MYSQL_BACKUP_PASSWORD", false, ""},
                                           {"MYSQL_ROOT_PASSWORD", false, ""}};
   return v;
 }
@@ -107,6 +111,8 @@ br_check_env() {
   br_check MYSQL_REPLICATION_PASSWORD MYSQL_REPLICATION_PASSWORD password
   br_check MYSQL_MONITOR_USER MYSQL_MONITOR_USER user MYSQL_MONITOR_PASSWORD
   br_check MYSQL_MONITOR_PASSWORD MYSQL_MONITOR_PASSWORD password
+  br_check MYSQL_BACKUP_USER MYSQL_BACKUP_USER user MYSQL_BACKUP_PASSWORD
+  br_check MYSQL_BACKUP_PASSWORD MYSQL_BACKUP_PASSWORD password
   br_check MYSQL_ROOT_PASSWORD MYSQL_ROOT_PASSWORD password
 }
 br_account() { # user password
@@ -141,6 +147,11 @@ br_users_sql() {
     br_account "$MYSQL_MONITOR_USER" "${MYSQL_MONITOR_PASSWORD:-}"
     echo "GRANT PROCESS, REPLICATION CLIENT ON *.* TO '$u'@'%';"
     echo "GRANT SELECT ON performance_schema.* TO '$u'@'%';"
+  fi
+  if [ -n "${MYSQL_BACKUP_USER:-}" ]; then
+    u=$(br_quote "$MYSQL_BACKUP_USER")
+    br_account "$MYSQL_BACKUP_USER" "${MYSQL_BACKUP_PASSWORD:-}"
+    echo "GRANT )sh" + std::string{backup_global_privileges} + R"sh( ON *.* TO '$u'@'%';"
   fi
 }
 br_init_sql() { # root and the accounts

@@ -31,7 +31,9 @@ std::string init_config_map_name(std::string_view group);
 ///   BLOODRAVEN_OPERATOR_USER/PASSWORD   <- username, password
 ///   MYSQL_REPLICATION_USER/PASSWORD     <- same keys
 ///   MYSQL_MONITOR_USER/PASSWORD         <- same keys
-nlohmann::json users_env(const std::string& secret);
+///   MYSQL_BACKUP_USER/PASSWORD          <- same keys (only with `backup_account`: reconciler
+///                                          version 7, so older pods' templates stay as they were)
+nlohmann::json users_env(const std::string& secret, bool backup_account);
 
 /// Privileges, each needed by a statement the code issues:
 ///   operator (also the sidecar's account: it reads `username`/`password`):
@@ -60,12 +62,20 @@ nlohmann::json users_env(const std::string& secret);
 ///     and CLONE then use it.
 ///   monitor:     PROCESS, REPLICATION CLIENT on *.*; SELECT on performance_schema.* (the
 ///     reference's monitor account; nothing of ours uses it).
+///   backup:      backup_global_privileges on *.*: what the backup Job's mysqldump
+///     (--single-transaction --source-data=2 --routines --events --triggers) and its schema list
+///     (information_schema.SCHEMATA, which shows only schemas the account has a privilege on)
+///     need. Not the operator account: it has no privilege on user schemas, so it sees none
+///     (a backup Job dumping with it Succeeded holding only `bloodraven`, found by
+///     integration_kube_kubelet_backup) and mysqldump of one fails with 1044 (integration_accounts).
 ///   root: root@localhost and root@'%' (as the image does; not yet narrowed).
 inline constexpr const char* operator_global_privileges =
     "SYSTEM_VARIABLES_ADMIN, CONNECTION_ADMIN, PROCESS, REPLICATION_SLAVE_ADMIN, RELOAD, "
     "CLONE_ADMIN, REPLICATION CLIENT";
 inline constexpr const char* operator_schema_privileges = "SELECT, INSERT, UPDATE, CREATE, EVENT";
 inline constexpr const char* replication_global_privileges = "REPLICATION SLAVE, BACKUP_ADMIN";
+inline constexpr const char* backup_global_privileges =
+    "SELECT, SHOW VIEW, EVENT, TRIGGER, LOCK TABLES, RELOAD, PROCESS, REPLICATION CLIENT, BACKUP_ADMIN";
 
 /// A credentials Secret key the init SQL reads: `user` keys name an account (`password_key`
 /// its password), the others are passwords.
@@ -75,7 +85,7 @@ struct account_key {
   const char* password_key;
 };
 /// username, password, MYSQL_REPLICATION_USER/PASSWORD, MYSQL_MONITOR_USER/PASSWORD,
-/// MYSQL_ROOT_PASSWORD.
+/// MYSQL_BACKUP_USER/PASSWORD, MYSQL_ROOT_PASSWORD.
 const std::vector<account_key>& account_keys();
 
 /// Pure: "" or why the credentials Secret `secret`'s decoded `data` cannot go into the init SQL,

@@ -27,7 +27,9 @@ namespace br::render {
 ///      (mysqld --initialize-insecure --init-file: root password and accounts), because the
 ///      image's own first start cannot run under super_read_only=ON; the mysql container no
 ///      longer mounts the accounts script nor gets the accounts' passwords.
-inline constexpr int current_reconciler_version = 6;
+///   7: the init container also gets MYSQL_BACKUP_USER/PASSWORD (optional keys of the
+///      credentials Secret): the backup account the backup Jobs dump with (accounts.hpp).
+inline constexpr int current_reconciler_version = 7;
 inline constexpr int oldest_reconciler_version = 1;
 
 inline bool is_supported_reconciler_version(int v) {

@@ -27,7 +27,7 @@ bool has_init_container(int reconciler_version);
 void shape_mysql_container(json& c, const config::group_spec& spec, std::size_t site_index,
                            int reconciler_version) {
   if (!has_init_container(reconciler_version)) {
-    for (auto& e : users_env(credentials_secret(spec))) c["env"].push_back(std::move(e));
+    for (auto& e : users_env(credentials_secret(spec), false)) c["env"].push_back(std::move(e));
     c["volumeMounts"].push_back({{"name", "init"}, {"mountPath", initdb_dir}, {"readOnly", true}});
   }
   c["volumeMounts"].push_back({{"name", "tmp"}, {"mountPath", "/tmp"}});
@@ -113,17 +113,19 @@ bool shapes_pods(int reconciler_version) { return reconciler_version >= 5; }
 bool has_init_container(int reconciler_version) { return reconciler_version >= 6; }
 bool has_health_port(int reconciler_version) { return reconciler_version >= 3; }
 bool has_sidecar_state(int reconciler_version) { return reconciler_version >= 4; }
+bool has_backup_account(int reconciler_version) { return reconciler_version >= 7; }
 
 /// Version 6: "init-datadir", the mysql container's image running init_datadir_script() with
 /// the same environment (root password + accounts), mounts (data, config, tmp, run) and
 /// security context and resources as the mysql container, and the init ConfigMap at
 /// init_script_dir.
-json init_datadir_container(const json& mysql, const config::group_spec& spec) {
+json init_datadir_container(const json& mysql, const config::group_spec& spec, int reconciler_version) {
   json c = {{"name", std::string{init_datadir_container_name}},
             {"image", mysql["image"]},
             {"command", json::array({"bash", std::string{init_script_dir} + "/" + init_datadir_key})},
             {"env", mysql["env"]}};
-  for (auto& e : users_env(credentials_secret(spec))) c["env"].push_back(std::move(e));
+  for (auto& e : users_env(credentials_secret(spec), has_backup_account(reconciler_version)))
+    c["env"].push_back(std::move(e));
   c["volumeMounts"] = mysql["volumeMounts"];
   c["volumeMounts"].push_back({{"name", "init"}, {"mountPath", init_script_dir}, {"readOnly", true}});
   for (const char* k : {"resources", "securityContext"})
@@ -309,7 +311,8 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
     shape_pod(pod_spec, pod_labels, pod_annotations, g);
   }
   if (has_init_container(opts.reconciler_version))
-    pod_spec["initContainers"] = json::array({init_datadir_container(pod_spec["containers"][0], spec)});
+    pod_spec["initContainers"] =
+        json::array({init_datadir_container(pod_spec["containers"][0], spec, opts.reconciler_version)});
   // spec.backup.pitr.enabled: the archiver's settings, volume and mount (issue 21).
   add_pitr_archiver(spec, pod_spec, pod_spec["containers"][1]);
 

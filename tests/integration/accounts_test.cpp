@@ -33,8 +33,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string op = "br_acct_op", repl = "br_acct_repl", mon = "br_acct_mon";
-const std::string op_pw = "op'pw\\x", repl_pw = "repl-pw", mon_pw = "mon-pw";
+const std::string op = "br_acct_op", repl = "br_acct_repl", mon = "br_acct_mon", bk = "br_acct_bk";
+const std::string op_pw = "op'pw\\x", repl_pw = "repl-pw", mon_pw = "mon-pw", bk_pw = "bk-pw";
 const std::string channel = "br_acct";
 
 test::mysql_sandbox& sandbox() {
@@ -93,7 +93,8 @@ std::string rendered_sql() {
   const std::string cmd =
       "env -i PATH=/usr/bin:/bin BLOODRAVEN_OPERATOR_USER=" + op + " BLOODRAVEN_OPERATOR_PASSWORD='op'\\''pw\\x'"
       " MYSQL_REPLICATION_USER=" + repl + " MYSQL_REPLICATION_PASSWORD=" + repl_pw +
-      " MYSQL_MONITOR_USER=" + mon + " MYSQL_MONITOR_PASSWORD=" + mon_pw + " bash " + script;
+      " MYSQL_MONITOR_USER=" + mon + " MYSQL_MONITOR_PASSWORD=" + mon_pw +
+      " MYSQL_BACKUP_USER=" + bk + " MYSQL_BACKUP_PASSWORD=" + bk_pw + " bash " + script;
   std::string out;
   FILE* p = ::popen(cmd.c_str(), "r");
   BOOST_TEST_REQUIRE(p != nullptr);
@@ -106,7 +107,7 @@ std::string rendered_sql() {
 
 void drop_accounts() {
   auto c = root();
-  for (const auto& u : {op, repl, mon}) {
+  for (const auto& u : {op, repl, mon, bk}) {
     auto r = c.exec("DROP USER IF EXISTS '" + u + "'@'%'");
     BOOST_TEST_REQUIRE(r.ok(), (r.ok() ? "" : r.error().to_string()));
   }
@@ -178,7 +179,7 @@ struct fixture {
         auto r = c->query("SELECT DEFINER FROM information_schema.EVENTS WHERE EVENT_SCHEMA = "
                           "'bloodraven' AND DEFINER LIKE 'br\\_acct\\_%'");
         if (r.ok() && !r->rows.empty()) (void)c->exec(drop_event_sql());
-        for (const auto& u : {op, repl, mon}) (void)c->exec("DROP USER IF EXISTS '" + u + "'@'%'");
+        for (const auto& u : {op, repl, mon, bk}) (void)c->exec("DROP USER IF EXISTS '" + u + "'@'%'");
         (void)c->exec("SET GLOBAL read_only = ON");
         (void)c->exec("SET GLOBAL super_read_only = ON");
       }
@@ -376,6 +377,46 @@ BOOST_AUTO_TEST_CASE(process_is_needed_by_no_statement) {
   auto k = kill_application_sessions(c, d, kill_policy{{op, "root"}});
   BOOST_TEST_REQUIRE(k.ok(), err(k));
   BOOST_TEST((std::find(k->killed_ids.begin(), k->killed_ids.end(), id) != k->killed_ids.end()));
+}
+
+// The backup account dumps a user schema with the backup Job's mysqldump options (MySQL 9.7's
+// client from the sandbox chroot); the operator account cannot (1044 on the schema: it has no
+// privilege there), which is why the backup Jobs use the backup account.
+BOOST_AUTO_TEST_CASE(the_backup_account_dumps_what_the_operator_account_cannot) {
+  create_accounts();
+  root_exec("CREATE DATABASE IF NOT EXISTS br_acct_app");
+  root_exec("CREATE TABLE IF NOT EXISTS br_acct_app.t (id INT PRIMARY KEY, v VARCHAR(8))");
+  root_exec("REPLACE INTO br_acct_app.t VALUES (7, 'seven')");
+  const char* src = std::getenv("BR_SOURCE_DIR");
+  const char* sb = std::getenv("BR_SANDBOX_DIR");
+  const std::string chroot = (sb ? std::string(sb) : std::string(src ? src : ".") + "/.sandbox") + "/root";
+  auto dump = [&](const std::string& user, const std::string& pw) {
+    // The credentials in an option file inside the chroot (never argv).
+    const std::string cnf = "/tmp/br-acct-" + user + ".cnf";
+    std::string quoted = "\"";
+    for (char ch : pw) quoted += ch == '\\' || ch == '"' ? std::string{'\\', ch} : std::string{ch};
+    std::ofstream(chroot + cnf) << "[client]\nuser=" << user << "\npassword=" << quoted << "\"\n";
+    const std::string cmd = "chroot " + chroot + " mysqldump --defaults-file=" + cnf +
+                            " -h127.0.0.1 -P" + std::to_string(root_options().port) +
+                            " --single-transaction --source-data=2 --set-gtid-purged=ON --routines"
+                            " --events --triggers --hex-blob --databases br_acct_app 2>&1";
+    std::string out;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    BOOST_TEST_REQUIRE(p != nullptr);
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    const int rc = ::pclose(p);
+    std::remove((chroot + cnf).c_str());
+    return std::make_pair(rc, out);
+  };
+  auto [rc, out] = dump(bk, bk_pw);
+  BOOST_TEST(rc == 0, out.substr(0, 2000));
+  BOOST_TEST(out.find("(7,'seven')") != std::string::npos, out.substr(0, 2000));
+  BOOST_TEST(out.find("SET @@GLOBAL.GTID_PURGED") != std::string::npos);
+  auto [op_rc, op_out] = dump(op, op_pw);
+  BOOST_TEST(op_rc != 0);
+  BOOST_TEST(op_out.find("1044") != std::string::npos, op_out.substr(0, 2000));
+  root_exec("DROP DATABASE br_acct_app");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

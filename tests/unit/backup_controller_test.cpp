@@ -322,8 +322,21 @@ BOOST_AUTO_TEST_CASE(job_renders) {
   for (const auto& v : j["spec"]["template"]["spec"]["volumes"])
     if (v.contains("secret")) secrets.insert(v["secret"]["secretName"]);
   BOOST_TEST((secrets == std::set<std::string>{"aws", "g-operator"}));
+  // The backup account's keys (the operator account cannot read user schemas), optional.
+  for (const auto& v : j["spec"]["template"]["spec"]["volumes"])
+    if (v["name"] == "mysql-creds") {
+      BOOST_TEST(v["secret"]["items"] == json::array({{{"key", "MYSQL_BACKUP_USER"}, {"path", "username"}},
+                                                      {{"key", "MYSQL_BACKUP_PASSWORD"}, {"path", "password"}}}));
+      BOOST_TEST(v["secret"]["optional"] == true);
+    }
+  // Not a MySQL pod: the group's PDB and Services select app.kubernetes.io/name=mysql.
+  for (const json* l : {&j["metadata"]["labels"], &j["spec"]["template"]["metadata"]["labels"]}) {
+    BOOST_TEST((*l)["app.kubernetes.io/name"] == "bloodraven");
+    BOOST_TEST((*l)["shipstream.io/mysqlbackup"] == "bk1");
+  }
   auto p = render_cleanup_job(backup(""), g, vol, r);
   const json& pc = p["spec"]["template"]["spec"]["containers"][0];
+  BOOST_TEST(p["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"] == "bloodraven");
   BOOST_TEST(p["metadata"]["name"] == "mysqlbackup-rm-bk1");
   BOOST_TEST(pc["args"] == json::array({"backup", "delete", "--name", "bk1"}));
   bool mounted = false;
@@ -343,6 +356,8 @@ BOOST_AUTO_TEST_CASE(cronjob_plan) {
   BOOST_TEST(cj["spec"]["timeZone"] == "Etc/UTC");
   BOOST_TEST(cj["spec"]["concurrencyPolicy"] == "Forbid");
   const json& pod = cj["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+  BOOST_TEST(cj["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"] ==
+             "bloodraven");  // not selected by the group's PDB
   BOOST_TEST(pod["serviceAccountName"] == "bloodraven-backup-trigger");
   BOOST_TEST(pod["containers"][0]["args"] ==
              json::array({"trigger-backup", "--namespace", "db", "--group", "g", "--profile", "s3",

@@ -21,6 +21,8 @@ const std::map<std::string, std::string> good{{"username", "bloodraven"},
                                               {"MYSQL_REPLICATION_PASSWORD", "r"},
                                               {"MYSQL_MONITOR_USER", "mon.1$-x"},
                                               {"MYSQL_MONITOR_PASSWORD", "m"},
+                                              {"MYSQL_BACKUP_USER", "backup"},
+                                              {"MYSQL_BACKUP_PASSWORD", "b"},
                                               {"dsn", "anything\ngoes: not read by the init"}};
 
 std::map<std::string, std::string> with(const std::string& key, const std::string& value) {
@@ -64,6 +66,10 @@ BOOST_AUTO_TEST_CASE(control_characters_bad_user_names_and_passwordless_accounts
        "missing or empty"},
       {"operator user with empty password", with("password", ""),
        "key \"username\" names an account but key \"password\""},
+      {"backup user without password", without("MYSQL_BACKUP_PASSWORD"),
+       "key \"MYSQL_BACKUP_USER\" names an account but key \"MYSQL_BACKUP_PASSWORD\" is missing"},
+      {"newline in backup user", with("MYSQL_BACKUP_USER", "b\nx"),
+       "key \"MYSQL_BACKUP_USER\" holds a control character"},
       {"empty optional user: no account, no password needed",
        {{"username", "op"}, {"password", "x"}, {"MYSQL_MONITOR_USER", ""}}, ""},
   };

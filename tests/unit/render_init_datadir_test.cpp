@@ -192,6 +192,8 @@ BOOST_AUTO_TEST_CASE(values_that_cannot_go_into_the_init_file_are_refused_first)
        "MYSQL_REPLICATION_USER (credentials Secret key MYSQL_REPLICATION_USER) is not a user name"},
       {"MYSQL_MONITOR_USER=monitor",
        "MYSQL_MONITOR_USER is set but MYSQL_MONITOR_PASSWORD is empty"},
+      {"MYSQL_BACKUP_USER=backup",
+       "MYSQL_BACKUP_USER is set but MYSQL_BACKUP_PASSWORD is empty"},
       {"BLOODRAVEN_OPERATOR_USER=" + std::string(33, 'u') + " BLOODRAVEN_OPERATOR_PASSWORD=x",
        "is longer than 32 characters"},
   };

@@ -106,7 +106,7 @@ BOOST_AUTO_TEST_CASE(secure_defaults_and_accounts) {
       for (const char* k : {"MYSQL_ROOT_PASSWORD", "BLOODRAVEN_OPERATOR_USER",
                             "BLOODRAVEN_OPERATOR_PASSWORD", "MYSQL_REPLICATION_USER",
                             "MYSQL_REPLICATION_PASSWORD", "MYSQL_MONITOR_USER",
-                            "MYSQL_MONITOR_PASSWORD"}) {
+                            "MYSQL_MONITOR_PASSWORD", "MYSQL_BACKUP_USER", "MYSQL_BACKUP_PASSWORD"}) {
         BOOST_TEST_REQUIRE(env.contains(k), k);
         const auto& ref = env[k]["valueFrom"]["secretKeyRef"];
         BOOST_TEST(ref["name"] == "orders-mysql");
@@ -132,6 +132,20 @@ BOOST_AUTO_TEST_CASE(version_5_has_no_init_container) {
   std::set<std::string> env;
   for (const auto& e : mysql["env"]) env.insert(e["name"].get<std::string>());
   BOOST_TEST(env.contains("BLOODRAVEN_OPERATOR_PASSWORD"));
+}
+
+// Version 6 (groups not yet rolled to 7): the init container's template stays as it was,
+// without the backup account's keys.
+BOOST_AUTO_TEST_CASE(version_6_has_no_backup_account) {
+  render_options o;
+  o.reconciler_version = 6;
+  auto r = render(base_doc(), o);
+  const auto& init = pod_of(r.objects, "iad")["spec"]["initContainers"][0];
+  std::set<std::string> env;
+  for (const auto& e : init["env"]) env.insert(e["name"].get<std::string>());
+  BOOST_TEST(env.contains("MYSQL_MONITOR_USER"));
+  BOOST_TEST(!env.contains("MYSQL_BACKUP_USER"));
+  BOOST_TEST(!env.contains("MYSQL_BACKUP_PASSWORD"));
 }
 
 BOOST_AUTO_TEST_CASE(version_4_renders_none_of_it) {

@@ -9,8 +9,11 @@
 namespace br::backup_ctl {
 namespace {
 
+/// The group's labels, but not a MySQL pod's: app.kubernetes.io/name is "bloodraven" (see
+/// job_pod_name_label), so the group's PodDisruptionBudget and Services never select these pods.
 json labels(const config::failover_group& g, const char* component) {
   json l = render::standard_labels(g.metadata.name);
+  l[std::string{render::label_name}] = job_pod_name_label;
   l[std::string{label_component}] = component;
   return l;
 }
@@ -58,9 +61,11 @@ json& the_container(json& job) {
 
 }  // namespace
 
-json bloodraven_job(const config::failover_group& g, const std::string& name, const json& labels,
+json bloodraven_job(const config::failover_group& g, const std::string& name, const json& given_labels,
                     const json& owner, json args, std::int64_t backoff_limit,
                     std::int64_t active_deadline_seconds, const render_settings& r) {
+  json labels = given_labels;
+  labels[std::string{render::label_name}] = job_pod_name_label;  // not selected as a MySQL pod
   json container = {{"name", "backup"},
                     {"image", image_of(g, r)},
                     {"command", json::array({"bloodraven"})},
@@ -94,14 +99,14 @@ std::string site_mysql_address(const config::failover_group& g, const std::strin
                               ".svc.cluster.local:3306";
 }
 
-void add_mysql_creds(const config::failover_group& g, json& pod_spec, json& container) {
-  pod_spec["volumes"].push_back(
-      {{"name", "mysql-creds"},
-       {"secret",
-        {{"secretName", g.spec.credentials ? g.spec.credentials->operator_secret : ""},
-         {"defaultMode", 0400},
-         {"items", json::array({{{"key", "username"}, {"path", "username"}},
-                                {{"key", "password"}, {"path", "password"}}})}}}});
+void add_mysql_creds(const config::failover_group& g, json& pod_spec, json& container,
+                     const std::string& user_key, const std::string& password_key, bool optional) {
+  json secret = {{"secretName", g.spec.credentials ? g.spec.credentials->operator_secret : ""},
+                 {"defaultMode", 0400},
+                 {"items", json::array({{{"key", user_key}, {"path", "username"}},
+                                        {{"key", password_key}, {"path", "password"}}})}};
+  if (optional) secret["optional"] = true;
+  pod_spec["volumes"].push_back({{"name", "mysql-creds"}, {"secret", secret}});
   container["volumeMounts"].push_back(
       {{"name", "mysql-creds"}, {"mountPath", mysql_creds_dir}, {"readOnly", true}});
 }
@@ -180,8 +185,10 @@ json render_backup_job(const json& backup, const config::failover_group& g,
   json& c = the_container(out);
   for (const auto& e : storage_env(p.storage, "BLOODRAVEN_BACKUP")) c["env"].push_back(e);
   add_storage_volume(p.storage, pod, c, "backup-storage");
-  // The operator account's username/password from the group's operator Secret, as files.
-  add_mysql_creds(g, pod, c);
+  // The backup account (the operator account has no privilege on user schemas: its dump held
+  // only `bloodraven`). Optional keys: a Secret without them fails the Job at once ("cannot
+  // read .../username"), not after activeDeadlineSeconds in ContainerCreating.
+  add_mysql_creds(g, pod, c, "MYSQL_BACKUP_USER", "MYSQL_BACKUP_PASSWORD", true);
   return out;
 }
 

@@ -52,9 +52,17 @@ json bloodraven_job(const config::failover_group& g, const std::string& name, co
 /// Where a Job reaches `site`'s MySQL (render_settings::site_address, else the site Service).
 std::string site_mysql_address(const config::failover_group& g, const std::string& site,
                                const render_settings& r);
-/// The operator account's username/password (the group's operator Secret) as files in
-/// mysql_creds_dir.
-void add_mysql_creds(const config::failover_group& g, json& pod_spec, json& container);
+/// Two keys of the group's operator Secret as the files username/password in mysql_creds_dir:
+/// by default the operator account's; the backup Job reads the backup account's
+/// (MYSQL_BACKUP_USER/MYSQL_BACKUP_PASSWORD, optional).
+void add_mysql_creds(const config::failover_group& g, json& pod_spec, json& container,
+                     const std::string& user_key = "username",
+                     const std::string& password_key = "password", bool optional = false);
+
+/// app.kubernetes.io/name of the CronJobs', Jobs' and their pods' labels: not "mysql", which the
+/// group's PodDisruptionBudget and Services select (a backup pod counted by the PDB's
+/// minAvailable could let every MySQL pod be evicted).
+inline constexpr const char* job_pod_name_label = "bloodraven";
 
 json render_cronjob(const config::failover_group& g, const config::backup_schedule_spec& s,
                     const render_settings& r);

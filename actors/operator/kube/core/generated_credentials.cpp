@@ -44,7 +44,9 @@ json generated_operator_secret(const config::failover_group& g,
                              {"MYSQL_REPLICATION_USER", base64_encode("repl")},
                              {"MYSQL_REPLICATION_PASSWORD", base64_encode(random_text(32))},
                              {"MYSQL_MONITOR_USER", base64_encode("monitor")},
-                             {"MYSQL_MONITOR_PASSWORD", base64_encode(random_text(32))}});
+                             {"MYSQL_MONITOR_PASSWORD", base64_encode(random_text(32))},
+                             {"MYSQL_BACKUP_USER", base64_encode("backup")},
+                             {"MYSQL_BACKUP_PASSWORD", base64_encode(random_text(32))}});
 }
 
 std::string operator_secret_copy_name(const std::string& group_ns, const std::string& group) {
