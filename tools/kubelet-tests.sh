@@ -5,8 +5,11 @@
 #   integration_kube_kubelet_e2e  3 sites from empty PVCs: bootstrap, failover through the real
 #                                 sidecars, auto-clone of a lost PVC, reclone through
 #                                 `kubectl bloodraven reclone` (about 8 min)
+#   integration_kube_kubelet_backup  2 sites; the backup and cleanup Jobs run on the kubelet's Job
+#                                 controller SIMULATION (real `bloodraven backup run|delete`),
+#                                 PVC and S3 (radosgw) profiles, retention, a failing Job
 # Usage: tools/kubelet-tests.sh [--build-dir DIR] [--no-build] [--repeat N] [TEST...]
-#   TEST: either name above (default: both). --repeat runs each N times and stops at the first
+#   TEST: any name above (default: all). --repeat runs each N times and stops at the first
 #   failure. Phase timings of the e2e are printed (log level message).
 set -euo pipefail
 ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
@@ -19,16 +22,16 @@ while (( $# )); do
     --build-dir) BUILD=$(realpath -m -- "$2"); shift 2 ;;
     --no-build) BUILD_IT=0; shift ;;
     --repeat) REPEAT=$2; shift 2 ;;
-    -h | --help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "kubelet-tests.sh: unknown option $1" >&2; exit 2 ;;
     *) TESTS+=("$1"); shift ;;
   esac
 done
-(( ${#TESTS[@]} )) || TESTS=(integration_kube_kubelet integration_kube_kubelet_e2e)
+(( ${#TESTS[@]} )) || TESTS=(integration_kube_kubelet integration_kube_kubelet_e2e integration_kube_kubelet_backup)
 [[ $EUID -eq 0 ]] || { echo "kubelet-tests.sh: must run as root" >&2; exit 2; }
 if (( BUILD_IT )); then
   [[ -f $BUILD/build.ninja ]] || { echo "kubelet-tests.sh: $BUILD is not a configured Ninja build dir" >&2; exit 2; }
-  ninja -C "$BUILD" -j2 "${TESTS[@]}" bloodraven-sidecar
+  ninja -C "$BUILD" -j2 "${TESTS[@]}" bloodraven-sidecar bloodraven
 fi
 SANDBOX=${BR_SANDBOX_DIR:-$ROOT/.sandbox}
 if [[ ! -x $SANDBOX/root/usr/sbin/mysqld ]]; then

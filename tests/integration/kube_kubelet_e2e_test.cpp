@@ -17,60 +17,30 @@
 // Phase timings are printed (BOOST_TEST_MESSAGE), never asserted. Needs root (the kubelet).
 #include <boost/test/unit_test.hpp>
 
-#include <caf/all.hpp>
-
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 
 #include <unistd.h>
 
-#include "actors/operator/api/operator_api.hpp"
-#include "actors/operator/kube/core/generated_credentials.hpp"
-#include "actors/operator/kube/core/kube_credentials.hpp"
-#include "actors/operator/kube/core/status_writer.hpp"
-#include "actors/operator/kube/group_source.hpp"
-#include "io/http/server.hpp"
-#include "io/log/log.hpp"
+#include "tests/integration/kube_kubelet_fixture.hpp"
 #include "tests/support/child_process.hpp"
-#include "tests/support/eventually.hpp"
-#include "tests/support/kube_sim/harness/cluster.hpp"
-#include "tests/support/kube_sim/harness/root_query.hpp"
-#include "tests/support/kube_sim/test_support.hpp"
-#include "tests/support/process_kubelet/kubelet.hpp"
-#include "tests/support/temp_dir.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
 using nlohmann::json;
-namespace kl = br::test::kubelet;
+using br::test::kubelet_e2e::eventually;
+using br::test::kubelet_e2e::log_capture;
 
 namespace {
 
 const std::string group = "ke";
 const std::string ns = "default";
 const std::vector<std::string> sites = {"a", "b", "c"};
-std::string dep(const std::string& site) { return "mysql-" + group + "-" + site; }
-std::string pvc(const std::string& site) { return dep(site) + "-data"; }
 const std::string primary_svc = "mysql-" + group + "-primary.default.svc.cluster.local";
 
-std::mutex log_mutex;
-std::string log_text;
-void capture(const std::string& line) {
-  std::lock_guard<std::mutex> g(log_mutex);
-  log_text += line;
-  log_text += '\n';
-}
-std::string operator_log() {
-  std::lock_guard<std::mutex> g(log_mutex);
-  return log_text.size() > 30000 ? log_text.substr(log_text.size() - 30000) : log_text;
-}
-
-bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout) {
-  return br::test::eventually(pred, timeout, 250ms);
-}
+std::string operator_log() { return log_capture::tail(); }
 
 json group_object() {
   json list = json::array();
@@ -104,96 +74,8 @@ json group_object() {
             {"sites", list}}}};
 }
 
-struct e2e_fixture {
-  // The operator ("operator-0") runs as the chart's ServiceAccount: what its RBAC does not
-  // grant is refused with 403 (checked at the end: no denials).
-  br::kube_sim::test::sim_cluster cluster;
-  br::kube_sim::simulator& sim = cluster.sim;
-  std::shared_ptr<kube::client> c = cluster.client("test");  // the test's own client
-  std::unique_ptr<kl::process_kubelet> kubelet;
-  uint16_t op_port = br::test::free_port();
-  std::unique_ptr<caf::actor_system_config> cfg;
-  std::unique_ptr<caf::actor_system> sys;
-  std::unique_ptr<caf::scoped_actor> self;
-  br::kube_sim::test::operator_actors op;
-  std::shared_ptr<group_table> groups = std::make_shared<group_table>();
-  std::unique_ptr<http::server> api;
-  br::test::temp_dir dir{"br-kubelet-e2e"};
-  std::map<std::string, std::string> creds;  // the generated operator Secret
-
-  e2e_fixture() {
-    log::set_level(std::getenv("BR_TEST_DEBUG") ? log::level::debug : log::level::info);
-    log::set_sink(capture);
-    auto o = kl::options::from_test_env();
-    o.ns = ns;
-    // The chart's operator Service, standing for this process: sidecars reach its API there.
-    o.host_services.push_back({"bloodraven", ns, 8082, op_port});
-    kubelet = std::make_unique<kl::process_kubelet>(cluster.client("process-kubelet"), o);
-  }
-
-  ~e2e_fixture() {
-    if (sys) {
-      op.stop(*self);
-      groups->drop_handles();
-      if (api) api->stop();
-    }
-    if (boost::unit_test::framework::current_test_case().p_name.get().size()) {
-      for (const auto& s : sites)
-        for (const char* cn : {"init-datadir", "mysql", "sidecar"}) {
-          auto log = kubelet->container_log(dep(s), cn);
-          if (log.size() > 6000) log = log.substr(log.size() - 6000);
-          BOOST_TEST_MESSAGE("---- " << dep(s) << "/" << cn << " log tail ----\n" << log);
-        }
-    }
-    kubelet->stop();
-    auto denied = cluster.denials();
-    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
-    self.reset();
-    sys.reset();
-    log::set_sink(nullptr);
-    log::set_level(log::level::warn);
-  }
-
-  /// The kubelet, this thread's view of the cluster DNS, then the actor system (its threads
-  /// inherit that view), the operator's API on every address (the pods reach it through the
-  /// "bloodraven" host Service) and the group source.
-  void start() {
-    BOOST_TEST_REQUIRE(kubelet->start(), "kubelet: " << kubelet->error());
-    std::string err;
-    BOOST_TEST_REQUIRE(kl::use_cluster_dns(kubelet->hosts_file(), err), err);
-    cfg = std::make_unique<caf::actor_system_config>();
-    sys = std::make_unique<caf::actor_system>(*cfg);
-    self = std::make_unique<caf::scoped_actor>(*sys);
-    op.spawn(*sys);
-    operator_api_options ao;
-    ao.groups = groups;
-    http::router r;
-    install_operator_routes(r, *sys, ao);
-    http::server_options so;
-    so.address = "0.0.0.0";
-    so.port = op_port;
-    api = std::make_unique<http::server>(so, r);
-    BOOST_TEST_REQUIRE(api->start() == op_port);
-
-    auto o = br::kube_sim::test::fast_group_source(cluster.client(br::kube_sim::test::operator_identity), op.io);
-    o.groups = groups;
-    o.reconcile_interval = 1s;
-    o.reconcile_busy_interval = 500ms;
-    op.start(*sys, o);
-  }
-
-  json status() {
-    auto g = c->get(mfg_resource, ns, group);
-    return g ? (*g).value("status", json::object()) : json::object();
-  }
-  std::string active() { return status().value("activeSite", ""); }
-  json site_status(const std::string& s) {
-    for (const auto& e : status().value("sites", json::array()))
-      if (e.value("name", "") == s) return e;
-    return json::object();
-  }
-
-  std::string pod_ip(const std::string& s) { return kubelet->pod_ip(dep(s)); }
+struct e2e_fixture : br::test::kubelet_e2e::operator_on_kubelet {
+  e2e_fixture() : operator_on_kubelet(::group, ::sites) {}  // not the (unset) members
 
   /// The active site, which a waiting step expects `s` to replicate from. The scenario has one
   /// failover per fault; another (a false alarm, or a new primary fencing itself) is not the
@@ -215,8 +97,8 @@ struct e2e_fixture {
   static std::string decisions(size_t n) {
     std::vector<std::string> keep;
     {
-      std::lock_guard<std::mutex> g(log_mutex);
-      std::istringstream in(log_text);
+      std::lock_guard<std::mutex> g(log_capture::mutex());
+      std::istringstream in(log_capture::text());
       for (std::string line; std::getline(in, line);)
         for (const char* k : {"site state changed", "evaluation changed", "initiating", "plan done",
                               "plan failed", "poll", "unreachable", "fenc"})
@@ -230,26 +112,6 @@ struct e2e_fixture {
     return out;
   }
 
-  /// One value as root over TCP ("" when it cannot be had); the root password is the generated
-  /// Secret's. Only for looking, and for the faults of (5).
-  std::string q(const std::string& host, const std::string& sql) {
-    if (creds.empty()) {
-      auto s = c->get(kube::resources::secrets, ns, group + "-operator");
-      if (!s) return "";
-      creds = secret_data(*s);
-    }
-    return br::kube_sim::test::root_scalar(host, creds["MYSQL_ROOT_PASSWORD"], sql);
-  }
-  std::string qs(const std::string& s, const std::string& sql) { return q(pod_ip(s), sql); }
-
-  /// Replicating from `source`'s Service name with both threads on.
-  bool replicating_ok(const std::string& s, const std::string& source) {
-    const auto row = qs(s, "SELECT CONCAT(c.HOST, ' ', s.SERVICE_STATE, ' ', a.SERVICE_STATE) FROM "
-                           "performance_schema.replication_connection_configuration c JOIN "
-                           "performance_schema.replication_connection_status s USING (CHANNEL_NAME) JOIN "
-                           "performance_schema.replication_applier_status a USING (CHANNEL_NAME)");
-    return row.starts_with(dep(source) + ".") && row.ends_with(" ON ON");
-  }
   std::string rows(const std::string& s) { return qs(s, "SELECT COUNT(*) FROM app.t"); }
 
   /// What the cluster looks like, for a failure message. Boost.Test evaluates a message's
@@ -331,11 +193,6 @@ struct e2e_fixture {
                                {"PATH", bin.string() + ":/usr/local/bin:/usr/bin:/bin"}});
     auto code = p.wait_exit(60s);
     return {code.value_or(-1), p.output()};
-  }
-
-  void phase(const char* what, std::chrono::steady_clock::time_point since) {
-    BOOST_TEST_MESSAGE(what << ": " << std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count()
-                            << " s");
   }
 };
 

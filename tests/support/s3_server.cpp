@@ -94,7 +94,7 @@ http::client_result signed_request(const s3_server& srv, const std::string& meth
 
 }  // namespace
 
-s3_server::s3_server(int instance_id, std::chrono::seconds start_deadline)
+s3_server::s3_server(int instance_id, std::chrono::seconds start_deadline, const std::string& also_listen_on)
     : id_(instance_id), port_(static_cast<uint16_t>(34000 + instance_id)) {
   if (instance_id < 1 || instance_id > 999) throw std::runtime_error("s3_server: instance id 1..999");
   access_key_ = "BRTEST" + std::to_string(instance_id) + "ACCESSKEY";
@@ -129,7 +129,8 @@ s3_server::s3_server(int instance_id, std::chrono::seconds start_deadline)
          // Small parts, so a test can force several parts with a small file (S3 itself: 5 MiB).
          << "rgw_multipart_min_part_size = 1048576\n"
          << "rgw_thread_pool_size = 16\n"
-         << "rgw_frontends = beast endpoint=127.0.0.1:" << port_ << "\n";
+         << "rgw_frontends = beast endpoint=127.0.0.1:" << port_
+         << (also_listen_on.empty() ? "" : " endpoint=" + also_listen_on + ":" + std::to_string(port_)) << "\n";
     if (!conf) throw std::runtime_error("s3_server: cannot write " + dir + "/ceph.conf");
   }
   auto conf_in = dir_in_ + "/ceph.conf";

@@ -22,7 +22,10 @@ namespace br::test {
 
 class s3_server {
  public:
-  explicit s3_server(int instance_id, std::chrono::seconds start_deadline = std::chrono::seconds(60));
+  /// `also_listen_on`: an address of this host the server listens on as well (same port), e.g.
+  /// the process kubelet's gateway 10.244.0.1, so pods reach it; "" = loopback only.
+  explicit s3_server(int instance_id, std::chrono::seconds start_deadline = std::chrono::seconds(60),
+                     const std::string& also_listen_on = "");
   ~s3_server();
   s3_server(const s3_server&) = delete;
   s3_server& operator=(const s3_server&) = delete;

@@ -91,6 +91,8 @@ bool is_bloodraven_image(const std::string& image) {
 
 const kube::resource_ref jobs_resource{"batch", "v1", "jobs", true};
 
+inline constexpr const char* sandbox_ready_line = "process kubelet: pod sandbox ready";
+
 /// "Job <name>" pods are keyed apart from the Deployments' (whose key is the Deployment name).
 std::string job_pod_key(const std::string& pod) { return "job/" + pod; }
 
@@ -294,6 +296,15 @@ bool process_kubelet::start() {
   }
   fs::copy_file(opts_.entrypoint_script, opts_.state_dir + "/bin/entrypoint.sh",
                 fs::copy_options::overwrite_existing, ec);
+  // The images' binaries as they are now: a build relinking them while pods run (another build
+  // on this machine) must not make a container start fail with "No such file or directory".
+  fs::create_directories(opts_.binaries_dir, ec);
+  for (auto* bin : {&opts_.sidecar_binary, &opts_.bloodraven_binary}) {
+    if (bin->empty() || !fs::exists(*bin)) continue;
+    const auto copy = opts_.binaries_dir + "/" + fs::path(*bin).filename().string();
+    fs::copy_file(*bin, copy, fs::copy_options::overwrite_existing, ec);
+    if (!ec) *bin = copy;
+  }
   ::chmod((opts_.state_dir + "/bin/entrypoint.sh").c_str(), 0755);
   {
     std::lock_guard<std::mutex> lk(mx_);
@@ -316,6 +327,8 @@ void process_kubelet::stop() {
   for (auto& [_, p] : pods_) stop_pod(*p, false);
   pods_.clear();
   cleanup(opts_.state_dir);
+  std::error_code ec;
+  fs::remove_all(opts_.binaries_dir, ec);
 }
 
 void process_kubelet::loop() {
@@ -952,9 +965,11 @@ bool process_kubelet::create_sandbox(pod_state& p, std::string& err) {
     script += "mount --bind " + quote(m.src) + " " + quote(m.target) + "\n";
     if (m.ro) script += "mount -o remount,bind,ro " + quote(m.target) + "\n";
   }
-  script += "touch " + quote(p.dir + "/sandbox.ready") + "\nexec sleep 2147483647\n";
+  // Ready: a line on stdout (the log the kubelet opened), not a file under p.dir, which a
+  // container's /tmp mounted last may hide from this namespace.
+  script += "echo " + std::string{sandbox_ready_line} + "\nexec sleep 2147483647\n";
   write_file(p.dir + "/sandbox.sh", script, 0644);
-  fs::remove(p.dir + "/sandbox.ready", ec);
+  fs::remove(p.dir + "/sandbox.log", ec);
   p.pause = spawn({"/usr/bin/nsenter", "--net=/run/netns/" + pod_netns(p.index), "--", "/usr/bin/unshare",
                    "--mount", "--propagation", "private", "--", "/bin/sh", p.dir + "/sandbox.sh"},
                   {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, p.dir + "/sandbox.log");
@@ -964,7 +979,7 @@ bool process_kubelet::create_sandbox(pod_state& p, std::string& err) {
   }
   write_file(p.dir + "/pause.pid", std::to_string(p.pause), 0644);
   const auto deadline = steady::now() + 10s;
-  while (!fs::exists(p.dir + "/sandbox.ready")) {
+  while (read_text(p.dir + "/sandbox.log").find(sandbox_ready_line) == std::string::npos) {
     if (reap(p.pause) >= 0 || steady::now() > deadline) {
       err = "pod sandbox setup failed: " + read_text(p.dir + "/sandbox.log");
       ::kill(p.pause, SIGKILL);

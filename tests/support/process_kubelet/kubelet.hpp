@@ -60,8 +60,11 @@ namespace br::test::kubelet {
 struct options {
   std::string ns = "default";
   std::string state_dir = "/tmp/brk-kubelet";  ///< PVCs, pod dirs, logs, hosts file
+  /// Where start() copies the sidecar and bloodraven binaries (cleanup() removes it): not under
+  /// /tmp, which a Job container's /tmp emptyDir hides inside its pod.
+  std::string binaries_dir = "/var/tmp/brk-kubelet-bin";
   std::string chroot;              ///< the sandbox chroot (<source>/.sandbox/root)
-  std::string sidecar_binary;      ///< <build>/actors/bloodraven-sidecar
+  std::string sidecar_binary;      ///< <build>/actors/bloodraven-sidecar (both copied by start())
   std::string bloodraven_binary;   ///< <build>/actors/bloodraven (the operator image's binary)
   std::string entrypoint_script;   ///< <source>/tests/support/process_kubelet/mysql-entrypoint.sh
   /// Appended to every mysqld invocation (BRK_MYSQLD_EXTRA_ARGS): memory, as the sandbox does.
