@@ -7,6 +7,7 @@
 #include "actors/operator/decide/gr_step.hpp"
 #include "tests/unit/group_step_fixture.hpp"
 
+#include <memory>
 #include <set>
 
 using namespace br;
@@ -369,6 +370,82 @@ BOOST_AUTO_TEST_CASE(spec_group_name_never_replaces_the_pinned_one) {
   BOOST_TEST(f.saw("GroupNameMismatch"));
   BOOST_TEST(f.all<effect::persist>().empty());
   BOOST_TEST(f.commands().empty());
+}
+
+// Acceptance 3 of issue 22: the operator is restarted at every point of a bootstrap (before and
+// after each store write, with the write landed or lost) and must never start a second group, and
+// `bootstrapped` must never go back. The world: a, b, c empty OFFLINE members; a bootstrap on a
+// makes a ONLINE PRIMARY of a new group (a bootstrap sent while one exists would be a second group).
+BOOST_AUTO_TEST_CASE(exactly_once_bootstrap_across_restarts_at_every_point) {
+  int max_event = 0;
+  for (int crash_at = 0; crash_at < 8; ++crash_at)
+    for (bool landed : {false, true}) {
+      BOOST_TEST_CONTEXT("crash at event " << crash_at << (landed ? ", its write landed" : "")) {
+        bool group_exists = false;
+        int bootstraps = 0, second_groups = 0;
+        durable_state store;  // what the state store holds
+        bool ever_bootstrapped = false;
+        auto f = std::make_unique<gr_fixture>();
+        f->load(store);
+        int event = 0;
+        bool crashed = false;
+        auto world_report = [&](const std::string& site) {
+          if (site == "a" && group_exists) return member("a", {{"a", "ONLINE", "PRIMARY"}});
+          return offline(site);
+        };
+        for (int round = 0; round < 30 && !(group_exists && store.gr.bootstrapped); ++round) {
+          for (const std::string site : {"a", "b", "c"}) {
+            f->advance(1s);
+            f->report(world_report(site));
+            // Carry out the effects: writes (answered), bootstrap commands (applied to the world).
+            for (int guard = 0; guard < 5; ++guard) {
+              auto ps = f->all<effect::persist>();
+              auto cs = f->commands();
+              if (ps.empty() && cs.empty()) break;
+              if (!cs.empty()) {
+                ++event;
+                bool crash = !crashed && event == crash_at;
+                for (const auto& c : cs) {
+                  if (c.op != mysql_op::gr_bootstrap || (crash && !landed)) continue;
+                  ++bootstraps;
+                  if (group_exists) ++second_groups;
+                  group_exists = true;
+                }
+                if (crash) {  // the operator dies before the command's answer
+                  crashed = true;
+                  f = std::make_unique<gr_fixture>();
+                  f->load(store);
+                  break;
+                }
+                f->done(cs.back().site, cs.back().op);
+                continue;
+              }
+              ++event;
+              if (!crashed && event == crash_at) {
+                // The operator dies while this write is in flight; it may or may not have landed.
+                if (landed) store = ps.front().next;
+                crashed = true;
+                f = std::make_unique<gr_fixture>();
+                f->load(store);
+                break;
+              }
+              store = ps.front().next;
+              BOOST_TEST(!(ever_bootstrapped && !store.gr.bootstrapped));  // never goes back
+              ever_bootstrapped = ever_bootstrapped || store.gr.bootstrapped;
+              f->store_ok();
+            }
+          }
+        }
+        BOOST_TEST(second_groups == 0);
+        BOOST_TEST(bootstraps == 1);
+        max_event = std::max(max_event, event);
+        BOOST_TEST(group_exists);
+        BOOST_TEST(store.gr.bootstrapped);
+        BOOST_TEST(store.gr.group_name == G);
+      }
+    }
+  // Every point was a crash point: the record, the command, the bootstrapped write (+ replays).
+  BOOST_TEST(max_event >= 3);
 }
 
 BOOST_AUTO_TEST_CASE(sticky_records_never_go_back) {
