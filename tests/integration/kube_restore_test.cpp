@@ -19,7 +19,9 @@
 #include "actors/operator/kube/backup/backup_controller.hpp"
 #include "actors/operator/kube/restore/restore_controller.hpp"
 #include "actors/operator/kube/restore/restore_decide.hpp"
+#include "config/rfc3339.hpp"
 #include "io/log/log.hpp"
+#include "io/metrics/metrics.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/kube_sim/harness/cluster.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
@@ -315,15 +317,29 @@ BOOST_AUTO_TEST_CASE(pending_running_succeeded_then_the_bootstrap_seeds_from_the
 
   // 4. The Job succeeds: the restored site holds the backup's set and is fenced again.
   mock->set("g-a", gtid, false);
+  // The result as `bloodraven restore` writes it, completed now (whole seconds).
+  const std::string done = config::format_rfc3339(std::chrono::time_point_cast<std::chrono::seconds>(
+      std::chrono::system_clock::now()));
   finish_job("g", "mysqlrestore-g", true,
              R"({"name":"nightly-1","gtidExecuted":")" + gtid +
-                 R"(","sourceSizeBytes":1048576,"loadedBytes":4000000,"startTime":"2026-01-01T00:10:00Z","completionTime":"2026-01-01T00:11:00Z"})");
+                 R"(","sourceSizeBytes":1048576,"loadedBytes":4000000,"completionTime":")" + done + R"("})");
   BOOST_TEST_REQUIRE(eventually([&] { return restore("g").value("phase", "") == "Succeeded"; }, 20s),
                      status("g").dump());
-  BOOST_TEST(restore("g")["completionTime"] == "2026-01-01T00:11:00Z");
+  BOOST_TEST(restore("g")["completionTime"] == done);
   BOOST_TEST(restore("g").value("message", "").find(gtid) != std::string::npos);
   BOOST_TEST(eventually([&] { return get(res::jobs, "mysqlrestore-g").is_null(); }, 20s));
   BOOST_TEST(!events("g", "RestoreSucceeded").empty());
+  // bloodraven_restore_* (this process's registry, as /metrics serves it): the duration from
+  // status.restore.startTime to the result's completionTime, its completion, the stored size.
+  const auto text = metrics::render_text();
+  const std::string labels =
+      R"({group="g",namespace="default",restore_kind="init_from_backup",target_site="a"})";
+  BOOST_TEST(text.find("bloodraven_restore_last_source_size_bytes" + labels + " 1048576") != std::string::npos, text);
+  const auto done_unix = std::chrono::duration_cast<std::chrono::seconds>(
+                             config::parse_rfc3339(done)->time_since_epoch()).count();
+  BOOST_TEST(text.find("bloodraven_restore_last_success_timestamp_seconds" + labels + " " +
+                       std::to_string(done_unix)) != std::string::npos, text);
+  BOOST_TEST(text.find("bloodraven_restore_duration_seconds_count" + labels + " 1") != std::string::npos, text);
 
   // 5. The bootstrap seeds the group from the restored site (the others are cloned from it).
   BOOST_TEST_REQUIRE(eventually([&] { return mock->promotions() > 0; }, 30s), status("g").dump());
