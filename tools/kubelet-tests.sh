@@ -7,7 +7,8 @@
 #                                 `kubectl bloodraven reclone` (about 8 min)
 #   integration_kube_kubelet_backup  2 sites; the backup and cleanup Jobs run on the kubelet's Job
 #                                 controller SIMULATION (real `bloodraven backup run|delete`),
-#                                 PVC and S3 (radosgw) profiles, retention, a failing Job
+#                                 PVC and S3 (radosgw) profiles, retention, a failing Job, and
+#                                 the initFromBackup restore Job (about 2.5-3 min)
 # Usage: tools/kubelet-tests.sh [--build-dir DIR] [--no-build] [--repeat N] [TEST...]
 #   TEST: any name above (default: all). --repeat runs each N times and stops at the first
 #   failure. Phase timings of the e2e are printed (log level message).
@@ -22,7 +23,7 @@ while (( $# )); do
     --build-dir) BUILD=$(realpath -m -- "$2"); shift 2 ;;
     --no-build) BUILD_IT=0; shift ;;
     --repeat) REPEAT=$2; shift 2 ;;
-    -h | --help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "kubelet-tests.sh: unknown option $1" >&2; exit 2 ;;
     *) TESTS+=("$1"); shift ;;
   esac
