@@ -28,6 +28,13 @@ active_is a || fail "activeSite is $(group "['activeSite']"), expected a (the de
 [[ $(group "['groupReplication']['bootstrapped']") == True ]] || fail "bootstrapped is not true"
 [[ $(group "['groupReplication']['groupName']") == "$G" ]] || fail "groupName is not the spec's"
 event_seen GroupBootstrapped || fail "no GroupBootstrapped Event"
+metrics=$(curl -fsS -m 2 "$OP/metrics")
+for want in 'bloodraven_gr_members{group="grtest",namespace="default",state="ONLINE"} 3' \
+  'bloodraven_gr_has_quorum{group="grtest",namespace="default"} 1' \
+  'bloodraven_gr_bootstrapped{group="grtest",namespace="default"} 1' \
+  'bloodraven_gr_view_size{group="grtest",namespace="default"} 3'; do
+  grep -qF "$want" <<<"$metrics" || fail "metric missing: $want"
+done
 say "bootstrapped: a PRIMARY, b and c ONLINE"
 
 # --- 2. writes through the primary frontend -------------------------------------------------------

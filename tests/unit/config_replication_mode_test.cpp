@@ -14,9 +14,8 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string dump(const field_errors& errs) {
-  return errs.empty() ? "(none)" : to_string(errs);
-}
+using config_spec_test::dump;
+using config_spec_test::load;
 
 // A 3-member standalone Group Replication group (valid but for the "not implemented" refusal).
 const char* gr_standalone_yaml = R"(
@@ -34,19 +33,7 @@ spec:
     - {name: c, address: {host: 127.0.0.1, port: 3308}, groupReplication: {localAddress: "127.0.0.1:13308"}}
 )";
 
-json doc_of(const char* yaml) {
-  field_errors errs;
-  auto j = yaml_to_json(yaml, errs);
-  BOOST_TEST_REQUIRE(errs.empty(), dump(errs));
-  return j;
-}
-
-field_errors load(const json& doc, run_mode mode) {
-  auto res = parse_group(doc);
-  auto more = validate(res.group, mode);
-  res.errors.insert(res.errors.end(), more.begin(), more.end());
-  return res.errors;
-}
+json doc_of(const char* yaml) { return config_spec_test::json_of(yaml); }
 
 const char* not_yet = "not implemented yet in Kubernetes mode";
 

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "config/failover_group.hpp"
+#include "config/group_validate.hpp"
+#include "config/yaml_json.hpp"
 
 namespace config_spec_test {
 
@@ -28,6 +30,27 @@ inline const br::config::field_error* find_error(const br::config::field_errors&
   for (const auto& e : errs)
     if (e.path == path && e.message.find(fragment) != std::string::npos) return &e;
   return nullptr;
+}
+
+/// Every error, one per line, or "(none)": the message of a failed check.
+inline std::string dump(const br::config::field_errors& errs) {
+  return errs.empty() ? "(none)" : br::config::to_string(errs);
+}
+
+/// Parse + validate a JSON document, as load_group_* does for text.
+inline br::config::field_errors load(const nlohmann::json& doc, br::config::run_mode mode) {
+  auto res = br::config::parse_group(doc);
+  auto more = br::config::validate(res.group, mode);
+  res.errors.insert(res.errors.end(), more.begin(), more.end());
+  return res.errors;
+}
+
+/// A YAML document as JSON (the test's own text: a parse error fails the test).
+inline nlohmann::json json_of(const char* yaml) {
+  br::config::field_errors errs;
+  auto j = br::config::yaml_to_json(yaml, errs);
+  BOOST_TEST_REQUIRE(errs.empty(), dump(errs));
+  return j;
 }
 
 /// A valid Kubernetes-mode group: iad and pdx candidates, sea a reader.

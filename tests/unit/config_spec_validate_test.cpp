@@ -13,25 +13,13 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string dump(const field_errors& errs) {
-  return errs.empty() ? "(none)" : to_string(errs);
-}
+using config_spec_test::dump;
+using config_spec_test::load;
 
 json base(run_mode mode) {
-  field_errors errs;
-  auto j = yaml_to_json(mode == run_mode::kubernetes ? config_spec_test::kube_base_yaml
-                                                     : config_spec_test::standalone_base_yaml,
-                        errs);
-  BOOST_TEST_REQUIRE(errs.empty(), dump(errs));
-  return j;
-}
-
-/// Parse + validate a JSON document, as load_group_* does for text.
-field_errors load(const json& doc, run_mode mode) {
-  auto res = parse_group(doc);
-  auto more = validate(res.group, mode);
-  res.errors.insert(res.errors.end(), more.begin(), more.end());
-  return res.errors;
+  return config_spec_test::json_of(mode == run_mode::kubernetes
+                                       ? config_spec_test::kube_base_yaml
+                                       : config_spec_test::standalone_base_yaml);
 }
 
 std::function<void(json&)> set(const char* pointer, json value) {

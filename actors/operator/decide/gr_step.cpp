@@ -403,10 +403,8 @@ config::group_replication_status gr_status_of(const group_rules& rules, const gr
 
 step_result gr_step(const group_rules& rules, group_state state, const group_input& in,
                     const step_clock& clock) {
-  step_result res;
-  res.state = std::move(state);
-  step_detail::context c{rules, res.state, clock, res.effects, res.answer};
   using namespace step_detail;
+  return stepped(rules, std::move(state), clock, [&](context& c) {
   std::visit(overload{
                  [&](const input::loaded& x) { on_loaded(c, x.durable); },
                  [&](const input::report& x) { on_report(c, x.report); },
@@ -424,7 +422,7 @@ step_result gr_step(const group_rules& rules, group_state state, const group_inp
                  },
              },
              in);
-  return res;
+  });
 }
 
 }  // namespace br

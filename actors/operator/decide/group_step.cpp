@@ -286,10 +286,8 @@ void status_changed(context& c, bool now) { c.out.emplace_back(effect::status{no
 
 step_result step(const group_rules& rules, group_state state, const group_input& in,
                  const step_clock& clock) {
-  step_result res;
-  res.state = std::move(state);
-  step_detail::context c{rules, res.state, clock, res.effects, res.answer};
   using namespace step_detail;
+  return stepped(rules, std::move(state), clock, [&](context& c) {
   std::visit(overload{
                  [&](const input::loaded& x) { on_loaded(c, x.durable); },
                  [&](const input::report& x) { on_report(c, x.report); },
@@ -310,7 +308,7 @@ step_result step(const group_rules& rules, group_state state, const group_input&
                  },
              },
              in);
-  return res;
+  });
 }
 
 }  // namespace br

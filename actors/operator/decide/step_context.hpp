@@ -93,6 +93,16 @@ struct context {
   }
 };
 
+/// One input stepped: `f(context&)` applies the topology's rules to `state` (step, gr_step).
+template <class F>
+step_result stepped(const group_rules& rules, group_state state, const step_clock& clock, F&& f) {
+  step_result res;
+  res.state = std::move(state);
+  context c{rules, res.state, clock, res.effects, res.answer};
+  f(c);
+  return res;
+}
+
 // Durable state and the inputs every topology shares (group_step.cpp).
 void persist(context& c, durable_change change);
 void on_loaded(context& c, durable_state d);

@@ -9,6 +9,7 @@
 #include "actors/common/registry.hpp"
 #include "actors/operator/group/coordinator_effects.hpp"
 #include "actors/operator/group/epoch_recovery.hpp"
+#include "actors/operator/group/gr_metrics.hpp"
 #include "actors/operator/decide/admin_handoff.hpp"
 #include "actors/operator/decide/coordinator_decide.hpp"
 #include "io/log/log.hpp"
@@ -66,6 +67,9 @@ void flush_status(coordinator_self self) {
   auto status = status_of(self);
   if (st.last_status && status == *st.last_status) return;
   st.last_status = status;
+  if (status.group_replication)
+    gr_metrics::set_from_status({st.cfg.namespace_name, st.cfg.rules.group},
+                                *status.group_replication);
   if (st.cfg.deps.platform.status)
     self->send(st.cfg.deps.platform.status, status_atom::value, st.cfg.rules.group, std::move(status));
 }
