@@ -126,6 +126,24 @@ void validate_replication_mode(const group_spec& spec, run_mode mode, field_erro
          "remove it");
   if (spec.backup)
     fail("spec.backup", "not implemented yet in groupReplication mode; remove spec.backup");
+  // Members that tune the async rules (promotion, fencing, clone plans): the group does this
+  // itself, so a value other than the default would be ignored; refused with its path.
+  const group_spec defaults;
+  auto async_only = [&](const char* path, bool differs) {
+    if (differs)
+      fail(path, "not used in groupReplication mode (the group elects, fences and recovers "
+                 "itself); remove it");
+  };
+  async_only("spec.failoverCooldown", spec.failover_cooldown != defaults.failover_cooldown);
+  async_only("spec.promotionGateTimeout",
+             spec.promotion_gate_timeout != defaults.promotion_gate_timeout);
+  async_only("spec.relayDrainTimeout", spec.relay_drain_timeout != defaults.relay_drain_timeout);
+  async_only("spec.cloneTimeout", spec.clone_timeout != defaults.clone_timeout);
+  async_only("spec.plannedFailover.maxLagWait",
+             spec.planned_failover.max_lag_wait != defaults.planned_failover.max_lag_wait);
+  async_only("spec.plannedFailover.drainTimeout",
+             spec.planned_failover.drain_timeout != defaults.planned_failover.drain_timeout);
+  async_only("spec.sidecar", !(spec.sidecar == defaults.sidecar));
   // Standalone mode runs such a group (decide/gr_step.hpp); Kubernetes mode does not render its
   // members yet (my.cnf, the -readers Service, the doorbell): refused there.
   if (mode == run_mode::kubernetes)

@@ -99,6 +99,19 @@ std::vector<flag_def> sidecar_flag_defs() {
                     ? std::string{}
                     : "must be async or groupReplication, got \"" + v + "\"";
        }},
+      {"gr-members", "GR_MEMBERS", "0",
+       "groupReplication: the group's declared member count; a member serves only while a "
+       "majority of it is ONLINE in its view (0 = its own view's size)",
+       false,
+       [](const std::string& v) -> std::string {
+         return !v.empty() && v.size() <= 1 && v[0] >= '0' && v[0] <= '9'
+                    ? std::string{}
+                    : "must be a number from 0 to 9, got \"" + v + "\"";
+       }},
+      {"gr-group-name", "GR_GROUP_NAME", "",
+       "groupReplication: the group's name; a member of another group serves nobody (empty: not "
+       "checked)",
+       false, {}},
       {"shutdown-timeout", "SIDECAR_SHUTDOWN_TIMEOUT", "5s",
        "deadline for a clean stop after SIGTERM (at most 10m)", false,
        within(limits::shutdown_timeout)},
@@ -191,6 +204,8 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
   c.fence_timeout = to_duration(v("fence-timeout"));
   c.dead_mans_switch = v("dead-mans-switch") == "true" || v("dead-mans-switch") == "1";
   c.group_replication = v("replication-mode") == "groupReplication";
+  c.gr_members = static_cast<std::size_t>(v("gr-members")[0] - '0');
+  c.gr_group_name = v("gr-group-name");
   c.request_timeout = to_duration(v("request-timeout"));
   c.shutdown_timeout = to_duration(v("shutdown-timeout"));
   c.warnings = clamp_intervals(c.peer_check_interval, c.lease_timeout);

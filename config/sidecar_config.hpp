@@ -38,6 +38,8 @@ struct sidecar_config {
   /// and no boot guard run; the probe reads the member's group view and /ready, /gr/primary,
   /// /gr/replica and /gr/reader answer from it.
   bool group_replication = false;
+  std::size_t gr_members = 0;  ///< GR_MEMBERS: the group's declared member count (0 = unknown)
+  std::string gr_group_name;   ///< GR_GROUP_NAME: the group's name ("" = not checked)
   /// Binlog archiver for PITR: a mounted directory (PVC) or S3.
   struct pitr_settings {
     bool enabled = false;

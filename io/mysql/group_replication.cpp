@@ -81,6 +81,9 @@ std::vector<std::string> gr_settings_sql(const gr_settings& s, const sql_quoter&
       "SET GLOBAL group_replication_autorejoin_tries = " + std::to_string(s.auto_rejoin_tries),
       std::string{"SET GLOBAL group_replication_recovery_use_ssl = "} +
           (s.recovery_ssl ? "ON" : "OFF"),
+      // spec.replication.tls also encrypts the group communication between the members.
+      std::string{"SET GLOBAL group_replication_ssl_mode = "} +
+          (s.recovery_ssl ? "'REQUIRED'" : "'DISABLED'"),
       "SET GLOBAL group_replication_recovery_get_public_key = ON",
   };
   return out;
@@ -173,7 +176,21 @@ result<std::string> run_gr_command(connect_options opts, mysql_op op, const gr_s
   auto conn = connection::open(opts);
   if (!conn) return conn.error();
   switch (op) {
-    case mysql_op::gr_bootstrap: return gr_bootstrap(*conn, s, recovery.user, recovery.password);
+    case mysql_op::gr_bootstrap: {
+      auto r = gr_bootstrap(*conn, s, recovery.user, recovery.password);
+      if (!r) {
+        // The session may be dead (START timed out or the connection dropped), so its own SET OFF
+        // may not have run while the START can still complete on the server: switch the flag off
+        // again on fresh sessions, so no later START can make a second group.
+        auto fresh = opts;
+        fresh.connect_timeout = fresh.read_timeout = fresh.write_timeout = std::chrono::seconds(5);
+        for (int attempt = 0; attempt < 3; ++attempt) {
+          auto c = connection::open(fresh);
+          if (c && c->exec("SET GLOBAL group_replication_bootstrap_group = OFF")) break;
+        }
+      }
+      return r;
+    }
     case mysql_op::gr_start: return gr_start(*conn, s, recovery.user, recovery.password);
     case mysql_op::gr_stop: {
       auto r = gr_stop(*conn);

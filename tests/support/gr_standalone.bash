@@ -94,6 +94,7 @@ gr_stack_up() {
     echo "  replication:"
     echo "    user: repl"
     echo "    password: replpw"
+    echo "    tls: true"
     echo "    mode: groupReplication"
     echo "    groupReplication: {groupName: $G}"
     echo "  sites:"
@@ -114,7 +115,8 @@ gr_stack_up() {
   for s in "${SITES[@]}"; do
     "$BIN/actors/bloodraven-sidecar" --listen "127.0.0.1:${SIDE[$s]}" --site "$s" \
       --mysql-host 127.0.0.1 --mysql-port "${PORT[$s]}" --mysql-creds-dir "$W/creds" \
-      --replication-mode groupReplication >"$W/sidecar-$s.log" 2>&1 &
+      --replication-mode groupReplication --gr-members 3 --gr-group-name "$G" \
+    >"$W/sidecar-$s.log" 2>&1 &
     PIDS+=($!)
   done
   "$BIN/tools/bench/br_haproxy_cfg" "$W/group.yaml" "$PP" "$RP" 0 "${GR_CHECK_MS:-200}" "$LP" >"$W/haproxy.cfg" ||

@@ -153,6 +153,12 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
       {"deferred planned failover", S,
        [](json& d) { d["spec"]["plannedFailover"]["onCooldown"] = "defer"; },
        "spec.plannedFailover.onCooldown", "group_replication_set_as_primary"},
+      {"failover cooldown", S, [](json& d) { d["spec"]["failoverCooldown"] = "1m"; },
+       "spec.failoverCooldown", "not used in groupReplication mode"},
+      {"sidecar lease", S, [](json& d) { d["spec"]["sidecar"]["leaseTimeout"] = "30s"; },
+       "spec.sidecar", "not used in groupReplication mode"},
+      {"planned lag wait", S, [](json& d) { d["spec"]["plannedFailover"]["maxLagWait"] = "1m"; },
+       "spec.plannedFailover.maxLagWait", "not used in groupReplication mode"},
       {"backups", S,
        [](json& d) {
          d["spec"]["backup"] = {

@@ -60,4 +60,19 @@ BOOST_AUTO_TEST_CASE(roles_from_the_members_own_quorate_view) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(the_declared_group_decides_a_lone_members_quorum) {
+  auto lone = snap({{"a", "ONLINE/PRIMARY"}});
+  lone.group_name = "g1";
+  BOOST_TEST((gr_health_of(lone).role == gr_local_role::primary));  // nothing declared
+  auto h = gr_health_of(lone, {3, "g1"});  // a group of its own, 1 of the 3 declared members
+  BOOST_TEST((h.role == gr_local_role::none));
+  BOOST_TEST(h.reason.find("1 of 3") != std::string::npos, h.reason);
+  auto two = snap({{"a", "ONLINE/PRIMARY"}, {"b", "ONLINE/SECONDARY"}});
+  two.group_name = "g1";
+  BOOST_TEST((gr_health_of(two, {3, "g1"}).role == gr_local_role::primary));
+  h = gr_health_of(two, {3, "g2"});  // another group's member
+  BOOST_TEST((h.role == gr_local_role::none));
+  BOOST_TEST(h.reason.find("not g2") != std::string::npos, h.reason);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -96,6 +96,11 @@ BOOST_AUTO_TEST_CASE(settings_and_start_statements) {
   BOOST_TEST(has("SET GLOBAL group_replication_group_name = '" + s.group_name + "'"));
   BOOST_TEST(has("SET GLOBAL group_replication_group_seeds = '" + s.group_seeds + "'"));
   BOOST_TEST(has("SET GLOBAL group_replication_autorejoin_tries = 3"));
+  BOOST_TEST(has("SET GLOBAL group_replication_ssl_mode = 'REQUIRED'"));  // recovery_ssl default
+  s.recovery_ssl = false;
+  auto plain = gr_settings_sql(s, q);
+  BOOST_TEST((std::find(plain.begin(), plain.end(),
+                        "SET GLOBAL group_replication_ssl_mode = 'DISABLED'") != plain.end()));
   BOOST_TEST(gr_start_sql("repl", "it's", q) ==
              "START GROUP_REPLICATION USER = 'repl', PASSWORD = 'it''s'");
   BOOST_TEST(gr_start_sql("", "", q) == "START GROUP_REPLICATION");

@@ -193,6 +193,81 @@ BOOST_AUTO_TEST_CASE(a_group_found_unrecorded_is_adopted_not_bootstrapped) {
   for (auto& c : f.commands()) BOOST_TEST((c.op != mysql_op::gr_bootstrap));
 }
 
+BOOST_AUTO_TEST_CASE(the_first_bootstrap_needs_every_member_and_their_data) {
+  struct row {
+    const char* name;
+    std::vector<site_report> reports;
+    const char* note;
+  };
+  auto holding = [](site_report r, const std::string& set) {
+    r.probe.gtid_executed = set;
+    return r;
+  };
+  const std::string X = "11111111-2222-4333-8444-555555555555";
+  const row rows[] = {
+      {"a member does not answer (it may be in a group)",
+       {offline("a"), offline("b"), down("c")},
+       "waiting until every member answers (c does not)"},
+      {"a member holds transactions the bootstrap member lacks",
+       {holding(offline("a"), X + ":1-5"), holding(offline("b"), X + ":1-9"), offline("c")},
+       "b holds transactions a lacks"},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      gr_fixture f;
+      f.load();
+      for (const auto& rep : r.reports) {
+        f.report(rep);
+        BOOST_TEST(f.all<effect::persist>().empty());
+        BOOST_TEST(f.commands().empty());
+      }
+      auto s = gr_status_of(f.rules, f.st);
+      BOOST_TEST(s.message.find(r.note) != std::string::npos, s.message);
+    }
+  }
+  // The bootstrap member holding a superset is fine.
+  gr_fixture f;
+  f.load();
+  f.report(holding(offline("b"), X + ":1-5"));
+  f.report(offline("c"));
+  f.report(holding(offline("a"), X + ":1-9"));
+  BOOST_TEST(f.persisted_next().gr.bootstrap_started == "a");
+}
+
+BOOST_AUTO_TEST_CASE(an_adopted_group_keeps_the_name_its_members_report) {
+  gr_fixture f;
+  f.rules.gr.generated_name = "cccccccc-cccc-4ccc-8ccc-cccccccccccc";  // this coordinator's own
+  f.load();  // no record: the group was made before this state existed
+  std::vector<row> rows = {{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"}};
+  f.report(member("a", rows, "v:2"));
+  f.report(member("b", rows, "v:2"));
+  BOOST_TEST_REQUIRE(f.st.persisting.has_value());
+  BOOST_TEST(f.st.persisting_next.gr.group_name == G);
+  BOOST_TEST(f.st.persisting_next.gr.bootstrapped);
+  f.store_ok();
+  BOOST_TEST(gr_status_of(f.rules, f.st).view_known);
+}
+
+BOOST_AUTO_TEST_CASE(the_mode_is_immutable_either_way) {
+  // Async history, now run as Group Replication: nothing is done.
+  gr_fixture f;
+  durable_state async_history;
+  async_history.view = {4, "a", "", 1, {}};
+  f.load(async_history);
+  for (auto& s : f.rules.sites) f.report(offline(s));
+  BOOST_TEST(f.saw("ReplicationModeChanged"));
+  BOOST_TEST(f.commands().empty());
+  BOOST_TEST(f.all<effect::persist>().empty());
+  // A Group Replication record, now run by the async rules: nothing is done either.
+  group_step_test::group_fixture a;
+  a.load(gr_fixture::running("a"));
+  BOOST_TEST(a.has_event("ReplicationModeChanged"));
+  a.report(rep("a", site_state::writable));
+  a.report(rep("b", site_state::read_only));
+  BOOST_TEST(a.all<effect::persist>().empty());
+  BOOST_TEST(a.fenced().empty());
+}
+
 BOOST_AUTO_TEST_CASE(members_join_one_at_a_time) {
   gr_fixture f;
   f.load(gr_fixture::running("a", 1));

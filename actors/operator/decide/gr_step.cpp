@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "actors/operator/decide/step_context.hpp"
+#include "messages/gtid_set.hpp"
 
 namespace br {
 
@@ -35,6 +36,9 @@ const gr_snapshot* snapshot_of(const context& c, const std::string& site) {
 
 /// A member of another group (a name that is not ours, while it is in a group) never votes.
 bool foreign(const context& c, const gr_snapshot& s) {
+  // Before a name is on record (or pinned by the spec) no group is foreign: the one found is
+  // adopted under the name its members report.
+  if (c.st.durable.gr.group_name.empty() && c.rules.gr.spec_group_name.empty()) return false;
   return !s.group_name.empty() && s.group_name != group_name(c) && !s.self_state.empty() &&
          s.self_state != "OFFLINE";
 }
@@ -120,30 +124,69 @@ bool quiet(const context& c) {
   return g.last_command_end && c.clock.now - *g.last_command_end < 2 * c.rules.poll_interval;
 }
 
+/// Why the group must not be bootstrapped on `member` now ("" = it may). Every declared member
+/// must answer (an unreachable one may hold a group or data the operator cannot see: review
+/// finding 1), be OFFLINE with no other member in its table, and hold nothing the bootstrap member
+/// lacks (a bootstrap from a member missing transactions would strand them: finding 2).
+std::string bootstrap_refusal(const context& c, const std::string& member) {
+  const gr_snapshot* seed = snapshot_of(c, member);
+  auto seed_probe = c.st.reports.find(member);
+  if (seed == nullptr || seed_probe == c.st.reports.end())
+    return "the bootstrap member " + member + " does not answer";
+  auto seed_set = gtid_set::parse(seed_probe->second.probe.gtid_executed);
+  if (!seed_set) return "the bootstrap member's gtid_executed cannot be read";
+  for (const auto& site : c.rules.sites) {
+    const gr_snapshot* s = snapshot_of(c, site);
+    if (s == nullptr) return "waiting until every member answers (" + site + " does not)";
+    if (!s->self_state.empty() && s->self_state != "OFFLINE")
+      return site + " is " + s->self_state + ": it is in a group";
+    if (s->rows.size() > 1) return site + " lists other members: it knows a group";
+    if (site == member) continue;
+    auto set = gtid_set::parse(c.st.reports.at(site).probe.gtid_executed);
+    if (!set) return site + "'s gtid_executed cannot be read";
+    if (!seed_set->contains(*set))
+      return site + " holds transactions " + member +
+             " lacks; bootstrapping " + member + " would strand them (refused)";
+  }
+  return {};
+}
+
 void start_bootstrap(context& c, const std::string& member) {
   auto& d = c.st.durable.gr;
+  // A repeated bootstrap goes to the member on record (finding 12), never to another one.
+  const std::string& target = d.bootstrap_started.empty() ? member : d.bootstrap_started;
+  if (auto why = bootstrap_refusal(c, target); !why.empty()) {
+    c.st.gr.note = "bootstrap of " + target + " waits: " + why;
+    if (why.find("refused") != std::string::npos)
+      c.alert_once("gr-bootstrap-refused", "Warning", "BootstrapRefused", c.st.gr.note, target);
+    return;
+  }
   if (d.bootstrap_started.empty() || d.group_name.empty()) {
-    // The name and the member are on record before any START (exactly once, S-GR1).
+    // The name and the member are on record before any START (exactly once).
     change_gr x;
     x.gr = d;
     x.gr.group_name = group_name(c);
-    x.gr.bootstrap_started = member;
+    x.gr.bootstrap_started = target;
     x.start_bootstrap = true;
     x.before_bootstrapped = d.bootstrapped;
     x.at_ms = c.wall_ms();
     persist(c, std::move(x));
     return;
   }
-  // A bootstrap was started before (this operator or an earlier one) and no group shows: START
-  // again only while every member answers, so no unreachable member can hide that group.
-  for (const auto& site : c.rules.sites)
-    if (snapshot_of(c, site) == nullptr) {
-      c.st.gr.note = "a bootstrap was started on " + d.bootstrap_started +
-                     " earlier and no group is visible; waiting until every member answers (" +
-                     site + " does not)";
-      return;
-    }
-  send(c, member, mysql_op::gr_bootstrap);
+  send(c, target, mysql_op::gr_bootstrap);
+}
+
+/// The group name the ONLINE members report, when the operator has none on record yet (a group
+/// adopted, not bootstrapped by it: finding 3); "" when they do not agree.
+std::string reported_group_name(const context& c) {
+  std::string name;
+  for (const auto& site : c.rules.sites) {
+    const gr_snapshot* s = snapshot_of(c, site);
+    if (s == nullptr || s->self_state != "ONLINE" || s->group_name.empty()) continue;
+    if (!name.empty() && name != s->group_name) return {};
+    name = s->group_name;
+  }
+  return name;
 }
 
 }  // namespace
@@ -180,6 +223,15 @@ void gr_evaluate(context& c) {
     st.alerts.erase("gr-quorum");
 
   const auto& d = st.durable.gr;
+  // The mode is immutable: a group with async history (a view, no GR record) is never run as a
+  // Group Replication group (review finding 6).
+  if (st.durable.view.epoch > 0 && d == gr_durable{}) {
+    g.note = "this group has run as async replication (epoch " +
+             std::to_string(st.durable.view.epoch) +
+             "): spec.replication.mode is immutable; nothing is done";
+    c.alert_once("gr-mode", "Warning", "ReplicationModeChanged", g.note);
+    return;
+  }
   if (!c.rules.gr.spec_group_name.empty() && !d.group_name.empty() &&
       c.rules.gr.spec_group_name != d.group_name) {
     g.note = "spec.replication.groupReplication.groupName " + c.rules.gr.spec_group_name +
@@ -213,7 +265,20 @@ void gr_evaluate(context& c) {
     next.observed_view_max = g.view.observed_view_max;
   if (decision.mark_bootstrapped) {
     next.bootstrapped = true;
-    if (next.group_name.empty()) next.group_name = group_name(c);
+    if (next.group_name.empty()) {
+      auto reported = reported_group_name(c);
+      if (reported.empty()) {
+        g.note = "a group was found but its ONLINE members report no single name: waiting";
+        return;
+      }
+      if (!c.rules.gr.spec_group_name.empty() && reported != c.rules.gr.spec_group_name) {
+        g.note = "the group found is named " + reported + ", not spec...groupName " +
+                 c.rules.gr.spec_group_name + ": it is not adopted";
+        c.alert_once("gr-name", "Warning", "GroupNameMismatch", g.note);
+        return;
+      }
+      next.group_name = reported;
+    }
   }
   std::string primary = g.view.known ? site_of_member(c, g.view.primary_member) : std::string{};
   std::optional<std::string> active;

@@ -174,10 +174,17 @@ void change_persisted(context& c, const durable_change& change, bool ok) {
 
 /// The topology's evaluation after a report or a load.
 void evaluate(context& c) {
-  if (c.rules.gr.enabled)
+  if (c.rules.gr.enabled) {
     gr_evaluate(c);
-  else
+  } else if (!(c.st.durable.gr == gr_durable{})) {
+    // The mode is immutable: a group that ran as Group Replication is never run by the async
+    // rules (they would adopt, fence and repoint members of a group).
+    c.alert_once("gr-mode", "Warning", "ReplicationModeChanged",
+                 "this group has run as Group Replication (group " + c.st.durable.gr.group_name +
+                     "): spec.replication.mode is immutable; nothing is done");
+  } else {
     evaluate_and_act(c);
+  }
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ gr_rules gr_rules_of(const config::group_spec& spec) {
   g.consistency = std::string{config::to_string(gr.consistency)};
   g.exit_state_action = std::string{config::to_string(gr.exit_state_action)};
   g.auto_rejoin_tries = gr.auto_rejoin_tries;
-  g.recovery_ssl = true;
+  g.recovery_ssl = spec.replication.tls;  // recovery channel and group communication
   g.max_switchover_delay = gr.max_switchover_delay;
   return g;
 }

@@ -5,6 +5,7 @@
 // serves nobody, even if it still calls itself PRIMARY. Pure.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "messages/gr.hpp"
@@ -18,6 +19,15 @@ struct gr_health {
   std::string reason;  ///< one line: the member's state, or why it serves nobody
 };
 
-gr_health gr_health_of(const gr_snapshot& s);
+/// What the group must look like for this member to serve (from the sidecar's settings): the
+/// declared member count (0 = unknown) and the group's name ("" = any). A member of a smaller
+/// group than declared counts its quorum over the declared size, so a lone member that made a
+/// group of its own (a second bootstrap) serves nobody; a member of another group serves nobody.
+struct gr_expectation {
+  std::size_t members = 0;
+  std::string group_name;
+};
+
+gr_health gr_health_of(const gr_snapshot& s, const gr_expectation& want = {});
 
 }  // namespace br::sidecar

@@ -101,11 +101,12 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
   if (opts.group_replication) {
     // The member's own state (gr_health.hpp): ready = ONLINE in a quorate view. The operator's
     // cross-validated view decides status and Events; these only steer traffic to this member.
-    auto gr_check = [probe](const char* path, auto wanted) {
-      return [probe, path, wanted](const http::request&, http::responder reply) {
-        with_probe(probe, reply, [path, wanted](const mysql_outcome& o) {
+    const gr_expectation want{opts.gr_members, opts.gr_group_name};
+    auto gr_check = [probe, want](const char* path, auto wanted) {
+      return [probe, path, wanted, want](const http::request&, http::responder reply) {
+        with_probe(probe, reply, [path, wanted, want](const mysql_outcome& o) {
           if (!o.ok) return http::response::text(503, "mysql unreachable");
-          auto h = gr_health_of(o.probe.gr);
+          auto h = gr_health_of(o.probe.gr, want);
           return wanted(h.role) ? http::response::text(200, h.reason)
                                 : http::response::text(503, std::string{path} + ": " + h.reason);
         });
@@ -118,10 +119,10 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
           gr_check("primary", [](gr_local_role r) { return r == gr_local_role::primary; }));
     r.get("/gr/replica", "gr_replica",
           gr_check("replica", [](gr_local_role r) { return r == gr_local_role::secondary; }));
-    r.get("/status", "status", [probe](const http::request&, http::responder reply) {
-      with_probe(probe, reply, [](const mysql_outcome& o) {
+    r.get("/status", "status", [probe, want](const http::request&, http::responder reply) {
+      with_probe(probe, reply, [want](const mysql_outcome& o) {
         if (!o.ok) return http::response::text(503, "mysql unreachable");
-        auto h = gr_health_of(o.probe.gr);
+        auto h = gr_health_of(o.probe.gr, want);
         nlohmann::json j = {{"mode", "groupReplication"},
                             {"read_only", o.probe.read_only},
                             {"member_id", o.probe.gr.member_id},

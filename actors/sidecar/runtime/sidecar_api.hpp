@@ -25,6 +25,8 @@ struct api_options {
   /// Group Replication: /ready is the member's own state (gr_health.hpp), /gr/* answer for the
   /// router, /status has no fencing part (no fencing monitor runs).
   bool group_replication = false;
+  std::size_t gr_members = 0;   ///< GR_MEMBERS (gr_health.hpp's expectation)
+  std::string gr_group_name;    ///< GR_GROUP_NAME
 };
 
 /// The /status body (plus self_fenced and epoch).

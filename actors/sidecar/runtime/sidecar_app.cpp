@@ -141,6 +141,8 @@ void install_routes(http::router& r, caf::actor_system& sys, const config::sidec
   o.push_timeout = to_ms(config::sat_add(cfg.fence_timeout, cfg.request_timeout)) + ms(5000);
   o.archiver_enabled = cfg.pitr.enabled;
   o.group_replication = cfg.group_replication;
+  o.gr_members = cfg.gr_members;
+  o.gr_group_name = cfg.gr_group_name;
   install_sidecar_routes(r, sys, o, std::move(h));
 }
 
