@@ -178,7 +178,7 @@ BOOST_AUTO_TEST_CASE(phase_machine_rows) {
   std::vector<row> rows = {
       {"new: target ready -> Job created, Running, RestoreStarted", json::object(),
        mysql_backup("Succeeded"), job(false, false, false, ""), ready_deployment(),
-       "create,status:Running,RestoreStarted", "restoring MysqlBackup nightly-1 into site iad"},
+       "status:Running,create,RestoreStarted", "restoring MysqlBackup nightly-1 into site iad"},
       {"new: target not ready -> Pending + RestoreTargetUnavailable", json::object(),
        mysql_backup("Succeeded"), job(false, false, false, ""), json(),
        "status:Pending,RestoreTargetUnavailable", "site iad (the bootstrap's seed), is not ready"},

@@ -79,7 +79,7 @@ struct pass {
                                "status");
         if (!r) {
           failed("status", name, r.error().describe());
-          break;
+          return false;  // nothing after an unrecorded phase (a Job is created only once Running is stored)
         }
         const std::string phase = a.body.value("phase", "");
         log::info("restore phase", {{"group", name}, {"namespace", ns}, {"phase", phase},

@@ -267,10 +267,9 @@ std::vector<action> decide_restore(const restore_input& in, const job_renderer& 
     if (pending(m)) out.push_back(event("Warning", "RestoreTargetUnavailable", m));
     return out;
   }
-  action create = make(action_kind::create_job);
-  create.body = render(g, src, target);
-  create.name = job_name;
-  out.push_back(std::move(create));
+  // Running is stored BEFORE the Job exists (the controller stops the pass when the write fails):
+  // the bootstrap hold follows the stored phase, so a Job can never load the target while the
+  // group's status says nothing is running (review finding R1).
   json s = {{"phase", "Running"},
             {"jobName", job_name},
             {"targetSite", target},
@@ -278,6 +277,10 @@ std::vector<action> decide_restore(const restore_input& in, const job_renderer& 
             {"completionTime", nullptr},
             {"message", "restoring " + src.describe + " into site " + target}};
   out.push_back(status(s));
+  action create = make(action_kind::create_job);
+  create.body = render(g, src, target);
+  create.name = job_name;
+  out.push_back(std::move(create));
   out.push_back(event("Normal", "RestoreStarted",
                       "restoring " + src.describe + " into site " + target + " (Job " + job_name + ")"));
   return out;
