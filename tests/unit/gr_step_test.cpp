@@ -445,6 +445,17 @@ BOOST_AUTO_TEST_CASE(spec_group_name_never_replaces_the_pinned_one) {
   BOOST_TEST(f.saw("GroupNameMismatch"));
   BOOST_TEST(f.all<effect::persist>().empty());
   BOOST_TEST(f.commands().empty());
+  // Observation goes on: the group's election is still followed; no command is sent.
+  std::vector<row> elected = {{"b", "ONLINE", "PRIMARY"}, {"c", "ONLINE", "SECONDARY"}};
+  f.report(down("a"));
+  f.report(member("b", elected, "v:4"));
+  f.report(member("c", elected, "v:4"));
+  BOOST_TEST_REQUIRE(f.st.persisting.has_value());
+  BOOST_TEST(f.st.persisting_next.view.active_site == "b");
+  BOOST_TEST(f.st.persisting_next.gr.group_name == G);  // never the spec's new name
+  f.store_ok();
+  f.report(offline("a"));
+  BOOST_TEST(f.commands().empty());  // a is not started into the group
 }
 
 // Acceptance 3 of issue 22: the operator is restarted at every point of a bootstrap (before and

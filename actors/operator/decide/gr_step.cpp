@@ -232,13 +232,15 @@ void gr_evaluate(context& c) {
     c.alert_once("gr-mode", "Warning", "ReplicationModeChanged", g.note);
     return;
   }
-  if (!c.rules.gr.spec_group_name.empty() && !d.group_name.empty() &&
-      c.rules.gr.spec_group_name != d.group_name) {
-    g.note = "spec.replication.groupReplication.groupName " + c.rules.gr.spec_group_name +
-             " differs from the group's name " + d.group_name + ": nothing is done";
-    c.alert_once("gr-name", "Warning", "GroupNameMismatch", g.note);
-    return;
-  }
+  // A spec groupName edited after the group exists: the name never changes (sticky); the view
+  // still follows the group, but no command is sent to its members.
+  const bool name_mismatch = !c.rules.gr.spec_group_name.empty() && !d.group_name.empty() &&
+                             c.rules.gr.spec_group_name != d.group_name;
+  if (name_mismatch)
+    c.alert_once("gr-name", "Warning", "GroupNameMismatch",
+                 "spec.replication.groupReplication.groupName " + c.rules.gr.spec_group_name +
+                     " differs from the group's name " + d.group_name +
+                     ": the name never changes; only observation continues");
   if (busy(st)) return;  // one durable write at a time; its follow-up evaluates again
 
   // The group's own decisions, recorded: the largest agreed view, bootstrapped, the primary.
@@ -304,6 +306,11 @@ void gr_evaluate(context& c) {
     status_changed(c, true);
   }
 
+  if (name_mismatch) {
+    g.note = "spec groupName " + c.rules.gr.spec_group_name + " differs from the group's name " +
+             d.group_name + ": no command is sent (restore the spec's groupName)";
+    return;
+  }
   if (quiet(c)) return;
   if (g.last_failure && c.clock.now - *g.last_failure < c.rules.gr.retry_delay) return;
   switch (decision.action) {

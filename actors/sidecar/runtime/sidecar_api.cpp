@@ -115,10 +115,12 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
     auto any = [](gr_local_role r) { return r != gr_local_role::none; };
     r.get("/ready", "ready", gr_check("ready", any));
     r.get("/gr/reader", "gr_reader", gr_check("reader", any));
-    r.get("/gr/primary", "gr_primary",
-          gr_check("primary", [](gr_local_role r) { return r == gr_local_role::primary; }));
-    r.get("/gr/replica", "gr_replica",
-          gr_check("replica", [](gr_local_role r) { return r == gr_local_role::secondary; }));
+    auto primary = [](gr_local_role r) { return r == gr_local_role::primary; };
+    auto secondary = [](gr_local_role r) { return r == gr_local_role::secondary; };
+    r.get("/gr/primary", "gr_primary", gr_check("primary", primary));
+    r.get("/gr/replica", "gr_replica", gr_check("replica", secondary));
+    r.get("/primary", "primary", gr_check("primary", primary));
+    r.get("/replica", "replica", gr_check("replica", secondary));
     r.get("/status", "status", [probe, want](const http::request&, http::responder reply) {
       with_probe(probe, reply, [want](const mysql_outcome& o) {
         if (!o.ok) return http::response::text(503, "mysql unreachable");
@@ -209,6 +211,9 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
                     },
                     view_atom::value);
         });
+  // Group Replication: /primary and /replica are the member's own state too (a RECOVERING member
+  // is writable during a clone and must never look like a primary).
+  if (!opts.group_replication) {
   r.get("/primary", "primary", [probe](const http::request&, http::responder reply) {
     with_probe(probe, reply, [](const mysql_outcome& o) {
       return o.ok && o.probe.writable() ? http::response::text(200, "primary")
@@ -222,6 +227,7 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
                  : http::response::text(503, "not a replicating replica");
     });
   });
+  }
   r.get("/archiver/status", "archiver_status",
         [&sys, h, opts](const http::request&, http::responder reply) {
           // Always 200; {enabled:false} when PITR is off.
