@@ -3,6 +3,8 @@
 
 #include <caf/all.hpp>
 
+#include "actors/operator/kube/core/guarded_pass.hpp"
+
 #include <map>
 #include <set>
 
@@ -284,20 +286,8 @@ struct controller_state {
 ticking_actor::behavior_type controller(ticking_actor::stateful_pointer<controller_state> self,
                                         controller_options o) {
   self->state.o = std::move(o);
-  self->send(self, tick_atom::value);
-  return {
-      [=](tick_atom) {
-        const auto& opts = self->state.o;
-        if (!opts.guard || opts.guard->valid()) {
-          try {
-            reconcile_backups_once(opts);
-          } catch (const std::exception& e) {  // a malformed object must not end the controller
-            log::error("backup controller pass failed", {{"error", e.what()}});
-          }
-        }
-        self->delayed_send(self, opts.interval, tick_atom::value);
-      },
-  };
+  return op::guarded_pass_behavior(self, "backup controller",
+                                   [](const auto& opts) { reconcile_backups_once(opts); });
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <caf/all.hpp>
 
+#include "actors/operator/kube/core/guarded_pass.hpp"
+
 #include <map>
 
 #include "actors/operator/kube/backup/job_status.hpp"
@@ -253,20 +255,8 @@ struct controller_state {
 ticking_actor::behavior_type controller(ticking_actor::stateful_pointer<controller_state> self,
                                         backup_ctl::controller_options o) {
   self->state.o = std::move(o);
-  self->send(self, tick_atom::value);
-  return {
-      [=](tick_atom) {
-        const auto& opts = self->state.o;
-        if (!opts.guard || opts.guard->valid()) {
-          try {
-            reconcile_verifications_once(opts);
-          } catch (const std::exception& e) {  // a malformed object must not end the controller
-            log::error("verification controller pass failed", {{"error", e.what()}});
-          }
-        }
-        self->delayed_send(self, opts.interval, tick_atom::value);
-      },
-  };
+  return op::guarded_pass_behavior(self, "verification controller",
+                                   [](const auto& opts) { reconcile_verifications_once(opts); });
 }
 
 }  // namespace
