@@ -24,7 +24,7 @@ gr_cleanup() {
   sleep 0.5
   for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
   for i in "${IDS[@]}"; do "$SB" gr-stop "$i" >/dev/null 2>&1; done
-  "$SB" stop "${IDS[@]}" >/dev/null 2>&1
+  for i in "${IDS[@]}"; do "$SB" stop "$i" >/dev/null 2>&1; done
   for i in "${IDS[@]}"; do "$SB" gr-off "$i" >/dev/null 2>&1; done
   [[ ${KEEP:-0} == 1 ]] || rm -rf "$W"
 }
