@@ -249,7 +249,10 @@ BOOST_AUTO_TEST_CASE(a_fenced_replica_leaves_the_replicas_service_and_the_primar
   annotate("a,b");
   BOOST_TEST_REQUIRE(eventually([&] { return events("FenceRejected") >= 1u; }, 30s),
                      "no FenceRejected: " << status().dump());
-  BOOST_TEST(condition_reason("SitesFenced") == "FenceRejected");
+  // The Event is sent at once, the status write is coalesced: wait for it (CI 2026-11-26 read the
+  // condition a moment before it was written).
+  BOOST_TEST(eventually([&] { return condition_reason("SitesFenced") == "FenceRejected"; }, 10s),
+             status().dump());
   BOOST_TEST(!site_status("a").value("manuallyFenced", false));
   BOOST_TEST(site_status("b").value("manuallyFenced", false));  // unchanged: still b only
   BOOST_TEST(status().value("activeSite", "") == "a");
