@@ -279,8 +279,11 @@ BOOST_AUTO_TEST_CASE(pending_running_succeeded_then_the_bootstrap_seeds_from_the
 
   // 2. Ready: the restore Job runs the project's binary against the target's Service.
   ready_deployment("g", "a");
-  BOOST_TEST_REQUIRE(eventually([&] { return restore("g").value("phase", "") == "Running"; }, 20s),
-                     status("g").dump());
+  // Running is stored first, then the Job is created, then RestoreStarted is recorded (one pass).
+  BOOST_TEST_REQUIRE(eventually([&] {
+    return restore("g").value("phase", "") == "Running" &&
+           get(res::jobs, "mysqlrestore-g").is_object() && !events("g", "RestoreStarted").empty();
+  }, 20s), status("g").dump());
   auto r = restore("g");
   BOOST_TEST(r["jobName"] == "mysqlrestore-g");
   BOOST_TEST(r["targetSite"] == "a");
