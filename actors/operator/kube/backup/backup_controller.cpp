@@ -153,13 +153,7 @@ struct pass {
 
     std::map<std::string, group_view> groups;
     for (const auto& item : group_items) {
-      group_view v;
-      v.found = true;
-      auto parsed = config::parse_group(item);
-      v.group = std::move(parsed.group);
-      auto errs = config::validate(v.group, config::run_mode::kubernetes);
-      v.valid = parsed.errors.empty() && errs.empty() && !item["metadata"].contains("deletionTimestamp");
-      v.status = item.value("status", json::object());
+      auto v = view_of_group(item);
       groups[key(v.group.metadata.namespace_name, v.group.metadata.name)] = std::move(v);
     }
 

@@ -1,6 +1,8 @@
 // Pure decisions of the backup controller (see backup_decide.hpp).
 #include "actors/operator/kube/backup/backup_decide.hpp"
 
+#include "config/group_validate.hpp"
+
 #include <algorithm>
 #include <ctime>
 #include <set>
@@ -360,6 +362,17 @@ cron_plan plan_cronjobs(const config::failover_group& g, const std::vector<json>
   if (g.spec.backup)
     for (const auto& s : g.spec.backup->schedules) desired.push_back(render(s));
   return plan_owned(std::move(desired), existing);
+}
+
+group_view view_of_group(const json& object) {
+  group_view v;
+  v.found = true;
+  auto parsed = config::parse_group(object);
+  v.group = std::move(parsed.group);
+  auto errs = config::validate(v.group, config::run_mode::kubernetes);
+  v.valid = parsed.errors.empty() && errs.empty() && !object["metadata"].contains("deletionTimestamp");
+  v.status = object.value("status", json::object());
+  return v;
 }
 
 }  // namespace br::backup_ctl

@@ -107,6 +107,10 @@ struct group_view {
   json status = json::object();
 };
 
+/// The view of a MysqlFailoverGroup object: parsed and validated (Kubernetes mode); a group being
+/// deleted is not valid. Shared by the backup and verification controllers.
+group_view view_of_group(const json& object);
+
 enum class action_kind {
   add_finalizer,
   remove_finalizer,

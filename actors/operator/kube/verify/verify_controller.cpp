@@ -130,13 +130,7 @@ struct pass {
 
     std::map<std::string, group_view> groups;
     for (const auto& item : group_items) {
-      group_view g;
-      g.found = true;
-      auto parsed = config::parse_group(item);
-      g.group = std::move(parsed.group);
-      auto errs = config::validate(g.group, config::run_mode::kubernetes);
-      g.valid = parsed.errors.empty() && errs.empty() && !item["metadata"].contains("deletionTimestamp");
-      g.status = item.value("status", json::object());
+      auto g = backup_ctl::view_of_group(item);
       groups[key(g.group.metadata.namespace_name, g.group.metadata.name)] = std::move(g);
     }
 
