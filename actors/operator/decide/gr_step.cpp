@@ -34,6 +34,11 @@ const gr_snapshot* snapshot_of(const context& c, const std::string& site) {
   return &it->second.probe.gr;
 }
 
+/// The member's own state; no row of its own (the plugin stopped before it ever ran) is OFFLINE.
+gr::member_state own_state(const gr_snapshot& s) {
+  return s.self_state.empty() ? gr::member_state::offline : gr::parse_member_state(s.self_state);
+}
+
 /// A member of another group (a name that is not ours, while it is in a group) never votes.
 bool foreign(const context& c, const gr_snapshot& s) {
   // Before a name is on record (or pinned by the spec) no group is foreign: the one found is
@@ -253,8 +258,7 @@ void gr_evaluate(context& c) {
     if (const gr_snapshot* s = snapshot_of(c, site)) {
       p.reachable = true;
       p.plugin_loaded = s->plugin_loaded;
-      p.self_state = s->self_state.empty() ? gr::member_state::offline
-                                           : gr::parse_member_state(s->self_state);
+      p.self_state = own_state(*s);
       p.rows = s->rows.size();
       p.online_rows = static_cast<std::size_t>(std::count_if(
           s->rows.begin(), s->rows.end(), [](const auto& r) { return r.state == "ONLINE"; }));
@@ -326,8 +330,7 @@ void gr_evaluate(context& c) {
         if (const gr_snapshot* s = snapshot_of(c, site)) {
           j.member_id = s->member_id;
           j.reachable = true;
-          j.self_state = s->self_state.empty() ? gr::member_state::offline
-                                               : gr::parse_member_state(s->self_state);
+          j.self_state = own_state(*s);
         }
         joiners.push_back(j);
       }
