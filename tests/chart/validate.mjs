@@ -94,11 +94,18 @@ function applyDefaults(schema, value) {
 }
 
 /// Every (rule, self) pair of the schema for a document, walking values alongside the schema.
-function celTargets(schema, value, out = []) {
+/// Transition rules (they name oldSelf) apply, as on the API server, only to an update where the
+/// old object has the value too (`old`); list items are not correlated (atomic lists).
+function celTargets(schema, value, out = [], old = undefined) {
   if (value === undefined) return out;
-  for (const r of schema['x-kubernetes-validations'] ?? []) out.push({ ...r, self: value });
+  for (const r of schema['x-kubernetes-validations'] ?? []) {
+    const transition = r.rule.includes('oldSelf');
+    if (!transition) out.push({ ...r, self: value, vars: { self: value } });
+    else if (old !== undefined) out.push({ ...r, self: value, vars: { self: value, oldSelf: old } });
+  }
   if (schema.properties && value && typeof value === 'object' && !Array.isArray(value))
-    for (const [k, sub] of Object.entries(schema.properties)) celTargets(sub, value[k], out);
+    for (const [k, sub] of Object.entries(schema.properties))
+      celTargets(sub, value[k], out, old && typeof old === 'object' ? old[k] : undefined);
   if (schema.items && Array.isArray(value)) for (const v of value) celTargets(schema.items, v, out);
   return out;
 }
@@ -188,14 +195,22 @@ for (const [name, edits] of [
   ['bad duration', [{ set: '/spec/pollInterval', value: '2 seconds' }]],
 ]) validateCr(applyEdits(rules.base, edits), `schema rejects ${name}`, false);
 
-for (const c of rules.cases) {
+// cases: a create (no old object); transitionCases: an update from `old` edits to `edits`.
+const celCases = [...rules.cases.map((c) => ({ ...c, old: null })), ...(rules.transitionCases ?? [])];
+for (const c of celCases) {
   const doc = applyEdits(rules.base, c.edits);
   validateCr(doc, `case ${c.name}`);  // CEL, not the schema, must be what rejects these
   applyDefaults(mfg.raw, doc);
+  let oldDoc;
+  if (c.old) {
+    oldDoc = applyEdits(rules.base, c.old);
+    validateCr(oldDoc, `case ${c.name} (old)`);
+    applyDefaults(mfg.raw, oldDoc);
+  }
   const failed = new Set();
-  for (const t of celTargets(mfg.raw, doc)) {
+  for (const t of celTargets(mfg.raw, doc, [], oldDoc)) {
     try {
-      if (evaluate(t.rule, { self: t.self }) !== true) failed.add(t.message);
+      if (evaluate(t.rule, t.vars) !== true) failed.add(t.message);
     } catch (e) {
       fail(`case ${c.name}`, `CEL rule "${t.rule}" did not evaluate: ${e.message}`);
     }
@@ -212,4 +227,4 @@ if (failures.length) {
   console.error(`validate.mjs: ${failures.length} failure(s):\n  ${failures.join('\n  ')}`);
   process.exit(1);
 }
-console.log(`validate.mjs: ${checked} checks passed (${chartDocs.length} chart objects, ${operatorObjs.length} operator objects, ${rules.cases.length} CEL cases)`);
+console.log(`validate.mjs: ${checked} checks passed (${chartDocs.length} chart objects, ${operatorObjs.length} operator objects, ${celCases.length} CEL cases)`);
