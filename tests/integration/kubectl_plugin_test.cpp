@@ -1,4 +1,4 @@
-// tools/kubectl-bloodraven against the API simulator with the chart's CRD: status [-w], reclone,
+// tools/kubectl-bloodraven against the API simulator with the chart's CRD: status [-w], group status [-w], reclone,
 // events, watch, and its error messages.
 #include <boost/test/unit_test.hpp>
 
@@ -86,6 +86,24 @@ struct plugin_fixture {
     auto r = c->merge_patch(mfg_ref, "databases", "orders", json{{"status", status}}, "status");
     BOOST_REQUIRE_MESSAGE(r.ok(), (r.ok() ? std::string{} : r.error().describe()));
   }
+  /// A Group Replication group "ledger" (orders' spec with mode groupReplication) with `gr` as
+  /// its status.groupReplication.
+  void install_gr_group(const json& gr) {
+    auto doc = get_orders();
+    json g = {{"apiVersion", doc["apiVersion"]},
+              {"kind", doc["kind"]},
+              {"metadata", {{"name", "ledger"}, {"namespace", "databases"}}},
+              {"spec", doc["spec"]}};
+    g["spec"]["replication"]["mode"] = "groupReplication";
+    auto r = c->create(mfg_ref, "databases", g);
+    BOOST_REQUIRE_MESSAGE(r.ok(), (r.ok() ? std::string{} : r.error().describe()));
+    set_gr_status(gr);
+  }
+  void set_gr_status(const json& gr) {
+    auto r = c->merge_patch(mfg_ref, "databases", "ledger",
+                            json{{"status", {{"groupReplication", gr}}}}, "status");
+    BOOST_REQUIRE_MESSAGE(r.ok(), (r.ok() ? std::string{} : r.error().describe()));
+  }
   json get_orders() {
     auto r = c->get(mfg_ref, "databases", "orders");
     BOOST_REQUIRE_MESSAGE(r.ok(), (r.ok() ? std::string{} : r.error().describe()));
@@ -107,6 +125,26 @@ json sample_status(const std::string& active, uint64_t epoch) {
                          {"replicating", false}, {"lastSeen", "2026-11-22T03:10:00Z"}},
                         {{"name", "sea"}, {"role", "read-only"}, {"state", "read-only"},
                          {"replicating", true}, {"secondsBehindSource", 42}}})}};
+}
+
+/// status.groupReplication of a 3-member group whose PRIMARY is `primary` (the third member
+/// is RECOVERING, so the online count is 2).
+json gr_status(const std::string& primary, const std::string& view_id) {
+  auto member = [&](const std::string& name, const std::string& state, const std::string& role,
+                    const std::string& id) {
+    return json{{"name", name}, {"state", state}, {"role", role}, {"reachable", true}, {"memberId", id}};
+  };
+  const std::string other = primary == "iad" ? "pdx" : "iad";
+  return {{"groupName", "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"},
+          {"bootstrapped", true},
+          {"primaryMember", primary},
+          {"hasQuorum", true},
+          {"viewKnown", true},
+          {"viewId", view_id},
+          {"observedViewMax", 3},
+          {"members", json::array({member(primary, "ONLINE", "PRIMARY", "uuid-" + primary),
+                                   member(other, "ONLINE", "SECONDARY", "uuid-" + other),
+                                   member("sea", "RECOVERING", "SECONDARY", "uuid-sea")})}};
 }
 
 /// The table row of `site` (the line starting with it, after indentation), "" when missing.
@@ -175,6 +213,67 @@ BOOST_AUTO_TEST_CASE(status_w_redraws_on_change) {
   BOOST_TEST_REQUIRE(p->wait_for_line("active site:    pdx", 60s).has_value(), p->output());
   set_status(sample_status("iad", 6));
   BOOST_TEST(p->wait_for_line("active site:    iad", 60s).has_value(), p->output());
+  p->signal(SIGTERM);
+  p->wait_exit(10s);
+}
+
+BOOST_AUTO_TEST_CASE(group_status_shows_the_group_replication_view) {
+  install(sample_status("pdx", 5));
+  install_gr_group(gr_status("pdx", "17000:3"));
+  auto r = run({"group", "status"});
+  BOOST_TEST_REQUIRE(r.first == 0, r.second);
+  BOOST_TEST_MESSAGE("kubectl bloodraven group status:\n" << r.second);
+  BOOST_TEST(r.second.find("GROUP databases/ledger") != std::string::npos, r.second);
+  BOOST_TEST(r.second.find("databases/orders") == std::string::npos, r.second);  // async: left out
+  BOOST_TEST(r.second.find("group name:     aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee") != std::string::npos, r.second);
+  BOOST_TEST(r.second.find("bootstrapped:   yes") != std::string::npos, r.second);
+  BOOST_TEST(r.second.find("quorum:         yes") != std::string::npos, r.second);
+  BOOST_TEST(r.second.find("primary:        pdx") != std::string::npos, r.second);
+  BOOST_TEST(r.second.find("online:         2/3") != std::string::npos, r.second);
+  BOOST_TEST(r.second.find("view id:        17000:3") != std::string::npos, r.second);
+  // Member table: MEMBER STATE ROLE REACHABLE MEMBER-ID, the primary marked.
+  auto pdx = words(row_of(r.second, "pdx"));
+  BOOST_TEST_REQUIRE(pdx.size() == 6u, r.second);
+  BOOST_TEST(pdx[1] == "*");
+  BOOST_TEST(pdx[2] == "ONLINE");
+  BOOST_TEST(pdx[3] == "PRIMARY");
+  BOOST_TEST(pdx[4] == "yes");
+  BOOST_TEST(pdx[5] == "uuid-pdx");
+  auto sea = words(row_of(r.second, "sea"));
+  BOOST_TEST_REQUIRE(sea.size() == 5u, r.second);
+  BOOST_TEST(sea[1] == "RECOVERING");
+  // Lost quorum reads NO, not unknown.
+  auto lost = gr_status("pdx", "17000:4");
+  lost["hasQuorum"] = false;
+  set_gr_status(lost);
+  auto q = run({"group", "status", "ledger"});
+  BOOST_TEST_REQUIRE(q.first == 0, q.second);
+  BOOST_TEST(q.second.find("quorum:         NO") != std::string::npos, q.second);
+}
+
+BOOST_AUTO_TEST_CASE(group_status_refuses_an_async_group_and_bad_usage) {
+  install(sample_status("pdx", 5));
+  auto r = run({"group", "status", "orders"});
+  BOOST_TEST(r.first == 1);
+  BOOST_TEST(r.second.find("orders is an async group") != std::string::npos, r.second);
+  auto none = run({"group", "status"});  // only async groups here
+  BOOST_TEST_REQUIRE(none.first == 0, none.second);
+  BOOST_TEST(none.second.find("No Group Replication groups found.") != std::string::npos, none.second);
+  auto sub = run({"group", "frob"});
+  BOOST_TEST(sub.first == 1);
+  BOOST_TEST(sub.second.find("unknown subcommand 'frob'") != std::string::npos, sub.second);
+  auto missing = run({"group", "status", "nosuch"});
+  BOOST_TEST(missing.first == 1);
+  BOOST_TEST(missing.second.find("not found") != std::string::npos, missing.second);
+}
+
+BOOST_AUTO_TEST_CASE(group_status_w_redraws_on_change) {
+  install(sample_status("pdx", 5));
+  install_gr_group(gr_status("pdx", "17000:3"));
+  auto p = spawn({"group", "status", "ledger", "-w"});
+  BOOST_TEST_REQUIRE(p->wait_for_line("primary:        pdx", 60s).has_value(), p->output());
+  set_gr_status(gr_status("iad", "17000:5"));
+  BOOST_TEST(p->wait_for_line("primary:        iad", 60s).has_value(), p->output());
   p->signal(SIGTERM);
   p->wait_exit(10s);
 }
