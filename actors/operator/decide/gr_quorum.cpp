@@ -1,0 +1,213 @@
+#include "actors/operator/decide/gr_quorum.hpp"
+
+#include <algorithm>
+
+namespace br::gr {
+
+namespace {
+
+constexpr std::size_t max_members = 9;  // GR's limit
+
+bool is_online(const quorum_member& m) {
+  return m.reachable && m.state == member_state::online;
+}
+
+const quorum_member* find_site(const std::vector<quorum_member>& members, const std::string& site) {
+  auto it = std::find_if(members.begin(), members.end(),
+                         [&](const quorum_member& m) { return m.site == site; });
+  return it == members.end() ? nullptr : &*it;
+}
+
+std::string count_text(std::size_t online, std::size_t need, std::size_t of) {
+  return std::to_string(online) + " ONLINE, " + std::to_string(need) + " needed of " +
+         std::to_string(of);
+}
+
+/// Reachable members (other than `chosen`) whose known set holds transactions `chosen` lacks.
+std::vector<std::string> ahead_of(const std::vector<quorum_member>& members,
+                                  const quorum_member& chosen) {
+  std::vector<std::string> out;
+  for (const auto& m : members) {
+    if (m.site == chosen.site || !m.reachable || !m.gtid_executed) continue;
+    if (!chosen.gtid_executed || !chosen.gtid_executed->contains(*m.gtid_executed))
+      out.push_back(m.site);
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+/// The first member (in order) whose known set contains every other candidate's known set;
+/// nullptr when a set is unknown or none contains all (incomparable).
+const quorum_member* dominant(const std::vector<const quorum_member*>& candidates,
+                              std::string& why) {
+  for (const auto* c : candidates)
+    if (!c->gtid_executed) {
+      why = "the gtid_executed of " + c->site + " is not known";
+      return nullptr;
+    }
+  for (const auto* c : candidates) {
+    bool all = std::all_of(candidates.begin(), candidates.end(), [&](const quorum_member* o) {
+      return c->gtid_executed->contains(*o->gtid_executed);
+    });
+    if (all) return c;
+  }
+  why = "no member's transactions include every other's (incomparable GTID sets)";
+  return nullptr;
+}
+
+recovery_plan blocked(std::string why) {
+  recovery_plan p;
+  p.kind = recovery_kind::blocked;
+  p.reason = std::move(why);
+  return p;
+}
+
+/// `kind` from `chosen`, unless a reachable member holds known transactions it lacks (or its own
+/// set is unknown while theirs are known): then Blocked.
+recovery_plan planned(recovery_kind kind, const quorum_member& chosen,
+                      const std::vector<quorum_member>& members, std::string why) {
+  auto ahead = ahead_of(members, chosen);
+  if (!ahead.empty() && !chosen.gtid_executed)
+    return blocked("refused: the gtid_executed of " + chosen.site +
+                   " is not known, so it cannot be compared with " + join(ahead) + "'s");
+  if (!ahead.empty())
+    return blocked("refused: " + join(ahead) + " holds transactions " + chosen.site +
+                   " lacks; recovering from " + chosen.site + " would discard them");
+  recovery_plan p;
+  p.kind = kind;
+  p.site = chosen.site;
+  for (const auto& m : members)
+    if (m.site != chosen.site) p.rejoin.push_back(m.site);
+  p.reason = std::move(why);
+  return p;
+}
+
+}  // namespace
+
+std::size_t quorum_of(std::size_t n) { return n <= 1 ? 1 : n / 2 + 1; }
+
+std::size_t pdb_max_unavailable(std::size_t n) { return n <= 1 ? 0 : n - quorum_of(n); }
+
+size_check check_group_size(std::size_t n) {
+  if (n < 1) return {size_verdict::rejected, "a group needs at least one member"};
+  if (n > max_members)
+    return {size_verdict::rejected, "Group Replication allows at most 9 members, " +
+                                        std::to_string(n) + " declared"};
+  if (n % 2 == 0)
+    return {size_verdict::even_warning,
+            std::to_string(n) + " members tolerate " + std::to_string(pdb_max_unavailable(n)) +
+                " failure(s), no more than " + std::to_string(n - 1) +
+                " would: an odd member count is recommended"};
+  return {};
+}
+
+std::size_t online_reachable(const std::vector<quorum_member>& members) {
+  return static_cast<std::size_t>(std::count_if(members.begin(), members.end(), is_online));
+}
+
+bool quorum_lost(const std::vector<quorum_member>& members, std::size_t declared) {
+  return online_reachable(members) < quorum_of(declared);
+}
+
+permission may_fence(const std::vector<quorum_member>& members, std::size_t declared,
+                     const std::string& site) {
+  const auto* m = find_site(members, site);
+  if (!m) return {false, "unknown member " + site};
+  if (m->fenced) return {true, site + " is already fenced"};
+  if (m->role == member_role::primary && m->state == member_state::online)
+    return {false, site + " is the PRIMARY: switch over first"};
+  const std::size_t online = online_reachable(members);
+  const std::size_t left = is_online(*m) ? online - 1 : online;
+  const std::size_t need = quorum_of(declared);
+  if (left < need)
+    return {false, "fencing " + site + " would leave " + count_text(left, need, declared) +
+                       " (below quorum)"};
+  return {true, "leaves " + count_text(left, need, declared)};
+}
+
+permission may_remove(const std::vector<quorum_member>& members, std::size_t declared,
+                      const std::string& site) {
+  const auto* m = find_site(members, site);
+  if (!m) return {false, "unknown member " + site};
+  if (declared <= 1) return {false, "the last member cannot be removed"};
+  if (m->role == member_role::primary && m->state == member_state::online)
+    return {false, site + " is the PRIMARY: switch over first"};
+  const std::size_t online = online_reachable(members);
+  if (online < quorum_of(declared))
+    return {false, "the group has no quorum (" + count_text(online, quorum_of(declared), declared) +
+                       "): a leave cannot be agreed"};
+  const std::size_t left = is_online(*m) ? online - 1 : online;
+  if (left < quorum_of(declared - 1))
+    return {false, "removing " + site + " would leave " +
+                       count_text(left, quorum_of(declared - 1), declared - 1) + " (below quorum)"};
+  return {true, "leaves " + count_text(left, quorum_of(declared - 1), declared - 1)};
+}
+
+recovery_plan plan_quorum_recovery(const std::vector<quorum_member>& members, std::size_t declared) {
+  if (!quorum_lost(members, declared)) {
+    recovery_plan p;
+    p.kind = recovery_kind::none;
+    p.reason = "the group has quorum (" +
+               count_text(online_reachable(members), quorum_of(declared), declared) +
+               "): nothing to recover";
+    return p;
+  }
+  std::vector<const quorum_member*> survivors;
+  for (const auto& m : members)
+    if (is_online(m)) survivors.push_back(&m);
+
+  if (!survivors.empty()) {
+    std::vector<const quorum_member*> primaries;
+    for (const auto* s : survivors)
+      if (s->role == member_role::primary) primaries.push_back(s);
+    if (primaries.size() > 1)
+      return blocked("refused: more than one survivor reports itself PRIMARY (" +
+                     primaries[0]->site + ", " + primaries[1]->site + ")");
+    if (primaries.size() == 1)
+      return planned(recovery_kind::force_members, *primaries[0], members,
+                     "force the membership to the surviving PRIMARY " + primaries[0]->site);
+    if (survivors.size() == 1)
+      return planned(recovery_kind::force_members, *survivors[0], members,
+                     "force the membership to the lone survivor " + survivors[0]->site);
+    std::string why;
+    const auto* d = dominant(survivors, why);
+    if (!d) return blocked("refused: " + why);
+    return planned(recovery_kind::force_members, *d, members,
+                   "force the membership to " + d->site +
+                       ", whose transactions include every other survivor's");
+  }
+
+  // Total outage: every declared member must answer with its set, one must contain all.
+  std::vector<std::string> missing;
+  for (const auto& m : members)
+    if (!m.reachable) missing.push_back(m.site);
+  if (members.size() < declared) missing.push_back("(" + std::to_string(declared - members.size()) + " never read)");
+  if (!missing.empty())
+    return blocked("refused: no member is ONLINE and " + join(missing) +
+                   " cannot be read; a re-bootstrap needs every member's transactions");
+  std::vector<const quorum_member*> all;
+  for (const auto& m : members) all.push_back(&m);
+  std::string why;
+  const auto* d = dominant(all, why);
+  if (!d) return blocked("refused: " + why);
+  return planned(recovery_kind::rebootstrap, *d, members,
+                 "bootstrap the group again from " + d->site +
+                     ", whose transactions include every member's");
+}
+
+std::string_view to_string(recovery_kind k) {
+  switch (k) {
+    case recovery_kind::none: return "none";
+    case recovery_kind::force_members: return "forceMembers";
+    case recovery_kind::rebootstrap: return "rebootstrap";
+    case recovery_kind::blocked: return "blocked";
+  }
+  return "blocked";
+}
+
+}  // namespace br::gr
