@@ -49,6 +49,11 @@ struct restore_request {
   storage::object_store* backups = nullptr;
   storage::object_store* archive = nullptr;  ///< the PITR archive; required with a stop bound
   stop_bound stop;
+  /// Replace the data of a live, fenced server (spec.restoreInPlace) instead of loading into a
+  /// fresh one: refused unless replace_refusal() passes; after the dump is downloaded and
+  /// checked, every schema of schemas_to_drop() is dropped and RESET BINARY LOGS AND GTIDS
+  /// empties gtid_executed, then the load and replay run as for a fresh server.
+  bool replace = false;
   std::function<int64_t()> now;
 };
 
@@ -60,6 +65,7 @@ struct restore_outcome {
   int64_t last_replayed_event = 0;    ///< unix seconds of the newest replayed event (0: nothing replayed)
   std::string gtid_executed;  ///< the target's after the restore (compact)
   uint64_t loaded_bytes = 0;  ///< uncompressed SQL loaded
+  std::vector<std::string> dropped;  ///< replace: the schemas dropped before the load
   std::string message;
 };
 

@@ -4,6 +4,7 @@
 #include "io/backup/gzip_file.hpp"
 #include "io/backup/job_common.hpp"
 #include "io/backup/jobs.hpp"
+#include "io/backup/replace_target.hpp"
 #include "io/binlog/manifest.hpp"
 #include "io/log/log.hpp"
 
@@ -50,6 +51,39 @@ std::string check_target(mysql::connection& c, const mysql_target& t, bool& supe
     return "the target " + t.describe() + " has gtid_mode " + row[1].value_or("NULL") + ": restore needs gtid_mode ON";
   super_ro = row[2].value_or("0") == "1";
   ro = row[3].value_or("0") == "1";
+  return "";
+}
+
+/// `restore --replace`: "" when the live target may be replaced (replace_refusal); fills the
+/// read-only flags and the schemas it would drop.
+std::string check_replace_target(mysql::connection& c, const mysql_target& t, bool& super_ro, bool& ro,
+                                 std::vector<std::string>& drop) {
+  auto read_err = [](const char* what, const auto& r) {
+    return std::string("cannot read the target's ") + what + ": " + (r ? std::string("no row") : r.error().to_string());
+  };
+  replace_facts f;
+  auto v = c.query("SELECT @@GLOBAL.gtid_mode, @@GLOBAL.super_read_only, @@GLOBAL.read_only");
+  if (!v || v->rows.empty()) return read_err("gtid_mode", v);
+  f.gtid_mode = v->rows[0][0].value_or("");
+  f.super_read_only = v->rows[0][1].value_or("0") == "1";
+  f.read_only = v->rows[0][2].value_or("0") == "1";
+  auto dumps = c.query(
+      "SELECT COUNT(*) FROM performance_schema.threads WHERE PROCESSLIST_COMMAND IN ('Binlog Dump','Binlog Dump GTID')");
+  if (!dumps || dumps->rows.empty()) return read_err("replica connections", dumps);
+  f.replicas_attached = std::stoi(dumps->rows[0][0].value_or("0"));
+  auto ch = c.query(
+      "SELECT CHANNEL_NAME FROM performance_schema.replication_connection_status WHERE SERVICE_STATE <> 'OFF' "
+      "UNION SELECT CHANNEL_NAME FROM performance_schema.replication_applier_status WHERE SERVICE_STATE <> 'OFF'");
+  if (!ch) return read_err("replication channels", ch);
+  for (const auto& row : ch->rows) f.channels.push_back(row[0].value_or(""));
+  if (auto e = replace_refusal(f, t.describe()); !e.empty()) return e;
+  auto s = c.query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY 1");
+  if (!s) return read_err("schemas", s);
+  std::vector<std::string> all;
+  for (const auto& row : s->rows) all.push_back(row[0].value_or(""));
+  drop = schemas_to_drop(all);
+  super_ro = f.super_read_only;
+  ro = f.read_only;
   return "";
 }
 
@@ -108,7 +142,10 @@ restore_outcome run_restore(const restore_request& r) {
   auto conn = open_session(r.target);
   if (!conn) return fail("cannot connect to the target " + r.target.describe() + ": " + conn.error().to_string());
   bool super_ro = false, ro = false;
-  if (auto e = check_target(*conn, r.target, super_ro, ro); !e.empty()) return fail(e);
+  std::vector<std::string> drop;
+  if (auto e = r.replace ? check_replace_target(*conn, r.target, super_ro, ro, drop) : check_target(*conn, r.target, super_ro, ro);
+      !e.empty())
+    return fail(e);
   // The dump may carry the source's events, among them the operator's dead man's switch
   // (bloodraven.dead_mans_switch, ENABLED when the backup was taken on the primary) with a
   // heartbeat that is stale by now: run, it would fence the target in the middle of the load or
@@ -153,6 +190,20 @@ restore_outcome run_restore(const restore_request& r) {
     auto sum = sha256_file(local, err);
     if (!err.empty()) return fail(err);
     if (sum != b.sha256) return fail(b.dump_key + ": SHA-256 " + sum + " differs from backup.json's " + b.sha256);
+  }
+  // Replace: only now, with the dump in hand and checked, is anything of the target's removed.
+  if (r.replace) {
+    auto c = open_session(r.target);
+    if (!c) return fail("cannot connect to the target to replace its data: " + c.error().to_string());
+    if (auto x = c->exec("SET SESSION sql_log_bin = 0"); !x) return fail("cannot turn off sql_log_bin: " + x.error().to_string());
+    for (const auto& schema : drop) {
+      log::info("restore: dropping schema (replace)", {{"schema", schema}, {"target", r.target.describe()}});
+      if (auto x = c->exec("DROP SCHEMA " + quote_identifier(schema)); !x)
+        return fail("DROP SCHEMA " + schema + " failed: " + x.error().to_string());
+      out.dropped.push_back(schema);
+    }
+    if (auto x = c->exec("RESET BINARY LOGS AND GTIDS"); !x)
+      return fail("RESET BINARY LOGS AND GTIDS failed: " + x.error().to_string());
   }
   std::vector<std::string> client_args = {"--defaults-file=" + opt, "--host=" + r.target.host,
                                           "--port=" + std::to_string(r.target.port), "--protocol=TCP",

@@ -27,3 +27,18 @@ if(TARGET integration_backup_s3)
   target_compile_definitions(integration_backup_s3 PRIVATE BR_BACKUP_S3)
   set_tests_properties(integration_backup_s3 PROPERTIES DISABLED TRUE)
 endif()
+
+# `bloodraven restore --replace` (spec.restoreInPlace's Job) on real MySQL 9.7: refused with a
+# replica attached or writable (nothing changed); fenced -> the backup's rows and gtid_executed,
+# later schemas gone, bloodraven and accounts kept; again to a point in time. Sandbox instances
+# 207-208 (BR_REPLACE_FIRST_INSTANCE), reset at the start, stopped after. Label backup, DISABLED
+# in plain ctest like integration_backup.
+br_test(integration_backup_replace
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/backup_replace_test.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/mysql_sandbox.cpp
+  LIBS br_io_mysql br_io_binlog br_sidecar_archive
+  LABELS "integration;mysql;process;backup" RUN_SERIAL DEPENDS bloodraven TIMEOUT 600)
+if(TARGET integration_backup_replace)
+  set_tests_properties(integration_backup_replace PROPERTIES DISABLED TRUE)
+endif()

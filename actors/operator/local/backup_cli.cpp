@@ -271,10 +271,15 @@ int restore(int argc, char** argv) {
                      "second (RFC3339, or 'YYYY-MM-DD HH:MM:SS' UTC)",
                      false, {}},
                     {"stop-gtid", "", "", "point in time: replay archived binlogs up to this GTID set (inclusive)", false, {}},
+                    {"replace", "", "false",
+                     "replace the data of a live server (spec.restoreInPlace): it must be fenced (super_read_only) "
+                     "with no replica attached and no channel running; drops every schema but mysql, sys, "
+                     "bloodraven and the server's own, then RESET BINARY LOGS AND GTIDS, then loads",
+                     true, {}},
                     {"result-file", "", "", "also write the result JSON here (Jobs: /dev/termination-log)", false, {}}});
   config::parsed_flags f;
   if (int rc = parse("bloodraven restore",
-                     "Loads a backup into a fresh server, optionally replaying the archived binlogs of every "
+                     "Loads a backup into a fresh server (or, with --replace, over a fenced one), optionally replaying the archived binlogs of every "
                      "site up to a point in time.",
                      defs, argc, argv, 2, f);
       rc >= 0)
@@ -323,7 +328,10 @@ int restore(int argc, char** argv) {
     r.archive = archive.store.get();
   }
   r.tools = tools_from(v);
+  r.replace = config::to_bool(v["replace"]);
+  if (r.replace) result["replace"] = true;
   auto out = backup::run_restore(r);
+  if (r.replace) result["dropped"] = out.dropped;
   if (!out.backup.gtid_executed.empty()) result["backupGtidExecuted"] = out.backup.gtid_executed;
   if (out.backup.size_bytes > 0) result["sourceSizeBytes"] = out.backup.size_bytes;  // the metric
   if (!out.ok) return failed(out.message);
@@ -466,7 +474,7 @@ constexpr const char* backup_usage =
     "       bloodraven backup verify [--name NAME] [--pitr latest | --stop-datetime T]\n"
     "                                [--sanity-query Q --expect-min-rows N --max-duration D] [--result-file FILE]\n"
     "       bloodraven restore --name NAME --target HOST:PORT --creds-dir DIR\n"
-    "                          [--stop-datetime T | --stop-gtid SET] [--result-file FILE]\n"
+    "                          [--stop-datetime T | --stop-gtid SET] [--replace] [--result-file FILE]\n"
     "  storage: BLOODRAVEN_BACKUP_* (backups), BLOODRAVEN_PITR_* (binlog archive; restore with a stop)\n"
     "  each subcommand takes --help for its flags\n";
 

@@ -1,0 +1,34 @@
+// `bloodraven restore --replace` (spec.restoreInPlace's Job): the checks on a server whose data is
+// about to be replaced, and the schemas it drops. Pure; the facts are read by restore_job.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace br::backup {
+
+/// What the restore reads from a target before replacing its data.
+struct replace_facts {
+  std::string gtid_mode;             ///< @@GLOBAL.gtid_mode
+  bool super_read_only = false;
+  bool read_only = false;
+  int replicas_attached = 0;         ///< threads serving a replica ("Binlog Dump" / "Binlog Dump GTID")
+  std::vector<std::string> channels; ///< replication channels of the target that are not OFF
+};
+
+/// "" when the target may be replaced, else why not (naming `target`): it must be fenced
+/// (super_read_only ON: the operator fenced it; a writable server may be taking writes that
+/// the restore would silently discard), serve no replica (RESET BINARY LOGS AND GTIDS would pull
+/// the history from under it), replicate from nobody (its applier would write into the load) and
+/// run gtid_mode ON.
+std::string replace_refusal(const replace_facts& f, const std::string& target);
+
+/// The schemas a replace drops: every one but mysql, sys, information_schema,
+/// performance_schema (MySQL's) and bloodraven (the operator's: accounts, fencing state; the
+/// dump's copies of its tables are loaded over it). Order kept.
+std::vector<std::string> schemas_to_drop(const std::vector<std::string>& schemas);
+
+/// `name` quoted as a MySQL identifier (backticks doubled).
+std::string quote_identifier(const std::string& name);
+
+}  // namespace br::backup
