@@ -112,6 +112,10 @@ std::vector<flag_def> sidecar_flag_defs() {
        "groupReplication: the group's name; a member of another group serves nobody (empty: not "
        "checked)",
        false, {}},
+      {"gr-watch-interval", "GR_WATCH_INTERVAL", "250ms",
+       "groupReplication: how often the member's view is read; a change is reported to the "
+       "operator at once (a signed gr-observed report: the operator polls the group now)",
+       false, check_duration_within(std::chrono::milliseconds(50), std::chrono::minutes(1))},
       {"shutdown-timeout", "SIDECAR_SHUTDOWN_TIMEOUT", "5s",
        "deadline for a clean stop after SIGTERM (at most 10m)", false,
        within(limits::shutdown_timeout)},
@@ -206,6 +210,7 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
   c.group_replication = v("replication-mode") == "groupReplication";
   c.gr_members = static_cast<std::size_t>(v("gr-members")[0] - '0');
   c.gr_group_name = v("gr-group-name");
+  c.gr_watch_interval = to_duration(v("gr-watch-interval"));
   c.request_timeout = to_duration(v("request-timeout"));
   c.shutdown_timeout = to_duration(v("shutdown-timeout"));
   c.warnings = clamp_intervals(c.peer_check_interval, c.lease_timeout);

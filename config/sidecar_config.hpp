@@ -40,6 +40,9 @@ struct sidecar_config {
   bool group_replication = false;
   std::size_t gr_members = 0;  ///< GR_MEMBERS: the group's declared member count (0 = unknown)
   std::string gr_group_name;   ///< GR_GROUP_NAME: the group's name ("" = not checked)
+  /// GR_WATCH_INTERVAL: how often the GR watcher reads the member's view to ring the operator's
+  /// doorbell on a change (actors/sidecar/runtime/gr_watcher.hpp).
+  std::chrono::nanoseconds gr_watch_interval = std::chrono::milliseconds(250);
   /// Binlog archiver for PITR: a mounted directory (PVC) or S3.
   struct pitr_settings {
     bool enabled = false;

@@ -49,6 +49,7 @@ using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;    // one rec
 using roll_atom = caf::atom_constant<caf::atom("roll")>;              // roll one site's workload
 using finalize_atom = caf::atom_constant<caf::atom("finalize")>;      // group deleted: clean up
 using poll_stats_atom = caf::atom_constant<caf::atom("pollstats")>;   // a poller's cadence record
+using wake_atom = caf::atom_constant<caf::atom("wake")>;  // poll now (a sidecar's GR doorbell)
 using leader_floor_atom = caf::atom_constant<caf::atom("leadfloor")>;  // site_io: leadership ended
 // The failover executor's own timers and steps (sent to itself).
 using begin_atom = caf::atom_constant<caf::atom("begin")>;        // start the plan

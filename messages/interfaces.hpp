@@ -119,8 +119,11 @@ using kube_status_writer_actor = status_writer_actor::extend<
 /// coordinator, which it finds by asking the group supervisor.
 /// - (tick): internal, the next poll is due.
 /// - (pollstats) -> poll_stats: the cadence record (tools/bench scale).
+/// - (wake): poll now, rate-limited (decide/wake_gate.hpp): a sidecar's authenticated
+///   gr-observed report rang the group's doorbell. (deadline): internal, a coalesced wake is due.
 using site_poller_actor =
-    caf::typed_actor<caf::reacts_to<tick_atom>, caf::replies_to<poll_stats_atom>::with<poll_stats>>;
+    caf::typed_actor<caf::reacts_to<tick_atom>, caf::replies_to<poll_stats_atom>::with<poll_stats>,
+                     caf::reacts_to<wake_atom>, caf::reacts_to<deadline_atom>>;
 
 /// The failover executor (one per running plan; the coordinator starts and monitors it). Every
 /// message is its own: (begin) starts the plan; (deadline, seq), (gate, seq), (retry, seq) and
@@ -205,6 +208,10 @@ using http_worker_actor = caf::typed_actor<caf::replies_to<http_call_atom, http_
 /// - (offer, view_offer) -> the cached view after applying the adoption rule.
 using view_cache_actor = caf::typed_actor<caf::replies_to<view_atom>::with<sidecar_view>,
                                           caf::replies_to<offer_atom, view_offer>::with<sidecar_view>>;
+
+/// The sidecar's Group Replication watcher (REPLICATION_MODE=groupReplication): (tick) reads the
+/// member's view of its group; (deadline) a coalesced report is due.
+using gr_watcher_actor = caf::typed_actor<caf::reacts_to<tick_atom>, caf::reacts_to<deadline_atom>>;
 
 /// The fencing monitor.
 /// - (tick): one round (pull views, evaluate the rules, fence, report); re-arms itself.

@@ -25,3 +25,11 @@ br_test(unit_gr_quorum
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_quorum_test.cpp
   LIBS br_operator_decide
   LABELS "unit;gr")
+# The Group Replication doorbell's pure rules: the sidecar's change detector and report pacing
+# (actors/sidecar/runtime/gr_change), the poller's wake gate (decide/wake_gate).
+br_test(unit_gr_doorbell
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_doorbell_test.cpp
+          ${PROJECT_SOURCE_DIR}/actors/sidecar/runtime/gr_change.cpp
+          ${PROJECT_SOURCE_DIR}/actors/operator/decide/wake_gate.cpp
+  LIBS nlohmann_json::nlohmann_json
+  LABELS "unit;gr")

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "actors/operator/api/admin_request.hpp"
+#include "actors/operator/api/gr_doorbell.hpp"
 #include "actors/operator/decide/manual_fence.hpp"
 #include "actors/operator/decide/group_step.hpp"
 #include "actors/operator/api/dashboard.hpp"
@@ -18,6 +19,7 @@
 #include "messages/interfaces.hpp"
 #include "actors/common/wall_clock.hpp"
 #include "io/codec/json_limits.hpp"
+#include "io/log/log.hpp"
 
 namespace br {
 
@@ -67,7 +69,8 @@ std::string check_report(const nlohmann::json& j) {
 
 }  // namespace
 
-http::response handle_report(group_table& groups, const http::request& req) {
+http::response handle_report(group_table& groups, const http::request& req,
+                             report_accepted* accepted) {
   using http::response;
   // Shape first, on the raw bytes: nothing deeper or larger reaches the parser (a deeply nested
   // body used to overflow the stack in a recursive copy).
@@ -75,7 +78,14 @@ http::response handle_report(group_table& groups, const http::request& req) {
     return response::error(req.body.size() > report_limits.max_bytes ? 413 : 400, shape);
   auto j = nlohmann::json::parse(req.body, nullptr, false);
   if (j.is_discarded()) return response::error(400, "malformed JSON");
-  auto problem = check_report(j);
+  bool doorbell = false;
+  if (j.is_object() && j.contains("kind")) {
+    if (!j["kind"].is_string() || j["kind"].get<std::string>() != gr_observed_kind)
+      return response::error(400, std::string("kind: must be \"") + gr_observed_kind +
+                                      "\" or absent");
+    doorbell = true;
+  }
+  auto problem = doorbell ? check_gr_observed_report(j) : check_report(j);
   if (!problem.empty()) return response::error(400, problem);
   auto ns = j["namespace"].get<std::string>();
   auto name = j["group"].get<std::string>();
@@ -90,6 +100,18 @@ http::response handle_report(group_table& groups, const http::request& req) {
       !auth::body_verifies(e.keys->keys_of_site(site), auth::purpose::report,
                            auth::group_key(ns, name), req.body, *sig))
     return response::error(401, "report not signed by site " + site + "'s key");
+  if (doorbell) {
+    if (!groups.accept_doorbell(key_of(ns, name), site, j["sentAtMs"].get<int64_t>()))
+      return response::error(409, "sentAtMs: not newer than the last gr-observed report of site " +
+                                      site);
+    const auto& g = j["gr"];
+    log::info("group replication doorbell: polling the group now",
+              {{"namespace", ns}, {"group", name}, {"site", site},
+               {"reachable", g["reachable"]}, {"selfState", g.value("selfState", "")},
+               {"viewId", g.value("viewId", "")}});
+    if (accepted) *accepted = {ns, name, site, true};
+    return response::json(200, {{"ok", true}, {"wake", true}});
+  }
   nlohmann::json rec = {{"epochSeen", j["epochSeen"]},
                         {"fenced", j["fenced"]},
                         {"selfFenced", j["selfFenced"]},
@@ -153,6 +175,15 @@ bool group_table::record_report(const std::string& key, const std::string& site,
   if (sent_at_ms <= last) return false;
   last = sent_at_ms;
   reports_[key][site] = std::move(report);
+  return true;
+}
+
+bool group_table::accept_doorbell(const std::string& key, const std::string& site,
+                                  int64_t sent_at_ms) {
+  std::lock_guard<std::mutex> lk(mx_);
+  auto& last = doorbell_sent_[key][site];
+  if (sent_at_ms <= last) return false;
+  last = sent_at_ms;
   return true;
 }
 
@@ -319,9 +350,14 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
     reply(response::json(200, arr));
   });
 
-  r.post("/sidecar/report", "sidecar_report", [groups](const http::request& req,
-                                                       http::responder reply) {
-    reply(handle_report(*groups, req));
+  r.post("/sidecar/report", "sidecar_report", [groups, sysp, timeout](const http::request& req,
+                                                                      http::responder reply) {
+    report_accepted acc;
+    auto resp = handle_report(*groups, req, &acc);
+    group_table::entry e;
+    if (acc.wake && groups->find(acc.namespace_name, acc.group, e))
+      wake_group_pollers(*sysp, e, timeout);
+    reply(resp);
   });
 
   auto wall = o.wall_clock;

@@ -60,6 +60,9 @@ class group_table {
   /// Records the sentAtMs of a verified admin request unless an equal or newer one was already
   /// accepted for the group: false = a replay, refused.
   bool accept_admin(const std::string& key, int64_t sent_at_ms);
+  /// Records the sentAtMs of a verified gr-observed report (a doorbell) of `site` unless an equal
+  /// or newer one was already accepted: false = a replay or reordering, refused.
+  bool accept_doorbell(const std::string& key, const std::string& site, int64_t sent_at_ms);
 
  private:
   mutable std::mutex mx_;
@@ -67,6 +70,7 @@ class group_table {
   std::map<std::string, std::map<std::string, nlohmann::json>> reports_;
   std::map<std::string, std::map<std::string, int64_t>> report_sent_;
   std::map<std::string, int64_t> admin_sent_;
+  std::map<std::string, std::map<std::string, int64_t>> doorbell_sent_;
 };
 
 /// What GET /pitr-cutoff needs: the minimum completionTime (unix ms) of Succeeded, non-deleting
@@ -103,9 +107,20 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
 /// The bounds of POST /sidecar/report bodies.
 inline constexpr json_limits report_limits{16u << 10, 8};
 
+/// What an accepted report asks for besides being recorded.
+struct report_accepted {
+  std::string namespace_name, group, site;
+  /// A gr-observed report (kind "gr-observed", actors/operator/api/gr_doorbell.hpp): wake the
+  /// group's pollers. Nothing else of it is acted on.
+  bool wake = false;
+};
+
 /// POST /sidecar/report (synchronous; exposed for the fuzz target and tests): shape limits,
 /// then the fields, the group, a site of that group, its signature, and a sentAtMs newer than
-/// the last recorded one. Any failure is a 4xx naming the field and records nothing.
-http::response handle_report(group_table& groups, const http::request& req);
+/// the last recorded one. Any failure is a 4xx naming the field and records nothing. A body
+/// with "kind": "gr-observed" is a doorbell (same checks; ordered separately from the fencing
+/// reports); `accepted` (optional) says what the caller must do for an accepted one.
+http::response handle_report(group_table& groups, const http::request& req,
+                             report_accepted* accepted = nullptr);
 
 }  // namespace br

@@ -60,6 +60,8 @@ void report(self_ptr self, const mysql_outcome& out) {
   if (!out.ok) report_error(self, st.cfg.path, out.error_kind + ": " + out.error);
 }
 
+void on_wake(self_ptr self, bool waiting);
+
 void start_probe(self_ptr self) {
   auto& st = self->state;
   st.in_flight = true;
@@ -80,7 +82,14 @@ void start_probe(self_ptr self) {
     auto took = duration<double>(self->clock().now() - sent).count();
     opmetrics::poll_latency({s.cfg.namespace_name, s.cfg.group}, s.cfg.site).Observe(took);
     report(self, out);
-    if (s.missed_tick) start_probe(self);  // the slow probe delayed this one; do not skip it
+    if (s.missed_tick) {
+      start_probe(self);  // the slow probe delayed this one; do not skip it
+      return;
+    }
+    if (s.wake_waits_for_probe) {  // a wake came while it ran: it may predate the change
+      s.wake_waits_for_probe = false;
+      on_wake(self, true);
+    }
   };
   self->request(st.io, request_timeout, std::move(cmd))
       .then([=](mysql_outcome& out) { done(out); },
@@ -116,6 +125,29 @@ void on_tick(self_ptr self) {
     return;
   }
   start_probe(self);
+}
+
+/// A wake (`waiting`: the coalesced one, now due again) through the gate.
+void on_wake(self_ptr self, bool waiting) {
+  auto& st = self->state;
+  if (waiting) st.wake.pending = false;
+  auto now = self->clock().now();
+  auto d = decide_wake(st.wake, st.in_flight, now, st.cfg.wake_min_gap);
+  st.wake = after_wake(st.wake, d, now);
+  switch (d.action) {
+    case wake_action::probe_now:
+      ++st.wake_probes;
+      start_probe(self);
+      break;
+    case wake_action::later:
+      self->delayed_send(self, d.delay, deadline_atom::value);
+      break;
+    case wake_action::after_probe:  // the probe's completion asks again
+      st.wake_waits_for_probe = true;
+      break;
+    case wake_action::coalesced:
+      break;
+  }
 }
 
 }  // namespace
@@ -159,6 +191,8 @@ site_poller_actor::behavior_type site_poller(site_poller_self self, site_poller_
   self->send(self, tick_atom::value);
   return {
       [=](tick_atom) { on_tick(self); },
+      [=](wake_atom) { on_wake(self, false); },
+      [=](deadline_atom) { on_wake(self, true); },
       [=](poll_stats_atom) {
         auto& s = self->state;
         poll_stats out;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "actors/common/child_lookup.hpp"
+#include "actors/operator/decide/wake_gate.hpp"
 #include "messages/interfaces.hpp"
 #include "messages/operator.hpp"
 #include "actors/common/wall_clock.hpp"
@@ -38,6 +39,8 @@ struct site_poller_config {
   mysql_op probe = mysql_op::probe;
   /// The leadership generation the group runs under (mysql_command::leader_generation).
   uint64_t leader_generation = 0;
+  /// Wake-ups (a sidecar's doorbell) start at most one probe per this gap (decide/wake_gate.hpp).
+  caf::timespan wake_min_gap{std::chrono::milliseconds(250)};
 };
 
 struct site_poller_state {
@@ -55,6 +58,9 @@ struct site_poller_state {
   std::vector<int64_t> jitter_ring;
   size_t jitter_next = 0;
   std::string last_step;
+  wake_gate_state wake;
+  bool wake_waits_for_probe = false;  ///< a coalesced wake is asked again when the probe returns
+  uint64_t wake_probes = 0;  ///< probes a wake started
   static inline const char* name = "site_poller";
 };
 

@@ -13,6 +13,7 @@
 #include "actors/sidecar/fencing/fencing_monitor.hpp"
 #include "actors/common/http_worker.hpp"
 #include "actors/sidecar/fencing/mysql_worker.hpp"
+#include "actors/sidecar/runtime/gr_watcher.hpp"
 #include "actors/sidecar/runtime/sidecar_api.hpp"
 #include "actors/sidecar/fencing/view_cache.hpp"
 #include "actors/common/key_dir.hpp"
@@ -116,6 +117,21 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
     }));
     out.push_back(spec("boot_guard", "boot_guard", [h, mopts](caf::local_actor* sup) {
       return as_child(sup->spawn(boot_guard, mopts, h));
+    }));
+  }
+  if (cfg.group_replication && !cfg.operator_address.empty()) {
+    // The doorbell: each change of the member's view is reported at once (issue 22).
+    gr_watcher_options wo;
+    wo.auth = authority_of(mopts);
+    wo.site = cfg.site;
+    wo.pod_namespace = cfg.pod_namespace;
+    wo.group = cfg.group;
+    wo.operator_address = cfg.operator_address;
+    wo.interval = cfg.gr_watch_interval;
+    wo.probe_timeout = mo.probe_timeout;
+    wo.request_timeout = cfg.request_timeout;
+    out.push_back(spec("gr_watcher", "gr_watcher", [h, wo](caf::local_actor* sup) {
+      return as_child(sup->spawn(gr_watcher, wo, h));
     }));
   }
   if (cfg.pitr.enabled) {

@@ -15,7 +15,8 @@
 namespace br::sidecar {
 
 /// Children in start order: view_cache, mysql_worker, http workers (operator, each peer),
-/// fencing_monitor, boot_guard. Each start stores its new handle in `handles`.
+/// fencing_monitor, boot_guard (async) or gr_watcher (Group Replication with an operator), the
+/// binlog archiver (PITR). Each start stores its new handle in `handles`.
 /// `keys`: loaded from KEYS_DIR (load_keys); null = nothing verifies and nothing is signed.
 std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
                                          std::shared_ptr<const auth::key_ring> keys,

@@ -1,0 +1,131 @@
+// gr_watcher: read the member's view every interval, report each change once, rate-limited.
+#include "actors/sidecar/runtime/gr_watcher.hpp"
+
+#include <caf/all.hpp>
+
+#include <algorithm>
+
+#include "io/log/log.hpp"
+
+namespace br::sidecar {
+
+namespace {
+
+using self_ptr = gr_watcher_self;
+using ms = std::chrono::milliseconds;
+
+int64_t wall_ms() {
+  return std::chrono::duration_cast<ms>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void maybe_report(self_ptr self);
+
+void post(self_ptr self) {
+  auto& st = self->state;
+  auto w = st.h->operator_http();
+  if (!w || !st.last) return;  // no worker (restarting): the next change reports
+  st.last_sent_at_ms = std::max(wall_ms(), st.last_sent_at_ms + 1);
+  http_call c;
+  c.method = "POST";
+  c.url = "http://" + st.opts.operator_address + "/sidecar/report";
+  c.body = gr_report_body(st.opts, *st.last, st.last_sent_at_ms).dump();
+  c.signature = sign(st.opts.auth, auth::purpose::report, c.body);
+  c.timeout_ms = std::chrono::duration_cast<ms>(st.opts.request_timeout).count();
+  st.unreported = false;
+  st.last_sent = self->clock().now();
+  st.post_inflight = true;
+  ++st.reports;
+  auto done = [self](const std::string& result) {
+    auto& s = self->state;
+    s.post_inflight = false;
+    if (!result.empty())
+      log::warn("group replication doorbell: the operator did not take the report",
+                {{"site", s.opts.site}, {"result", result}});
+    maybe_report(self);  // a change seen while it was in flight
+  };
+  self->request(w, st.opts.request_timeout + ms(1000), http_call_atom::value, c)
+      .then(
+          [done](const http_reply& r) {
+            done(r.status == 200 ? std::string{}
+                                 : "HTTP " + std::to_string(r.status) + " " + r.error +
+                                       r.body.substr(0, 200));
+          },
+          [done, self](caf::error& e) { done(self->system().render(e)); });
+}
+
+void maybe_report(self_ptr self) {
+  auto& st = self->state;
+  if (!st.unreported || st.post_inflight || st.report_timer) return;
+  if (st.opts.operator_address.empty()) {
+    st.unreported = false;
+    return;
+  }
+  auto now = self->clock().now();  // the actor clock: virtual time in tests
+  auto due = next_report_at(st.last_sent, now, st.opts.min_report_gap);
+  if (due > now) {
+    st.report_timer = true;
+    self->delayed_send(self, due - now, deadline_atom::value);
+    return;
+  }
+  post(self);
+}
+
+void observed(self_ptr self, const gr_observation& obs) {
+  auto& st = self->state;
+  if (!gr_changed(st.last, obs)) return;
+  ++st.changes;
+  log::info("group replication: the member's view changed",
+            {{"site", st.opts.site}, {"gr", gr_observation_json(obs)}});
+  st.last = obs;
+  st.unreported = true;
+  maybe_report(self);
+}
+
+void on_tick(self_ptr self) {
+  auto& st = self->state;
+  self->delayed_send(self, st.opts.interval, tick_atom::value);
+  if (st.probe_inflight) return;  // a slow server: one read at a time
+  auto m = st.h->mysql();
+  if (!m) return;
+  st.probe_inflight = true;
+  self->request(m, st.opts.probe_timeout + ms(1000), probe_atom::value)
+      .then(
+          [self](const mysql_outcome& out) {
+            self->state.probe_inflight = false;
+            observed(self, observe_gr(out));
+          },
+          [self](caf::error&) {
+            self->state.probe_inflight = false;
+            observed(self, gr_observation{});  // no answer in time: unreachable
+          });
+}
+
+}  // namespace
+
+nlohmann::json gr_report_body(const gr_watcher_options& o, const gr_observation& obs,
+                              int64_t sent_at_ms) {
+  return {{"kind", "gr-observed"},
+          {"site", o.site},
+          {"namespace", o.pod_namespace},
+          {"group", o.group},
+          {"sentAtMs", sent_at_ms},
+          {"gr", gr_observation_json(obs)}};
+}
+
+gr_watcher_actor::behavior_type gr_watcher(self_ptr self, gr_watcher_options opts,
+                                           std::shared_ptr<sidecar_handles> handles) {
+  auto& st = self->state;
+  st.opts = std::move(opts);
+  st.h = std::move(handles);
+  self->send(self, tick_atom::value);
+  return {
+      [self](tick_atom) { on_tick(self); },
+      [self](deadline_atom) {
+        self->state.report_timer = false;
+        maybe_report(self);
+      },
+  };
+}
+
+}  // namespace br::sidecar

@@ -1,0 +1,57 @@
+// gr_watcher: the sidecar's Group Replication change detector (issue 22). Every GR_WATCH_INTERVAL
+// it reads the local member's view of its group through the sidecar's MySQL worker (a detached
+// actor: the blocking call never runs on a scheduler thread; every request has a deadline) and,
+// on any change (gr_change.hpp), rings the operator's doorbell: a POST /sidecar/report of kind
+// "gr-observed", signed with the site's key, at most one per `min_report_gap` (changes in
+// between are coalesced into the next report, which carries the newest observation).
+#pragma once
+
+#include <caf/actor_system.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "actors/sidecar/common/sidecar_handles.hpp"
+#include "actors/sidecar/fencing/signed_answers.hpp"
+#include "actors/sidecar/runtime/gr_change.hpp"
+#include "messages/interfaces.hpp"
+
+namespace br::sidecar {
+
+struct gr_watcher_options {
+  authority auth;                ///< signs the reports (site key); names site and group
+  std::string site, pod_namespace, group;
+  std::string operator_address;  ///< host:port; "" = no operator: changes are only logged
+  caf::timespan interval = std::chrono::milliseconds(250);
+  caf::timespan min_report_gap = std::chrono::milliseconds(100);
+  caf::timespan probe_timeout = std::chrono::seconds(2);
+  caf::timespan request_timeout = std::chrono::seconds(2);
+};
+
+struct gr_watcher_state {
+  static inline const char* name = "gr_watcher";
+  gr_watcher_options opts;
+  std::shared_ptr<sidecar_handles> h;
+  std::optional<gr_observation> last;  ///< the newest observation
+  bool unreported = false;             ///< `last` differs from what was last reported
+  std::optional<std::chrono::steady_clock::time_point> last_sent;
+  int64_t last_sent_at_ms = 0;  ///< the last report's sentAtMs (strictly increasing)
+  bool probe_inflight = false;
+  bool post_inflight = false;
+  bool report_timer = false;
+  uint64_t changes = 0, reports = 0;
+};
+
+using gr_watcher_self = gr_watcher_actor::stateful_pointer<gr_watcher_state>;
+
+gr_watcher_actor::behavior_type gr_watcher(gr_watcher_self self, gr_watcher_options opts,
+                                           std::shared_ptr<sidecar_handles> handles);
+
+/// The body of a gr-observed report (kind, site, namespace, group, sentAtMs, gr).
+nlohmann::json gr_report_body(const gr_watcher_options& o, const gr_observation& obs,
+                              int64_t sent_at_ms);
+
+}  // namespace br::sidecar
