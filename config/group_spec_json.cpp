@@ -123,7 +123,7 @@ json to_json(const group_spec& s) {
   if (s.backup) j["backup"] = to_json(*s.backup);
   if (!s.bootstrap.seed_site.empty()) j["bootstrap"] = {{"seedSite", s.bootstrap.seed_site}};
   if (s.init_from_backup) j["initFromBackup"] = to_json(*s.init_from_backup);
-  if (!s.restore_in_place.is_null()) j["restoreInPlace"] = s.restore_in_place;
+  if (s.restore_in_place) j["restoreInPlace"] = to_json(*s.restore_in_place);
   if (s.resources) j["resources"] = to_json(*s.resources);
   if (s.sidecar_resources) j["sidecarResources"] = to_json(*s.sidecar_resources);
   put(j, "podLabels", s.pod_labels);

@@ -368,11 +368,16 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
                                 spec.backup ? &*spec.backup : nullptr, "spec.initFromBackup",
                                 c.errs);
   }
-  if (!spec.restore_in_place.is_null())
+  if (spec.restore_in_place) {
+    validate_restore_in_place(*spec.restore_in_place, spec.backup ? &*spec.backup : nullptr,
+                              "spec.restoreInPlace", c.errs);
+    // Parsed and validated (above), but the controller that would run it is not built: a
+    // running group's data is never replaced by a half-built path.
     c.errs.push_back({"spec.restoreInPlace",
-                      "not implemented yet: an in-place restore of a running group is not built "
-                      "(docs/backup.md \"Restore in place\"); restore into a new group with "
-                      "spec.initFromBackup; remove the field"});
+                      "not implemented yet: the in-place restore controller is not built "
+                      "(docs/backup.md \"Restore in place\"; `bloodraven restore --replace` "
+                      "is); restore into a new group with spec.initFromBackup; remove the field"});
+  }
   return std::move(c.errs);
 }
 

@@ -43,6 +43,16 @@ void read(const json& v, const std::string& path, init_from_backup_spec& out, fi
       .done();
 }
 
+void read(const json& v, const std::string& path, restore_in_place_spec& out, field_errors& errs) {
+  json_reader r{v, path, errs};
+  r.field("confirm", out.confirm)
+      .field("source", out.source)
+      .field("pointInTime", out.point_in_time)
+      .field("loadOptions", out.load_options)
+      .field("decryption", out.decryption)
+      .done();
+}
+
 // ---- canonical JSON ------------------------------------------------------------------------
 
 namespace {
@@ -78,6 +88,13 @@ json to_json(const init_from_backup_spec& s) {
   }
   if (!s.load_options.is_null()) j["loadOptions"] = s.load_options;
   if (!s.decryption.is_null()) j["decryption"] = s.decryption;
+  return j;
+}
+
+json to_json(const restore_in_place_spec& s) {
+  // The members shared with initFromBackup are written by its writer.
+  json j = to_json(init_from_backup_spec{s.source, s.point_in_time, s.load_options, s.decryption});
+  if (!s.confirm.empty()) j["confirm"] = s.confirm;
   return j;
 }
 
@@ -197,6 +214,37 @@ void validate_init_from_backup(const init_from_backup_spec& spec, const backup_s
     errs.push_back({path + ".loadOptions",
                     "not implemented yet: the dump is loaded whole by the mysql client (no "
                     "threads, schema filters or index options); remove the field"});
+  if (!spec.decryption.is_null())
+    errs.push_back({path + ".decryption",
+                    "not implemented yet: backups are not encrypted by the operator; remove the "
+                    "field"});
+}
+
+void validate_restore_in_place(const restore_in_place_spec& spec, const backup_spec* backup,
+                               const std::string& path, field_errors& errs) {
+  if (spec.confirm.empty())
+    errs.push_back({path + ".confirm",
+                    "required: an RFC 3339 time (e.g. the current time) newer than "
+                    "status.restoreInPlace.confirmTokenUsed; it arms the restore"});
+  else if (!parse_rfc3339(spec.confirm))
+    errs.push_back({path + ".confirm", "invalid time " + in_q(spec.confirm) +
+                                           ": expected RFC 3339 (2026-11-26T14:03:00Z)"});
+  // loadOptions and decryption get this field's own messages below.
+  validate_init_from_backup({spec.source, spec.point_in_time, nullptr, nullptr}, backup, path, errs);
+  if (!spec.load_options.is_null()) {
+    const auto& lo = spec.load_options;
+    const bool one_schema = lo.is_object() && lo.contains("includeSchemas") &&
+                            lo["includeSchemas"].is_array() && lo["includeSchemas"].size() == 1;
+    if (one_schema)
+      errs.push_back({path + ".loadOptions.includeSchemas",
+                      "not implemented yet: a per-schema restore (one schema dropped and reloaded "
+                      "while the group keeps serving) is not built; only the full-instance restore "
+                      "is; remove loadOptions"});
+    else
+      errs.push_back({path + ".loadOptions",
+                      "not implemented yet: the dump is loaded whole by the mysql client (no "
+                      "threads, schema filters or index options); remove the field"});
+  }
   if (!spec.decryption.is_null())
     errs.push_back({path + ".decryption",
                     "not implemented yet: backups are not encrypted by the operator; remove the "

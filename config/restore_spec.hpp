@@ -1,7 +1,8 @@
 // spec.initFromBackup (reference §2.1 InitFromBackupSpec, §3.14) as C++ values: where the backup
 // is (a MysqlBackup of this group, an S3 location or a directory on a claim), an optional point
 // in time, and the members of the reference we do not implement, read so that validation can
-// refuse them with their path. spec.restoreInPlace is read raw and refused (not built).
+// refuse them with their path. spec.restoreInPlace (the same source and point in time, a confirm
+// token) is read and validated with its paths, then refused: its controller is not built.
 #pragma once
 
 #include <cstdint>
@@ -60,6 +61,24 @@ void read(const nlohmann::json& v, const std::string& path, init_from_backup_spe
           field_errors& errs);
 nlohmann::json to_json(const init_from_backup_spec& spec);
 
+/// spec.restoreInPlace (reference §2.1 RestoreInPlaceSpec): replace a running group's data by a
+/// backup. `confirm` arms it: an RFC 3339 time that must be strictly newer than
+/// status.restoreInPlace.confirmTokenUsed (the controller's check). Full instance only:
+/// loadOptions (includeSchemas with one entry = the per-schema variant) and decryption are read
+/// to be refused with their path.
+struct restore_in_place_spec {
+  std::string confirm;
+  restore_source_spec source;
+  std::optional<point_in_time_spec> point_in_time;  // "pointInTime"
+  nlohmann::json load_options;  // "loadOptions": refused
+  nlohmann::json decryption;    // refused
+  bool operator==(const restore_in_place_spec&) const = default;
+};
+
+void read(const nlohmann::json& v, const std::string& path, restore_in_place_spec& out,
+          field_errors& errs);
+nlohmann::json to_json(const restore_in_place_spec& spec);
+
 /// Every rule of spec.initFromBackup with its field path under `path`: exactly one source;
 /// mysqlBackupRef.name a DNS subdomain and spec.backup present (the backup's profile gives the
 /// storage); the S3 block as a backup profile's (config::validate_storage) with a prefix naming
@@ -68,6 +87,14 @@ nlohmann::json to_json(const init_from_backup_spec& spec);
 /// needs spec.backup.pitr enabled (its profile is the archive replayed); excludeGtids, loadOptions
 /// and decryption refused. `backup`: spec.backup (null when absent).
 void validate_init_from_backup(const init_from_backup_spec& spec, const backup_spec* backup,
+                               const std::string& path, field_errors& errs);
+
+/// Every rule of spec.restoreInPlace with its field path under `path`: `confirm` required and
+/// RFC 3339; source and pointInTime as for initFromBackup (the same rules, under this path);
+/// loadOptions refused (includeSchemas with one entry: the per-schema restore is not built),
+/// decryption refused. The controller checks the rest against the live objects (the token
+/// against status, stopDatetime against the MysqlBackup's startTime).
+void validate_restore_in_place(const restore_in_place_spec& spec, const backup_spec* backup,
                                const std::string& path, field_errors& errs);
 
 /// The backup name and the store holding it for an S3 or PVC source: the last segment of the

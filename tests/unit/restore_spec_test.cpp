@@ -1,8 +1,10 @@
 // spec.initFromBackup (issue 21): parsing, canonical JSON, one table row per validation rule with
-// its exact field path (acceptance 4: bad input refused naming the field), restoreInPlace refused,
+// its exact field path (acceptance 4: bad input refused naming the field), restoreInPlace's rules
+// (then refused: not built),
 // the split of an S3 prefix / PVC subPath into store and backup name, and the bootstrap hold.
 #include <boost/test/unit_test.hpp>
 #include <functional>
+#include <tuple>
 
 #include "config/failover_group.hpp"
 #include "config/group_validate.hpp"
@@ -157,8 +159,6 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
        "spec.initFromBackup.decryption", "not implemented yet"},
       {"a secretName group (the Job reads MYSQL_ROOT_PASSWORD from either Secret)",
        {erase("/spec/credentials"), set("/spec/secretName", "orders-mysql")}, "", ""},
-      {"restoreInPlace refused", {set("/spec/restoreInPlace", json{{"confirm", "2026-11-26T14:03:00Z"}})},
-       "spec.restoreInPlace", "not implemented yet"},
   };
   for (const auto& r : rows) {
     BOOST_TEST_CONTEXT(r.rule) {
@@ -173,6 +173,77 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
       }
     }
   }
+}
+
+// spec.restoreInPlace: every rule with its path; a valid one is still refused as a whole (its
+// controller is not built), so each row expects its own error (if any) plus that one, and no other.
+BOOST_AUTO_TEST_CASE(restore_in_place_rules_then_refused) {
+  struct row {
+    const char* rule;
+    std::vector<std::function<void(json&)>> edits;
+    const char* path;  // "" = only the not-built refusal
+    const char* fragment;
+  };
+  const std::vector<row> rows = {
+      {"valid: a MysqlBackup to a point in time", {}, "", ""},
+      {"valid: an S3 location, no point in time",
+       {set("/spec/restoreInPlace/source", json{{"s3", s3_source}}), erase("/spec/restoreInPlace/pointInTime")}, "", ""},
+      {"confirm missing", {erase("/spec/restoreInPlace/confirm")}, "spec.restoreInPlace.confirm", "required"},
+      {"confirm not RFC 3339", {set("/spec/restoreInPlace/confirm", "now")}, "spec.restoreInPlace.confirm",
+       "invalid time \"now\""},
+      {"no source", {set("/spec/restoreInPlace/source", json::object())}, "spec.restoreInPlace.source",
+       "exactly one of mysqlBackupRef, s3 or pvc"},
+      {"S3 without credentials", {set("/spec/restoreInPlace/source", json{{"s3", {{"bucket", "b"}, {"prefix", "p/x"}}}})},
+       "spec.restoreInPlace.source.s3.credentialsSecret", "AWS_ACCESS_KEY_ID"},
+      {"stopDatetime not a time", {set("/spec/restoreInPlace/pointInTime/stopDatetime", "yesterday")},
+       "spec.restoreInPlace.pointInTime.stopDatetime", "invalid time"},
+      {"a point in time without the archive", {set("/spec/backup/pitr/enabled", false)},
+       "spec.restoreInPlace.pointInTime", "needs the binlog archive"},
+      {"excludeGtids refused", {set("/spec/restoreInPlace/pointInTime", json{{"excludeGtids", "3e11fa47-71ca-11e1-9e33-c80aa9429562:7"}})},
+       "spec.restoreInPlace.pointInTime.excludeGtids", "not implemented yet"},
+      {"per-schema (includeSchemas with one entry) refused",
+       {set("/spec/restoreInPlace/loadOptions", json{{"includeSchemas", {"shop"}}})},
+       "spec.restoreInPlace.loadOptions.includeSchemas", "per-schema restore"},
+      {"other loadOptions refused", {set("/spec/restoreInPlace/loadOptions", json{{"threads", 4}})},
+       "spec.restoreInPlace.loadOptions", "loaded whole"},
+      {"decryption refused", {set("/spec/restoreInPlace/decryption", json{{"passphraseSecret", {{"name", "k"}}}})},
+       "spec.restoreInPlace.decryption", "not implemented yet"},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.rule) {
+      auto doc = base();
+      doc["spec"]["restoreInPlace"] = doc["spec"]["initFromBackup"];
+      doc["spec"]["restoreInPlace"]["confirm"] = "2026-11-26T15:00:00Z";
+      doc["spec"].erase("initFromBackup");
+      for (const auto& e : r.edits) e(doc);
+      auto errs = load(doc);
+      BOOST_TEST(find_error(errs, "spec.restoreInPlace", "the in-place restore controller is not built") != nullptr,
+                 dump(errs));
+      const bool own = !std::string{r.path}.empty();
+      if (own) BOOST_TEST(find_error(errs, r.path, r.fragment) != nullptr, dump(errs));
+      BOOST_TEST(errs.size() == (own ? 2u : 1u), dump(errs));
+    }
+  }
+  // Malformed: refused by the reader with its path (nothing is validated further).
+  for (auto [pointer, value, path] : {std::tuple{"/spec/restoreInPlace/confirm", json(5), "spec.restoreInPlace.confirm"},
+                                      std::tuple{"/spec/restoreInPlace/when", json("now"), "spec.restoreInPlace.when"}}) {
+    auto doc = base();
+    doc["spec"]["restoreInPlace"] = doc["spec"]["initFromBackup"];
+    doc["spec"]["restoreInPlace"]["confirm"] = "2026-11-26T15:00:00Z";
+    doc["spec"].erase("initFromBackup");
+    set(pointer, value)(doc);
+    auto errs = load(doc);
+    BOOST_TEST(find_error(errs, path, "") != nullptr, dump(errs));
+    BOOST_TEST(errs.size() == 1u, dump(errs));
+  }
+  // Read and written back as it was given.
+  auto doc = base();
+  doc["spec"]["restoreInPlace"] = doc["spec"]["initFromBackup"];
+  doc["spec"]["restoreInPlace"]["confirm"] = "2026-11-26T15:00:00Z";
+  auto g = parse_group(doc);
+  BOOST_TEST_REQUIRE(g.group.spec.restore_in_place.has_value());
+  BOOST_TEST(g.group.spec.restore_in_place->confirm == "2026-11-26T15:00:00Z");
+  BOOST_TEST(to_json(*g.group.spec.restore_in_place) == doc["spec"]["restoreInPlace"]);
 }
 
 BOOST_AUTO_TEST_CASE(standalone_mode_refuses_it) {
