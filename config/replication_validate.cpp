@@ -76,14 +76,19 @@ void validate_replication_mode(const group_spec& spec, run_mode mode, field_erro
                in_quotes(to_string(s.role)));
     const std::string local =
         s.group_replication ? s.group_replication->local_address : std::string{};
-    if (mode == run_mode::kubernetes) {
-      if (!local.empty())
+    if (mode == run_mode::kubernetes && s.service_template &&
+        s.service_template->type != "ClusterIP")
+      // The member's address is the headless site Service (config/render/gr_member.hpp).
+      fail(site_path(i, "serviceTemplate.spec.type"),
+           "must be ClusterIP in groupReplication mode: the site Service is headless (its name "
+           "is the member's group communication address), got " +
+               in_quotes(s.service_template->type));
+    if (local.empty()) {
+      // Kubernetes: optional, the headless site Service's name on port 33061 by default.
+      if (mode != run_mode::kubernetes)
         fail(site_path(i, "groupReplication.localAddress"),
-             "rendered by the operator in Kubernetes mode; remove it");
-    } else if (local.empty()) {
-      fail(site_path(i, "groupReplication.localAddress"),
-           "required in standalone groupReplication mode (host:port of the member's group "
-           "communication endpoint, group_replication_local_address)");
+             "required in standalone groupReplication mode (host:port of the member's group "
+             "communication endpoint, group_replication_local_address)");
     } else if (!parse_host_port(local)) {
       fail(site_path(i, "groupReplication.localAddress"),
            "invalid address " + in_quotes(local) + ": expected host:port");
@@ -144,12 +149,6 @@ void validate_replication_mode(const group_spec& spec, run_mode mode, field_erro
   async_only("spec.plannedFailover.drainTimeout",
              spec.planned_failover.drain_timeout != defaults.planned_failover.drain_timeout);
   async_only("spec.sidecar", !(spec.sidecar == defaults.sidecar));
-  // Standalone mode runs such a group (decide/gr_step.hpp); Kubernetes mode does not render its
-  // members yet (my.cnf, the -readers Service, the doorbell): refused there.
-  if (mode == run_mode::kubernetes)
-    fail("spec.replication.mode",
-         "not implemented yet in Kubernetes mode: Group Replication groups run in standalone mode "
-         "only in this version; use async (the default)");
 }
 
 }  // namespace br::config

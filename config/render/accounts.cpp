@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "config/render/gr_member.hpp"
 #include "config/render/names.hpp"
 #include "config/render/workload.hpp"
 
@@ -89,7 +90,16 @@ std::string account_values_problem(const std::string& secret,
 
 // Shared by users_script() and init_datadir_script(). Every privilege is one a statement of
 // the operator, the sidecar (same account) or replication needs; see accounts.hpp.
-std::string users_sql_functions() {
+std::string users_sql_functions(bool group_replication) {
+  // Group Replication: the operator's GR statements and the recovery account's clone grant.
+  const std::string gr_operator =
+      group_replication ? std::string{R"sh(    echo "GRANT )sh"} + gr_operator_global_privileges +
+                              R"sh( ON *.* TO '$u'@'%';"
+)sh"
+                        : std::string{};
+  const std::string recovery_privileges =
+      std::string{replication_global_privileges} +
+      (group_replication ? std::string{", "} + gr_recovery_global_privileges : std::string{});
   return std::string{R"sh(br_quote() { printf '%s' "$1" | sed -e "s/\\\\/\\\\\\\\/g" -e "s/'/''/g"; }
 br_fail() { echo "bloodraven init: $*" >&2; exit 1; }
 br_check() { # variable, credentials Secret key, user|password
@@ -125,7 +135,7 @@ br_users_sql() {
     u=$(br_quote "$BLOODRAVEN_OPERATOR_USER")
     br_account "$BLOODRAVEN_OPERATOR_USER" "${BLOODRAVEN_OPERATOR_PASSWORD:-}"
     echo "GRANT )sh" + std::string{operator_global_privileges} + R"sh( ON *.* TO '$u'@'%';"
-    # The whole schema, not its tables one by one: clone_status exists only once the clone plugin
+)sh" + gr_operator + R"sh(    # The whole schema, not its tables one by one: clone_status exists only once the clone plugin
     # is loaded, which it is not while --initialize runs this file (a table grant on it fails
     # with 1146 and the datadir is never initialised).
     echo "GRANT SELECT ON performance_schema.* TO '$u'@'%';"
@@ -134,13 +144,13 @@ br_users_sql() {
     echo "GRANT )sh" + std::string{operator_schema_privileges} + R"sh( ON bloodraven.* TO '$u'@'%';"
     if [ -z "${MYSQL_REPLICATION_USER:-}" ]; then
       # No replication account: replicas and CLONE recipients use the operator's.
-      echo "GRANT )sh" + std::string{replication_global_privileges} + R"sh( ON *.* TO '$u'@'%';"
+      echo "GRANT )sh" + recovery_privileges + R"sh( ON *.* TO '$u'@'%';"
     fi
   fi
   if [ -n "${MYSQL_REPLICATION_USER:-}" ]; then
     u=$(br_quote "$MYSQL_REPLICATION_USER")
     br_account "$MYSQL_REPLICATION_USER" "${MYSQL_REPLICATION_PASSWORD:-}"
-    echo "GRANT )sh" + std::string{replication_global_privileges} + R"sh( ON *.* TO '$u'@'%';"
+    echo "GRANT )sh" + recovery_privileges + R"sh( ON *.* TO '$u'@'%';"
   fi
   if [ -n "${MYSQL_MONITOR_USER:-}" ]; then
     u=$(br_quote "$MYSQL_MONITOR_USER")
@@ -165,13 +175,13 @@ br_init_sql() { # root and the accounts
 )sh"};
 }
 
-std::string users_script() {
+std::string users_script(bool group_replication) {
   return std::string{R"sh(#!/bin/sh
 # Rendered by the bloodraven operator. Creates the group's MySQL accounts at a server's first
 # start (run by the mysql image's entrypoint from /docker-entrypoint-initdb.d). Idempotent, and
 # with sql_log_bin=0: no server has GTIDs of its own after initialisation.
 )sh"} +
-         users_sql_functions() + R"sh(br_check_env
+         users_sql_functions(group_replication) + R"sh(br_check_env
 if command -v docker_process_sql >/dev/null 2>&1; then
   br_users_sql | docker_process_sql --database=mysql
 else
@@ -180,7 +190,7 @@ fi || { echo "bloodraven-users.sh: creating the MySQL accounts failed" >&2; exit
 )sh";
 }
 
-std::string init_datadir_script() {
+std::string init_datadir_script(bool group_replication) {
   return std::string{R"sh(#!/bin/bash
 # Rendered by the bloodraven operator: the pod's init container. The rendered my.cnf boots the
 # server fenced (super_read_only=ON), so the image's own first start cannot run; an empty data
@@ -192,7 +202,7 @@ CNF=)sh" + conf_dir + R"sh(/my.cnf
 MARKER="$DATADIR/)sh" + init_datadir_marker + R"sh("
 LOCK="$DATADIR/.bloodraven-init.lock"
 say() { printf '%s init-datadir: %s\n' "$(date -u +%FT%TZ)" "$*"; }
-)sh" + users_sql_functions() + R"sh(# Two pods on one volume (a replacement started while the old pod's node is gone but not dead):
+)sh" + users_sql_functions(group_replication) + R"sh(# Two pods on one volume (a replacement started while the old pod's node is gone but not dead):
 # one initialises, the other waits for it and then finds a server. Without flock, no guard.
 if command -v flock >/dev/null 2>&1; then
   exec 9>"$LOCK"
@@ -238,11 +248,13 @@ json render_service_account(const config::failover_group& g, int reconciler_vers
 }
 
 json render_init_config_map(const config::failover_group& g, int reconciler_version) {
+  const bool gr = is_group_replication(g.spec);
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
           {"metadata", object_metadata(g, init_config_map_name(g.metadata.name), {},
                                        reconciler_version)},
-          {"data", {{users_script_key, users_script()}, {init_datadir_key, init_datadir_script()}}}};
+          {"data",
+           {{users_script_key, users_script(gr)}, {init_datadir_key, init_datadir_script(gr)}}}};
 }
 
 }  // namespace br::render

@@ -74,6 +74,12 @@ inline constexpr const char* operator_global_privileges =
     "CLONE_ADMIN, REPLICATION CLIENT";
 inline constexpr const char* operator_schema_privileges = "SELECT, INSERT, UPDATE, CREATE, EVENT";
 inline constexpr const char* replication_global_privileges = "REPLICATION SLAVE, BACKUP_ADMIN";
+/// Group Replication mode only (least privilege: an async group's accounts do not get them):
+/// the operator account's START/STOP GROUP_REPLICATION and group_replication_set_as_primary,
+/// and the recovery account's (the replication account, else the operator's) CLONE_ADMIN: a
+/// joiner's distributed recovery through the clone plugin runs as it on the recipient.
+inline constexpr const char* gr_operator_global_privileges = "GROUP_REPLICATION_ADMIN";
+inline constexpr const char* gr_recovery_global_privileges = "CLONE_ADMIN";
 inline constexpr const char* backup_global_privileges =
     "SELECT, SHOW VIEW, EVENT, TRIGGER, LOCK TABLES, RELOAD, PROCESS, REPLICATION CLIENT, BACKUP_ADMIN";
 
@@ -97,15 +103,16 @@ std::string account_values_problem(const std::string& secret,
 
 /// The shell functions br_quote, br_check_env (the same refusals as account_values_problem,
 /// exit 1 naming the variable and key), br_users_sql (the accounts' SQL) and br_init_sql (root
-/// at localhost, then br_users_sql), as both scripts define them.
-std::string users_sql_functions();
+/// at localhost, then br_users_sql), as both scripts define them. `group_replication`: the
+/// Group Replication grants too (gr_*_global_privileges).
+std::string users_sql_functions(bool group_replication = false);
 
 /// The script: idempotent (CREATE USER IF NOT EXISTS, CREATE DATABASE IF NOT EXISTS, GRANT),
 /// with sql_log_bin=0 so no server has GTIDs of its own after initialisation. An account whose
 /// user variable is empty is skipped; br_check_env runs first. Run by the image's entrypoint (its
 /// docker_process_sql when sourced; otherwise the mysql client as root over the local socket,
 /// MYSQL_ROOT_PASSWORD).
-std::string users_script();
+std::string users_script(bool group_replication = false);
 
 /// Version 6: the init container's script. The rendered my.cnf boots every server fenced
 /// (super_read_only=ON), under which the official image's first start cannot set the root
@@ -125,7 +132,7 @@ std::string users_script();
 ///   - other files without the marker: not ours: nothing is removed, exit 1 with the list
 ///     (the pod stays in Init:Error / Init:CrashLoopBackOff, visible to the user).
 /// Needs MYSQL_ROOT_PASSWORD (exit 1 naming it otherwise).
-std::string init_datadir_script();
+std::string init_datadir_script(bool group_replication = false);
 
 nlohmann::json render_service_account(const config::failover_group& g, int reconciler_version);
 nlohmann::json render_init_config_map(const config::failover_group& g, int reconciler_version);

@@ -5,6 +5,7 @@
 
 #include "config/render/accounts.hpp"
 #include "config/render/content_hash.hpp"
+#include "config/render/gr_member.hpp"
 #include "config/render/my_cnf.hpp"
 #include "config/render/names.hpp"
 #include "config/render/services.hpp"
@@ -28,7 +29,8 @@ void check_names(const config::failover_group& g, config::field_errors& errs) {
     std::string path = "spec.sites[" + std::to_string(i) + "].name";
     check(path, site_name(group, site));
     // The site Service would be the group's primary or replicas Service.
-    if (site == "primary" || site == "replicas")
+    if (site == "primary" || site == "replicas" ||
+        (site == "readers" && is_group_replication(g.spec)))
       errs.push_back({path, "site name \"" + site + "\" is reserved (mysql-<group>-" + site +
                                 " is a group Service)"});
   }
@@ -46,7 +48,7 @@ render_result render_group(const config::failover_group& g, const render_options
   const auto& sites = g.spec.sites;
   std::vector<std::string> contents;
   for (std::size_t i = 0; i < sites.size(); ++i) {
-    auto cnf = render_my_cnf(g.spec, i);
+    auto cnf = render_my_cnf(g, i);
     // Group-level mysqlConf errors repeat for every site; report them once.
     for (auto& e : cnf.errors)
       if (i == 0 || e.path.starts_with("spec.sites[")) r.errors.push_back(std::move(e));
@@ -69,6 +71,7 @@ render_result render_group(const config::failover_group& g, const render_options
     r.objects.push_back(render_site_service(g, i, opts));
   r.objects.push_back(render_primary_service(g, opts));
   r.objects.push_back(render_replicas_service(g, opts));
+  if (is_group_replication(g.spec)) r.objects.push_back(render_readers_service(g, opts));
   r.objects.push_back(render_pdb(g, opts));
   return r;
 }

@@ -29,6 +29,11 @@ bool is_operator_owned_option(std::string_view normalized_key);
 /// smuggle extra settings in) are reported and left out.
 my_cnf_result render_my_cnf(const config::group_spec& spec, std::size_t site_index);
 
+/// The same for the group's site `site_index`, plus, in Group Replication mode, the member's
+/// options (gr_member.hpp: plugin, group communication address, seeds, the spec's settings),
+/// which spec.mysqlConf may not override.
+my_cnf_result render_my_cnf(const config::failover_group& g, std::size_t site_index);
+
 /// "mysql-<g>-<site>-config-<hash of content>": changes exactly when the content changes.
 std::string config_map_name(std::string_view group, std::string_view site,
                             std::string_view content);

@@ -19,6 +19,10 @@ std::string replicas_service_name(std::string_view group) {
   return "mysql-" + std::string{group} + "-replicas";
 }
 
+std::string readers_service_name(std::string_view group) {
+  return "mysql-" + std::string{group} + "-readers";
+}
+
 std::string pdb_name(std::string_view group) {
   return "mysql-" + std::string{group};
 }
@@ -35,10 +39,19 @@ std::string taint_key(std::string_view group) {
   return "shipstream.io/db-readonly-" + std::string{group};
 }
 
+std::string site_service_host(std::string_view group, std::string_view site,
+                              std::string_view namespace_name) {
+  return site_name(group, site) + "." + std::string{namespace_name} + ".svc.cluster.local";
+}
+
 std::string sidecar_peer_address(std::string_view group, std::string_view site,
                                  std::string_view namespace_name) {
-  return site_name(group, site) + "." + std::string{namespace_name} +
-         ".svc.cluster.local:" + std::to_string(sidecar_port);
+  return site_service_host(group, site, namespace_name) + ":" + std::to_string(sidecar_port);
+}
+
+std::string gr_local_address(std::string_view group, std::string_view site,
+                             std::string_view namespace_name) {
+  return site_service_host(group, site, namespace_name) + ":" + std::to_string(gr_port);
 }
 
 json standard_labels(std::string_view group, std::string_view site) {

@@ -19,6 +19,8 @@ inline constexpr std::string_view label_group = "shipstream.io/failover-group";
 inline constexpr std::string_view label_site = "shipstream.io/site";
 inline constexpr std::string_view label_role = "shipstream.io/role";        // primary | replica
 inline constexpr std::string_view label_healthy = "shipstream.io/healthy";  // yes | no
+/// Group Replication mode only: "yes" on every ONLINE member (the -readers Service selects it).
+inline constexpr std::string_view label_reader = "shipstream.io/reader";  // yes | no
 
 // Annotation keys.
 inline constexpr std::string_view annotation_reconciler_version =
@@ -35,6 +37,8 @@ inline constexpr std::string_view init_datadir_container_name = "init-datadir"; 
 inline constexpr int mysql_port = 3306;
 inline constexpr int sidecar_port = 8080;
 inline constexpr int sidecar_health_port = 8081;  // liveness-only listener (GET /livez), v >= 3
+/// Group Replication mode: the members' group communication (XCom) port, container port "gr".
+inline constexpr int gr_port = 33061;
 
 /// "mysql-<g>-<site>": the site's Deployment and Service.
 std::string site_name(std::string_view group, std::string_view site);
@@ -43,6 +47,8 @@ std::string pvc_name(std::string_view group, std::string_view site);
 /// "mysql-<g>-primary" / "mysql-<g>-replicas".
 std::string primary_service_name(std::string_view group);
 std::string replicas_service_name(std::string_view group);
+/// "mysql-<g>-readers": Group Replication mode only, every ONLINE member.
+std::string readers_service_name(std::string_view group);
 /// "mysql-<g>" (PodDisruptionBudget).
 std::string pdb_name(std::string_view group);
 /// "bloodraven-<g>" (DNSEndpoint).
@@ -53,9 +59,18 @@ std::string dns_endpoint_name(std::string_view group);
 std::string keys_secret(std::string_view group);
 /// "shipstream.io/db-readonly-<g>".
 std::string taint_key(std::string_view group);
+/// "<site Service>.<ns>.svc.cluster.local": the site's DNS name in the cluster.
+std::string site_service_host(std::string_view group, std::string_view site,
+                              std::string_view namespace_name);
 /// "<peer Service>.<ns>.svc.cluster.local:8080": how sidecars reach each other.
 std::string sidecar_peer_address(std::string_view group, std::string_view site,
                                  std::string_view namespace_name);
+
+/// Group Replication mode: "<site Service>.<ns>.svc.cluster.local:33061", the member's
+/// group_replication_local_address. The site Service is headless in this mode, so the name
+/// resolves to the pod's own address (XCom refuses a local address that is not on the host).
+std::string gr_local_address(std::string_view group, std::string_view site,
+                             std::string_view namespace_name);
 
 /// The standard Kubernetes labels; `site` empty for group-wide objects (no site to name).
 json standard_labels(std::string_view group, std::string_view site = {});

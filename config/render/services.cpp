@@ -1,6 +1,7 @@
 // Services (per site, primary, replicas) and the group's PodDisruptionBudget.
 #include "config/render/services.hpp"
 
+#include "config/render/gr_member.hpp"
 #include "config/render/names.hpp"
 
 namespace br::render {
@@ -56,11 +57,20 @@ json render_site_service(const config::failover_group& g, std::size_t site_index
   selector[std::string{label_site}] = site;
   // Peers must reach a sidecar whose mysqld is down (pod not Ready): the lease rule counts a
   // reachable peer sidecar, and hiding it could make a healthy primary fence itself.
-  return templated(
+  json ports = json::array({port("mysql", mysql_port), port("sidecar", sidecar_port)});
+  const bool gr = is_group_replication(g.spec);
+  // Group Replication: the members reach each other's group communication here, joiners and
+  // recovering members included (hence not-ready addresses too).
+  if (gr) ports.push_back(port("gr", gr_port));
+  json svc = templated(
       service(object_metadata(g, site_name(group, site), site, opts.reconciler_version),
-              std::move(selector),
-              json::array({port("mysql", mysql_port), port("sidecar", sidecar_port)}), true),
+              std::move(selector), std::move(ports), true),
       g.spec.sites.at(site_index).service_template, opts.reconciler_version);
+  // Headless in Group Replication mode: the name resolves to the pod's own address, which is
+  // what group_replication_local_address needs (XCom refuses an address not on the host) and
+  // what the other members' distributed recovery connects to (report_host).
+  if (gr) svc["spec"]["clusterIP"] = "None";
+  return svc;
 }
 
 json render_primary_service(const config::failover_group& g, const render_options& opts) {
@@ -82,6 +92,15 @@ json render_replicas_service(const config::failover_group& g, const render_optio
       service(object_metadata(g, replicas_service_name(group), {}, opts.reconciler_version),
               std::move(selector), json::array({port("mysql", mysql_port)}), false),
       g.spec.replica_service_template, opts.reconciler_version);
+}
+
+json render_readers_service(const config::failover_group& g, const render_options& opts) {
+  const auto& group = g.metadata.name;
+  json selector = group_selector(group);
+  selector[std::string{label_reader}] = "yes";
+  // Only the router's verdict (every ONLINE member) puts a pod here; never not-ready addresses.
+  return service(object_metadata(g, readers_service_name(group), {}, opts.reconciler_version),
+                 std::move(selector), json::array({port("mysql", mysql_port)}), false);
 }
 
 json render_pdb(const config::failover_group& g, const render_options& opts) {

@@ -2,6 +2,7 @@
 #include "config/render/workload.hpp"
 
 #include "config/render/accounts.hpp"
+#include "config/render/gr_member.hpp"
 #include "config/render/names.hpp"
 #include "config/render/pitr_sidecar.hpp"
 #include "config/render/rollout.hpp"
@@ -79,11 +80,15 @@ json mysql_container_spec(const config::group_spec& spec) {
   std::string pre_stop =
       "MYSQL_PWD=\"$MYSQL_ROOT_PASSWORD\" mysql -uroot -h127.0.0.1 --connect-timeout=5 "
       "-e 'SET GLOBAL super_read_only=ON' || true";
+  json ports =
+      json::array({{{"name", "mysql"}, {"containerPort", mysql_port}, {"protocol", "TCP"}}});
+  // Group Replication: the members' group communication (XCom), reached through the site Service.
+  if (is_group_replication(spec))
+    ports.push_back({{"name", "gr"}, {"containerPort", gr_port}, {"protocol", "TCP"}});
   return {
       {"name", std::string{mysql_container}},
       {"image", spec.image},
-      {"ports",
-       json::array({{{"name", "mysql"}, {"containerPort", mysql_port}, {"protocol", "TCP"}}})},
+      {"ports", std::move(ports)},
       {"env",
        json::array({{{"name", "MYSQL_ROOT_PASSWORD"},
                      {"valueFrom",
@@ -222,7 +227,43 @@ std::string sidecar_image(const config::group_spec& spec, const render_options& 
   return spec.sidecar_image.empty() ? opts.default_sidecar_image : spec.sidecar_image;
 }
 
+namespace {
+
+/// Group Replication mode: the member's state decides its readiness (sidecar /ready: ONLINE in
+/// a view with a majority of GR_MEMBERS, in the group GR_GROUP_NAME when pinned). The async
+/// settings (peers, lease, fencing) do not apply: the group fences itself.
+json gr_sidecar_env(const config::failover_group& g, std::size_t site_index,
+                    int reconciler_version) {
+  const auto& spec = g.spec;
+  const auto& ns = g.metadata.namespace_name;
+  json env = json::array({
+      field_env("MY_POD_NAME", "metadata.name"),
+      field_env("POD_NAMESPACE", "metadata.namespace"),
+      value_env("LISTEN_ADDR", ":" + std::to_string(sidecar_port)),
+      value_env("MY_SITE", spec.sites.at(site_index).name),
+      value_env("FAILOVER_GROUP", g.metadata.name),
+      value_env("BLOODRAVEN_ADDRESS", config::effective_bloodraven_address(spec, ns)),
+      value_env("MYSQL_CREDS_DIR", creds_dir),
+      value_env("REPLICATION_MODE", "groupReplication"),
+      value_env("GR_MEMBERS", std::to_string(spec.sites.size())),
+  });
+  const auto gr = spec.replication.group_replication.value_or(config::group_replication_spec{});
+  if (!gr.group_name.empty()) env.push_back(value_env("GR_GROUP_NAME", gr.group_name));
+  if (mounts_keys(reconciler_version)) env.push_back(value_env("KEYS_DIR", keys_dir));
+  if (has_health_port(reconciler_version))
+    env.push_back(value_env("HEALTH_LISTEN_ADDR", ":" + std::to_string(sidecar_health_port)));
+  if (has_sidecar_state(reconciler_version)) {
+    env.push_back(
+        value_env("REQUEST_TIMEOUT", config::format_duration(spec.sidecar.request_timeout)));
+    env.push_back(value_env("SIDECAR_STATE_DIR", sidecar_state_dir));
+  }
+  return env;
+}
+
+}  // namespace
+
 json sidecar_env(const config::failover_group& g, std::size_t site_index, int reconciler_version) {
+  if (is_group_replication(g.spec)) return gr_sidecar_env(g, site_index, reconciler_version);
   const auto& spec = g.spec;
   const auto& ns = g.metadata.namespace_name;
   std::string peers;
@@ -268,6 +309,8 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
   json pod_labels = standard_labels(group, site.name);
   pod_labels[std::string{label_role}] = "replica";
   pod_labels[std::string{label_healthy}] = "no";
+  // Group Replication: a new pod serves no reads until the router sees it ONLINE.
+  if (is_group_replication(spec)) pod_labels[std::string{label_reader}] = "no";
 
   json pod_spec = {
       {"terminationGracePeriodSeconds", 60},

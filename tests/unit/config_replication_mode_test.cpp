@@ -17,7 +17,7 @@ namespace {
 using config_spec_test::dump;
 using config_spec_test::load;
 
-// A 3-member standalone Group Replication group (valid but for the "not implemented" refusal).
+// A valid 3-member standalone Group Replication group.
 const char* gr_standalone_yaml = R"(
 apiVersion: shipstream.io/v1alpha1
 kind: MysqlFailoverGroup
@@ -35,7 +35,6 @@ spec:
 
 json doc_of(const char* yaml) { return config_spec_test::json_of(yaml); }
 
-const char* not_yet = "not implemented yet in Kubernetes mode";
 
 }  // namespace
 
@@ -92,11 +91,26 @@ BOOST_AUTO_TEST_CASE(bad_values_name_their_path) {
   BOOST_TEST(find_error(errs, "spec.replication.groupReplication.quorum"), dump(errs));
 }
 
+/// The standalone group as a Kubernetes group: no addresses (the operator renders them), what
+/// Kubernetes mode requires (zones, LB IPs, storage, DNS, credentials).
+void as_kubernetes(json& d) {
+  d["spec"]["secretName"] = "s";
+  d["spec"]["dns"]["hostname"] = "orders.example.com";
+  for (auto& s : d["spec"]["sites"]) {
+    s.erase("address");
+    s.erase("groupReplication");
+    s["zone"] = "z";
+    s["lbIP"] = "10.0.0.1";
+    s["storage"]["size"] = "1Gi";
+    s["taintNodeSelector"]["shipstream.io/site.orders"] = s["name"];
+  }
+}
+
 struct row {
   const char* rule;
   run_mode mode;
   std::function<void(json&)> edit;
-  const char* path;      // "" : only the "not implemented yet" refusal remains
+  const char* path;      // "" : valid
   const char* fragment;
 };
 
@@ -166,30 +180,27 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
               {{{"name", "p"}, {"storage", {{"type", "PVC"}, {"pvc", {{"claimName", "c"}}}}}}}}};
        },
        "spec.backup", "not implemented yet in groupReplication mode"},
-      {"local address in Kubernetes", K,
+      {"Kubernetes: the rendered address", K, as_kubernetes, "", ""},
+      {"Kubernetes: an address of the user's", K,
        [](json& d) {
-         d["spec"]["secretName"] = "s";
-         d["spec"]["dns"]["hostname"] = "orders.example.com";
-         for (auto& s : d["spec"]["sites"]) {
-           s.erase("address");
-           s["zone"] = "z";
-           s["lbIP"] = "10.0.0.1";
-           s["storage"]["size"] = "1Gi";
-           s["taintNodeSelector"]["shipstream.io/site.orders"] = s["name"];
-         }
+         as_kubernetes(d);
+         d["spec"]["sites"][1]["groupReplication"]["localAddress"] = "10.1.2.3:33061";
        },
-       "spec.sites[0].groupReplication.localAddress", "rendered by the operator"},
+       "", ""},
+      {"Kubernetes: a site Service that cannot be headless", K,
+       [](json& d) {
+         as_kubernetes(d);
+         d["spec"]["sites"][2]["serviceTemplate"]["spec"]["type"] = "LoadBalancer";
+       },
+       "spec.sites[2].serviceTemplate.spec.type", "must be ClusterIP in groupReplication mode"},
   };
   for (const auto& r : rows) {
     BOOST_TEST_CONTEXT(r.rule) {
       json doc = doc_of(gr_standalone_yaml);
       r.edit(doc);
       auto errs = load(doc, r.mode);
-      // Kubernetes mode refuses the mode itself (not rendered yet); standalone runs it.
-      bool kube = r.mode == run_mode::kubernetes;
-      BOOST_TEST(kube == (find_error(errs, "spec.replication.mode", not_yet) != nullptr), dump(errs));
       if (std::string{r.path}.empty()) {
-        BOOST_TEST(errs.size() == (kube ? 1u : 0u), dump(errs));
+        BOOST_TEST(errs.empty(), dump(errs));
       } else {
         BOOST_TEST(find_error(errs, r.path, r.fragment), dump(errs));
       }
