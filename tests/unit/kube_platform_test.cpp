@@ -62,15 +62,50 @@ BOOST_AUTO_TEST_CASE(pod_labels_follow_primary_and_healthy_replicas) {
 
 BOOST_AUTO_TEST_CASE(pod_label_patch_is_null_when_labels_already_match) {
   auto p = pod("a", {{"shipstream.io/role", "primary"}, {"shipstream.io/healthy", "yes"}});
-  BOOST_TEST(pod_label_patch(p, {"primary", "yes"}).is_null());
-  auto patch = pod_label_patch(p, {"replica", "no"});
+  BOOST_TEST(pod_label_patch(p, {"primary", "yes", ""}).is_null());
+  auto patch = pod_label_patch(p, {"replica", "no", ""});
   BOOST_TEST(patch["metadata"]["labels"]["shipstream.io/role"] == "replica");
   BOOST_TEST(patch["metadata"]["labels"]["shipstream.io/healthy"] == "no");
   // Only the two labels: a merge patch never touches the site or other labels.
   BOOST_TEST(patch["metadata"]["labels"].size() == 2u);
-  BOOST_TEST(!pod_label_patch(pod("a"), {"replica", "no"}).is_null());
+  BOOST_TEST(!pod_label_patch(pod("a"), {"replica", "no", ""}).is_null());
   BOOST_TEST(group_pod_selector("g") ==
              "shipstream.io/failover-group=g,app.kubernetes.io/name=mysql");
+}
+
+// Group Replication (issue 22): the ONLINE PRIMARY, the ONLINE SECONDARIES and every other member;
+// the readers label (the -readers Service) on every ONLINE member, on nobody else.
+BOOST_AUTO_TEST_CASE(group_replication_pod_labels_follow_the_agreed_view) {
+  struct row {
+    std::string site, primary;
+    std::vector<std::string> secondaries;
+    pod_role_labels want;
+  };
+  const std::vector<row> rows = {
+      {"a", "a", {"b"}, {"primary", "yes", "yes"}},  // the PRIMARY: -primary and -readers
+      {"b", "a", {"b"}, {"replica", "yes", "yes"}},  // ONLINE SECONDARY: -replicas and -readers
+      {"c", "a", {"b"}, {"replica", "no", "no"}},    // RECOVERING, OFFLINE, ERROR...: nothing
+      {"a", "", {"b"}, {"replica", "no", "no"}},     // view not yet following its PRIMARY
+      {"b", "", {"b"}, {"replica", "yes", "yes"}},   // ... its secondaries still read
+  };
+  for (const auto& r : rows)
+    BOOST_TEST_CONTEXT(r.site << " primary '" << r.primary << "'") {
+      BOOST_TEST((desired_pod_labels(r.site, r.primary, r.secondaries, true) == r.want));
+    }
+  // An async group's pods never get the readers label.
+  BOOST_TEST(desired_pod_labels("a", "a", {}).reader.empty());
+  BOOST_TEST(desired_pod_labels("c", "a", {}).reader.empty());
+
+  // The patch sets all three; a pod carrying role and healthy but not the reader label is patched.
+  auto p = pod("b", {{"shipstream.io/role", "replica"}, {"shipstream.io/healthy", "yes"}});
+  BOOST_TEST(pod_label_patch(p, {"replica", "yes", ""}).is_null());
+  auto patch = pod_label_patch(p, {"replica", "yes", "yes"});
+  BOOST_TEST(patch["metadata"]["labels"]["shipstream.io/reader"] == "yes");
+  BOOST_TEST(patch["metadata"]["labels"].size() == 3u);
+  p["metadata"]["labels"]["shipstream.io/reader"] = "yes";
+  BOOST_TEST(pod_label_patch(p, {"replica", "yes", "yes"}).is_null());
+  BOOST_TEST(pod_label_patch(p, {"replica", "no", "no"})["metadata"]["labels"]["shipstream.io/reader"] ==
+             "no");
 }
 
 BOOST_AUTO_TEST_CASE(dns_endpoint_write_creates_updates_or_leaves_alone) {

@@ -3,6 +3,8 @@
 // do the blocking API calls.
 #include "actors/operator/kube/group_source_detail.hpp"
 
+#include "config/render/gr_member.hpp"
+
 namespace br {
 
 using nlohmann::json;
@@ -47,6 +49,12 @@ config::group_spec runtime_spec(const config::group_spec& spec, const std::strin
                                 const sidecar_address_fn& sidecar) {
   auto out = spec;
   for (auto& s : out.sites) s.address = addr(ns, group, s.name);
+  // Group Replication: the member's group communication address as its my.cnf has it, which
+  // the operator also sets before every START (config/render/gr_member.hpp).
+  if (render::is_group_replication(out))
+    for (auto& s : out.sites)
+      s.group_replication =
+          config::site_group_replication_spec{render::gr_member_address(group, ns, s)};
   if (sidecar)
     for (auto& s : out.sites) s.sidecar_address = sidecar(ns, group, s.name);
   return out;

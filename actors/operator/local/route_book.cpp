@@ -1,6 +1,7 @@
 // Standalone route file (see route_book.hpp).
 #include "actors/operator/local/route_book.hpp"
 
+#include "actors/operator/decide/gr_route.hpp"
 #include "actors/operator/local/local_platform.hpp"
 #include "io/log/log.hpp"
 
@@ -20,15 +21,9 @@ nlohmann::json route_file_content(const std::string& primary, const std::vector<
 
 std::optional<status_route> settled_route(const config::group_status& s) {
   if (s.group_replication) {
-    // The agreed view only (an unknown view changes nothing): the primary once the view follows
-    // it, the ONLINE secondaries; members that are not ONLINE are in no list.
-    const auto& g = *s.group_replication;
-    if (!g.view_known) return std::nullopt;
-    status_route r;
-    r.primary = g.primary_member == s.active_site ? g.primary_member : std::string{};
-    for (const auto& m : g.members)
-      if (m.state == "ONLINE" && m.role == "SECONDARY") r.replicas.push_back(m.name);
-    return r;
+    auto gr = gr_route_of(*s.group_replication, s.active_site);
+    if (!gr) return std::nullopt;
+    return status_route{gr->primary, gr->secondaries};
   }
   if (s.active_site.empty() || !s.deposing_site.empty()) return std::nullopt;
   status_route r{s.active_site, {}};

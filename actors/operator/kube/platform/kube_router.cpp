@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "config/render/gr_member.hpp"
 #include "config/render/names.hpp"
 #include "io/log/log.hpp"
 
@@ -13,11 +14,14 @@ namespace br {
 using nlohmann::json;
 
 pod_role_labels desired_pod_labels(const std::string& site, const std::string& primary,
-                                   const std::vector<std::string>& healthy_replicas) {
-  if (!primary.empty() && site == primary) return {"primary", "yes"};
+                                   const std::vector<std::string>& healthy_replicas,
+                                   bool group_replication) {
+  const std::string reader = group_replication ? "yes" : "";
+  if (!primary.empty() && site == primary) return {"primary", "yes", reader};
   bool healthy =
       std::find(healthy_replicas.begin(), healthy_replicas.end(), site) != healthy_replicas.end();
-  return {"replica", healthy ? "yes" : "no"};
+  if (healthy) return {"replica", "yes", reader};
+  return {"replica", "no", group_replication ? "no" : ""};
 }
 
 json pod_label_patch(const json& pod, const pod_role_labels& want) {
@@ -28,12 +32,16 @@ json pod_label_patch(const json& pod, const pod_role_labels& want) {
     auto it = labels.find(std::string{key});
     return it != labels.end() && it->is_string() && it->get<std::string>() == value;
   };
-  if (has(render::label_role, want.role) && has(render::label_healthy, want.healthy))
+  if (has(render::label_role, want.role) && has(render::label_healthy, want.healthy) &&
+      (want.reader.empty() || has(render::label_reader, want.reader)))
     return nullptr;
-  return {{"metadata",
-           {{"labels",
-             {{std::string{render::label_role}, want.role},
-              {std::string{render::label_healthy}, want.healthy}}}}}};
+  json patch = {{"metadata",
+                 {{"labels",
+                   {{std::string{render::label_role}, want.role},
+                    {std::string{render::label_healthy}, want.healthy}}}}}};
+  if (!want.reader.empty())
+    patch["metadata"]["labels"][std::string{render::label_reader}] = want.reader;
+  return patch;
 }
 
 std::string group_pod_selector(const std::string& group) {
@@ -49,11 +57,12 @@ std::string sync_pod_labels(kube::client& c, const kube_platform_options& o,
   auto pods = c.list(kube::resources::pods, o.ns, lo, o.call_timeout);
   if (!pods) return "list pods: " + pods.error().describe();
   std::string problems;
+  const bool gr = o.context && render::is_group_replication(o.context->get().spec);
   for (const auto& pod : pods->value("items", json::array())) {
     const json md = pod.value("metadata", json::object());
     auto site = md.value("labels", json::object()).value(std::string{render::label_site}, "");
     if (site.empty() || md.contains("deletionTimestamp")) continue;
-    auto patch = pod_label_patch(pod, desired_pod_labels(site, primary, replicas));
+    auto patch = pod_label_patch(pod, desired_pod_labels(site, primary, replicas, gr));
     if (patch.is_null()) continue;
     if (!o.may_write()) return "not leading: the lease guard is not valid";
     auto name = md.value("name", "");

@@ -1,4 +1,5 @@
-// Kubernetes router: the live role/healthy labels of a group's pods (the Services select by them).
+// Kubernetes router: the live role/healthy (and, Group Replication, reader) labels of a group's
+// pods (the Services select by them).
 #pragma once
 
 #include <caf/actor_system.hpp>
@@ -16,14 +17,18 @@ namespace br {
 struct pod_role_labels {
   std::string role;     ///< "primary" | "replica"
   std::string healthy;  ///< "yes" | "no"
+  std::string reader;   ///< Group Replication: "yes" | "no"; async: "" (label not managed)
   bool operator==(const pod_role_labels&) const = default;
 };
 
 /// Pure: the primary site's pods get role=primary healthy=yes; the listed replicas role=replica
 /// healthy=yes; every other site (unreachable, lagging, old primary) role=replica healthy=no, so
-/// neither Service sends traffic there.
+/// neither Service sends traffic there. `group_replication`: `primary` is the group's ONLINE
+/// PRIMARY and `healthy_replicas` its ONLINE SECONDARIES; both also get reader=yes (the
+/// -readers Service: every ONLINE member), every other member reader=no (no Service at all).
 pod_role_labels desired_pod_labels(const std::string& site, const std::string& primary,
-                                   const std::vector<std::string>& healthy_replicas);
+                                   const std::vector<std::string>& healthy_replicas,
+                                   bool group_replication = false);
 
 /// Pure: the merge patch that gives `pod` those labels, or null when it already carries them.
 nlohmann::json pod_label_patch(const nlohmann::json& pod, const pod_role_labels& want);

@@ -5,6 +5,7 @@
 
 #include "actors/common/child_lookup.hpp"
 #include "actors/common/registry.hpp"
+#include "actors/operator/decide/gr_route.hpp"
 #include "actors/operator/kube/reconcile/reconcile_worker.hpp"
 #include "config/render/traffic.hpp"
 #include "config/rfc3339.hpp"
@@ -298,22 +299,23 @@ bool steering_settled(const json& status, const topology_view& view) {
 }
 
 /// Heals what a failed or missed steering write left behind (all three are idempotent and
-/// write nothing when already right): pod labels, the DNSEndpoint, the node taints.
-void heal_steering(rec_ptr self, const config::group_spec& spec, const json& status,
-                   const topology_view& view) {
+/// write nothing when already right): pod labels, the DNSEndpoint, the node taints. `primary`
+/// "" (a Group Replication view not yet following its PRIMARY): the labels only.
+void heal_steering(rec_ptr self, const config::group_spec& spec, const std::string& primary,
+                   const std::vector<std::string>& replicas) {
   auto& s = self->state;
   auto timeout = s.o.platform.call_timeout * 4;
   const auto& group = s.o.platform.group;
   if (s.o.router)
-    self->request(s.o.router, timeout, route_atom::value, group, view.active_site,
-                  healthy_replicas(spec, status, view.active_site))
+    self->request(s.o.router, timeout, route_atom::value, group, primary, replicas)
         .then([](bool) {}, [](caf::error&) {});
-  const auto* active = config::find_site(spec, view.active_site);
+  if (primary.empty()) return;
+  const auto* active = config::find_site(spec, primary);
   if (s.o.dns && active && !active->lb_ip.empty())
-    self->request(s.o.dns, timeout, dns_atom::value, group, view.active_site, active->lb_ip)
+    self->request(s.o.dns, timeout, dns_atom::value, group, primary, active->lb_ip)
         .then([](bool) {}, [](caf::error&) {});
   if (s.o.taints)
-    for (const auto& t : render::plan_taints(spec, view.active_site))
+    for (const auto& t : render::plan_taints(spec, primary))
       self->request(s.o.taints, timeout, taint_atom::value, group, t.site, t.tainted)
           .then([](bool) {}, [](caf::error&) {});
 }
@@ -344,7 +346,15 @@ void with_coordinator(rec_ptr self, const json& report, const config::failover_g
                     [=](const config::group_status& value) {
                       auto& s = self->state;
                       json status = value;  // the rollout rules read it as the CR shows it
-                      if (steering_settled(status, view)) heal_steering(self, g.spec, status, view);
+                      if (value.group_replication) {
+                        // The agreed view only (an unknown one changes nothing); the group
+                        // elects and fences itself, so no deposing view is waited for.
+                        if (auto r = gr_route_of(*value.group_replication, value.active_site))
+                          heal_steering(self, g.spec, r->primary, r->secondaries);
+                      } else if (steering_settled(status, view)) {
+                        heal_steering(self, g.spec, view.active_site,
+                                      healthy_replicas(g.spec, status, view.active_site));
+                      }
                       auto in = rollout_facts(g.spec, report, status, view);
                       in.rolling = s.rolling;
                       in.rolled_at_ms = s.rolled_at_ms;
