@@ -38,27 +38,29 @@ std::map<std::string, std::string> gr_my_cnf_options(const config::failover_grou
   const auto gr = spec.replication.group_replication.value_or(config::group_replication_spec{});
   const auto& site = spec.sites[site_index];
   const std::string address = gr_member_address(g.metadata.name, g.metadata.namespace_name, site);
+  // "loose-": `mysqld --initialize` (the init container) does not load plugins and would refuse
+  // the plugin's options as unknown; at a normal start the plugin is loaded and reads them.
   std::map<std::string, std::string> o = {
       // Both in one list: the option map holds one value per key.
       {"plugin-load-add", "mysql_clone.so;group_replication.so"},
       // The operator starts the member (bootstrap once, else a plain START): never the server.
-      {"group-replication-start-on-boot", "OFF"},
-      {"group-replication-single-primary-mode", "ON"},
-      {"group-replication-local-address", address},
-      {"group-replication-group-seeds", gr_group_seeds(g)},
-      {"group-replication-consistency", std::string{config::to_string(gr.consistency)}},
-      {"group-replication-exit-state-action", std::string{config::to_string(gr.exit_state_action)}},
-      {"group-replication-autorejoin-tries", std::to_string(gr.auto_rejoin_tries)},
-      {"group-replication-recovery-use-ssl", spec.replication.tls ? "ON" : "OFF"},
-      {"group-replication-ssl-mode", spec.replication.tls ? "REQUIRED" : "DISABLED"},
-      {"group-replication-recovery-get-public-key", "ON"},
+      {"loose-group-replication-start-on-boot", "OFF"},
+      {"loose-group-replication-single-primary-mode", "ON"},
+      {"loose-group-replication-local-address", address},
+      {"loose-group-replication-group-seeds", gr_group_seeds(g)},
+      {"loose-group-replication-consistency", std::string{config::to_string(gr.consistency)}},
+      {"loose-group-replication-exit-state-action", std::string{config::to_string(gr.exit_state_action)}},
+      {"loose-group-replication-autorejoin-tries", std::to_string(gr.auto_rejoin_tries)},
+      {"loose-group-replication-recovery-use-ssl", spec.replication.tls ? "ON" : "OFF"},
+      {"loose-group-replication-ssl-mode", spec.replication.tls ? "REQUIRED" : "DISABLED"},
+      {"loose-group-replication-recovery-get-public-key", "ON"},
       // How the others (distributed recovery, the member table) reach this member's mysqld.
       {"report-host", address.substr(0, address.rfind(':'))},
       {"report-port", std::to_string(mysql_port)},
   };
   // A pinned name is known before the first bootstrap; a generated one is set by the operator
   // (SET GLOBAL before every START), so the file does not change when it is generated.
-  if (!gr.group_name.empty()) o["group-replication-group-name"] = gr.group_name;
+  if (!gr.group_name.empty()) o["loose-group-replication-group-name"] = gr.group_name;
   return o;
 }
 

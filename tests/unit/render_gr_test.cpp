@@ -70,23 +70,23 @@ BOOST_AUTO_TEST_CASE(each_member_my_cnf_joins_the_group_but_never_starts_or_boot
     BOOST_TEST_CONTEXT(site) {
       auto o = options_of(cnf_of(r.objects, site));
       BOOST_TEST(o["plugin-load-add"] == "mysql_clone.so;group_replication.so");
-      BOOST_TEST(o["group-replication-start-on-boot"] == "OFF");
-      BOOST_TEST(o["group-replication-single-primary-mode"] == "ON");
-      BOOST_TEST(o["group-replication-local-address"] ==
+      BOOST_TEST(o["loose-group-replication-start-on-boot"] == "OFF");
+      BOOST_TEST(o["loose-group-replication-single-primary-mode"] == "ON");
+      BOOST_TEST(o["loose-group-replication-local-address"] ==
                  "mysql-orders-" + site + ".db.svc.cluster.local:33061");
       BOOST_TEST(o["report-host"] == "mysql-orders-" + site + ".db.svc.cluster.local");
       BOOST_TEST(o["report-port"] == "3306");
-      BOOST_TEST(o["group-replication-group-seeds"] == seeds);
+      BOOST_TEST(o["loose-group-replication-group-seeds"] == seeds);
       // The spec's settings, spelled as the operator's SET GLOBAL spells them.
-      BOOST_TEST(o["group-replication-consistency"] == "BEFORE");
-      BOOST_TEST(o["group-replication-exit-state-action"] == "OFFLINE_MODE");
-      BOOST_TEST(o["group-replication-autorejoin-tries"] == "5");
-      BOOST_TEST(o["group-replication-recovery-use-ssl"] == "OFF");
-      BOOST_TEST(o["group-replication-ssl-mode"] == "DISABLED");
+      BOOST_TEST(o["loose-group-replication-consistency"] == "BEFORE");
+      BOOST_TEST(o["loose-group-replication-exit-state-action"] == "OFFLINE_MODE");
+      BOOST_TEST(o["loose-group-replication-autorejoin-tries"] == "5");
+      BOOST_TEST(o["loose-group-replication-recovery-use-ssl"] == "OFF");
+      BOOST_TEST(o["loose-group-replication-ssl-mode"] == "DISABLED");
       // Never in the file: a START with it ON makes a second group.
       for (const auto& [k, v] : o) BOOST_TEST(k.find("bootstrap-group") == std::string::npos, k);
       // No pinned name: the operator generates one and sets it before every START.
-      BOOST_TEST(!o.contains("group-replication-group-name"));
+      BOOST_TEST(!o.contains("loose-group-replication-group-name"));
       // What every server has: fenced at boot, GTIDs, its own server id.
       BOOST_TEST(o["super-read-only"] == "ON");
       BOOST_TEST(o["gtid-mode"] == "ON");
@@ -104,13 +104,13 @@ BOOST_AUTO_TEST_CASE(pinned_name_tls_and_a_user_address_reach_the_file) {
   d["spec"]["sites"][1]["groupReplication"]["localAddress"] = "10.1.2.3:24901";
   auto r = render(d);
   auto pdx = options_of(cnf_of(r.objects, "pdx"));
-  BOOST_TEST(pdx["group-replication-group-name"] == "9f1c2a3b-1111-4222-8333-0123456789ab");
-  BOOST_TEST(pdx["group-replication-local-address"] == "10.1.2.3:24901");
+  BOOST_TEST(pdx["loose-group-replication-group-name"] == "9f1c2a3b-1111-4222-8333-0123456789ab");
+  BOOST_TEST(pdx["loose-group-replication-local-address"] == "10.1.2.3:24901");
   BOOST_TEST(pdx["report-host"] == "10.1.2.3");
-  BOOST_TEST(pdx["group-replication-recovery-use-ssl"] == "ON");
-  BOOST_TEST(pdx["group-replication-ssl-mode"] == "REQUIRED");
+  BOOST_TEST(pdx["loose-group-replication-recovery-use-ssl"] == "ON");
+  BOOST_TEST(pdx["loose-group-replication-ssl-mode"] == "REQUIRED");
   auto iad = options_of(cnf_of(r.objects, "iad"));
-  BOOST_TEST(iad["group-replication-group-seeds"] ==
+  BOOST_TEST(iad["loose-group-replication-group-seeds"] ==
              "mysql-orders-iad.db.svc.cluster.local:33061,10.1.2.3:24901,"
              "mysql-orders-sea.db.svc.cluster.local:33061");
 }
