@@ -116,6 +116,12 @@ std::vector<flag_def> sidecar_flag_defs() {
        "groupReplication: how often the member's view is read; a change is reported to the "
        "operator at once (a signed gr-observed report: the operator polls the group now)",
        false, check_duration_within(std::chrono::milliseconds(50), std::chrono::minutes(1))},
+      {"gr-pod-doorbell", "GR_POD_DOORBELL", "false",
+       "groupReplication in Kubernetes: on each change also set the annotation "
+       "bloodraven.shipstream.io/gr-observed on this sidecar's own Pod (MY_POD_NAME in "
+       "POD_NAMESPACE; in-cluster ServiceAccount token)",
+       false, check_bool},
+      {"pod-name", "MY_POD_NAME", "", "this pod's name (downward API)", false, {}},
       {"shutdown-timeout", "SIDECAR_SHUTDOWN_TIMEOUT", "5s",
        "deadline for a clean stop after SIGTERM (at most 10m)", false,
        within(limits::shutdown_timeout)},
@@ -211,6 +217,11 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
   c.gr_members = static_cast<std::size_t>(v("gr-members")[0] - '0');
   c.gr_group_name = v("gr-group-name");
   c.gr_watch_interval = to_duration(v("gr-watch-interval"));
+  c.pod_name = v("pod-name");
+  c.gr_pod_doorbell = v("gr-pod-doorbell") == "true" || v("gr-pod-doorbell") == "1";
+  if (c.gr_pod_doorbell && (c.pod_name.empty() || c.pod_namespace.empty()))
+    return fail("GR_POD_DOORBELL (--gr-pod-doorbell) needs MY_POD_NAME (--pod-name) and "
+                "POD_NAMESPACE (--namespace): the Pod it annotates");
   c.request_timeout = to_duration(v("request-timeout"));
   c.shutdown_timeout = to_duration(v("shutdown-timeout"));
   c.warnings = clamp_intervals(c.peer_check_interval, c.lease_timeout);

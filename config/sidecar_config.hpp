@@ -43,6 +43,10 @@ struct sidecar_config {
   /// GR_WATCH_INTERVAL: how often the GR watcher reads the member's view to ring the operator's
   /// doorbell on a change (actors/sidecar/runtime/gr_watcher.hpp).
   std::chrono::nanoseconds gr_watch_interval = std::chrono::milliseconds(250);
+  /// GR_POD_DOORBELL: also set the gr-observed annotation on this sidecar's own Pod
+  /// (MY_POD_NAME in POD_NAMESPACE) with the in-cluster ServiceAccount token.
+  bool gr_pod_doorbell = false;
+  std::string pod_name;  ///< MY_POD_NAME (downward API)
   /// Binlog archiver for PITR: a mounted directory (PVC) or S3.
   struct pitr_settings {
     bool enabled = false;

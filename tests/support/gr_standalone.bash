@@ -4,7 +4,9 @@
 # br_haproxy_cfg. Needs BR_SOURCE_DIR and BR_BINARY_DIR (bloodraven, bloodraven-sidecar,
 # tools/bench/br_haproxy_cfg). After gr_stack_up: $OP (operator URL), $PP/$RP/$LP (HAProxy
 # primary/replicas/readers ports), PORT[site] (MySQL), IDS (sandbox instances), $W (work dir: logs,
-# group.yaml, state). The caller's EXIT trap should run gr_cleanup.
+# group.yaml, state). The caller's EXIT trap should run gr_cleanup. Knobs: GR_POLL_INTERVAL (500ms);
+# GR_DOORBELL=1 gives the sidecars the operator's address and keys, so each change of a member's
+# view rings the operator's doorbell (a signed gr-observed report; docs/group-replication.md).
 ROOT=${BR_SOURCE_DIR:?BR_SOURCE_DIR}
 BIN=${BR_BINARY_DIR:?BR_BINARY_DIR}
 SB=$ROOT/tools/mysql-sandbox
@@ -90,7 +92,7 @@ gr_stack_up() {
     echo "kind: MysqlFailoverGroup"
     echo "metadata: {name: grtest}"
     echo "spec:"
-    echo "  pollInterval: 500ms"
+    echo "  pollInterval: ${GR_POLL_INTERVAL:-500ms}"
     echo "  replication:"
     echo "    user: repl"
     echo "    password: replpw"
@@ -108,14 +110,16 @@ gr_stack_up() {
   echo -n bloodravenpw >"$W/operator-password"
   mkdir -p "$W/creds" && echo -n bloodraven >"$W/creds/username" && echo -n bloodravenpw >"$W/creds/password"
 
-  "$BIN/actors/bloodraven" --standalone "$W/group.yaml" --listen "127.0.0.1:$OPP" --metrics-listen "" \
-    --state-dir "$W/state" --mysql-user bloodraven --mysql-password-file "$W/operator-password" \
-    >"$W/operator.log" 2>&1 &
-  PIDS+=($!)
+  gr_start_operator
+  local doorbell=()
+  # The operator's keys (created at its start under the state dir) sign nothing of the sidecars';
+  # each sidecar signs its reports with its own site key from there.
+  [[ ${GR_DOORBELL:-0} == 1 ]] && doorbell=(--namespace default --group grtest
+    --operator-address "127.0.0.1:$OPP" --keys-dir "$W/state/keys")
   for s in "${SITES[@]}"; do
     "$BIN/actors/bloodraven-sidecar" --listen "127.0.0.1:${SIDE[$s]}" --site "$s" \
       --mysql-host 127.0.0.1 --mysql-port "${PORT[$s]}" --mysql-creds-dir "$W/creds" \
-      --replication-mode groupReplication --gr-members 3 --gr-group-name "$G" \
+      --replication-mode groupReplication --gr-members 3 --gr-group-name "$G" "${doorbell[@]}" \
     >"$W/sidecar-$s.log" 2>&1 &
     PIDS+=($!)
   done
@@ -123,6 +127,16 @@ gr_stack_up() {
     fail "rendering haproxy.cfg"
   haproxy -c -q -f "$W/haproxy.cfg" || fail "haproxy rejects the rendered config"
   haproxy -db -f "$W/haproxy.cfg" >"$W/haproxy.log" 2>&1 &
+  PIDS+=($!)
+}
+
+# gr_start_operator: starts the operator on $OPP with $W/group.yaml and $W/state (appending to its
+# log), sets OPERATOR_PID and waits for /healthz.
+gr_start_operator() {
+  "$BIN/actors/bloodraven" --standalone "$W/group.yaml" --listen "127.0.0.1:$OPP" --metrics-listen "" \
+    --state-dir "$W/state" --mysql-user bloodraven --mysql-password-file "$W/operator-password" \
+    >>"$W/operator.log" 2>&1 &
+  OPERATOR_PID=$!
   PIDS+=($!)
   wait_for 30 "operator /healthz" curl -fsS -m 1 "$OP/healthz"
 }

@@ -21,10 +21,47 @@ int64_t wall_ms() {
 
 void maybe_report(self_ptr self);
 
+/// Sets the annotation to the newest token, one patch at a time.
+void ring_pod(self_ptr self, std::string token) {
+  auto& st = self->state;
+  if (!st.pod) return;
+  if (st.pod_inflight) {
+    st.pod_pending = std::move(token);
+    return;
+  }
+  st.pod_inflight = true;
+  auto deadline = st.opts.pod.timeout + ms(1000);
+  auto done = [self](std::string result) {
+    auto& s = self->state;
+    s.pod_inflight = false;
+    if (result != s.pod_result) {
+      s.pod_result = result;
+      if (result.empty())
+        log::info("group replication doorbell: Pod annotation set", {{"pod", s.opts.pod.pod_name}});
+      else
+        log::warn("group replication doorbell: Pod annotation failed",
+                  {{"pod", s.opts.pod.pod_name}, {"error", result}});
+    }
+    if (s.pod_pending) {
+      auto next = std::move(*s.pod_pending);
+      s.pod_pending.reset();
+      ring_pod(self, std::move(next));
+    }
+  };
+  self->request(st.pod, deadline, annotate_atom::value, std::move(token))
+      .then([done](const std::string& r) { done(r); },
+            [done, self](caf::error& e) { done(self->system().render(e)); });
+}
+
 void post(self_ptr self) {
   auto& st = self->state;
+  if (!st.last) return;
+  st.unreported = false;
+  st.last_sent = self->clock().now();
+  ++st.reports;
+  ring_pod(self, gr_observation_token(*st.last));
   auto w = st.h->operator_http();
-  if (!w || !st.last) return;  // no worker (restarting): the next change reports
+  if (st.opts.operator_address.empty() || !w) return;  // no worker (restarting): the next change reports
   st.last_sent_at_ms = std::max(wall_ms(), st.last_sent_at_ms + 1);
   http_call c;
   c.method = "POST";
@@ -32,10 +69,7 @@ void post(self_ptr self) {
   c.body = gr_report_body(st.opts, *st.last, st.last_sent_at_ms).dump();
   c.signature = sign(st.opts.auth, auth::purpose::report, c.body);
   c.timeout_ms = std::chrono::duration_cast<ms>(st.opts.request_timeout).count();
-  st.unreported = false;
-  st.last_sent = self->clock().now();
   st.post_inflight = true;
-  ++st.reports;
   auto done = [self](const std::string& result) {
     auto& s = self->state;
     s.post_inflight = false;
@@ -57,10 +91,6 @@ void post(self_ptr self) {
 void maybe_report(self_ptr self) {
   auto& st = self->state;
   if (!st.unreported || st.post_inflight || st.report_timer) return;
-  if (st.opts.operator_address.empty()) {
-    st.unreported = false;
-    return;
-  }
   auto now = self->clock().now();  // the actor clock: virtual time in tests
   auto due = next_report_at(st.last_sent, now, st.opts.min_report_gap);
   if (due > now) {
@@ -118,6 +148,10 @@ gr_watcher_actor::behavior_type gr_watcher(self_ptr self, gr_watcher_options opt
   auto& st = self->state;
   st.opts = std::move(opts);
   st.h = std::move(handles);
+  if (st.opts.pod.client) {
+    st.pod = spawn_pod_doorbell(self->system(), st.opts.pod);
+    self->link_to(st.pod);  // it goes down with the watcher (and the reverse)
+  }
   self->send(self, tick_atom::value);
   return {
       [self](tick_atom) { on_tick(self); },

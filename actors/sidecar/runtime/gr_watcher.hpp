@@ -3,7 +3,9 @@
 // actor: the blocking call never runs on a scheduler thread; every request has a deadline) and,
 // on any change (gr_change.hpp), rings the operator's doorbell: a POST /sidecar/report of kind
 // "gr-observed", signed with the site's key, at most one per `min_report_gap` (changes in
-// between are coalesced into the next report, which carries the newest observation).
+// between are coalesced into the next report, which carries the newest observation). In
+// Kubernetes mode (GR_POD_DOORBELL) each report also sets the gr-observed annotation on the
+// sidecar's own Pod (pod_doorbell.hpp), one patch at a time, the newest token winning.
 #pragma once
 
 #include <caf/actor_system.hpp>
@@ -17,6 +19,7 @@
 #include "actors/sidecar/common/sidecar_handles.hpp"
 #include "actors/sidecar/fencing/signed_answers.hpp"
 #include "actors/sidecar/runtime/gr_change.hpp"
+#include "actors/sidecar/runtime/pod_doorbell.hpp"
 #include "messages/interfaces.hpp"
 
 namespace br::sidecar {
@@ -29,6 +32,8 @@ struct gr_watcher_options {
   caf::timespan min_report_gap = std::chrono::milliseconds(100);
   caf::timespan probe_timeout = std::chrono::seconds(2);
   caf::timespan request_timeout = std::chrono::seconds(2);
+  /// The own-Pod doorbell; client null = not in Kubernetes mode.
+  pod_doorbell_options pod;
 };
 
 struct gr_watcher_state {
@@ -42,6 +47,10 @@ struct gr_watcher_state {
   bool probe_inflight = false;
   bool post_inflight = false;
   bool report_timer = false;
+  pod_doorbell_actor pod;            ///< the detached patcher (null without pod.client)
+  bool pod_inflight = false;
+  std::optional<std::string> pod_pending;  ///< the newest token waiting for the patch in flight
+  std::string pod_result;                  ///< the last patch's outcome, logged when it changes
   uint64_t changes = 0, reports = 0;
 };
 

@@ -18,6 +18,8 @@
 #include "actors/sidecar/fencing/view_cache.hpp"
 #include "actors/common/key_dir.hpp"
 #include "config/saturating.hpp"
+#include "io/kube/config.hpp"
+#include "io/log/log.hpp"
 
 namespace br::sidecar {
 
@@ -119,7 +121,7 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
       return as_child(sup->spawn(boot_guard, mopts, h));
     }));
   }
-  if (cfg.group_replication && !cfg.operator_address.empty()) {
+  if (cfg.group_replication && (!cfg.operator_address.empty() || cfg.gr_pod_doorbell)) {
     // The doorbell: each change of the member's view is reported at once (issue 22).
     gr_watcher_options wo;
     wo.auth = authority_of(mopts);
@@ -130,6 +132,20 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
     wo.interval = cfg.gr_watch_interval;
     wo.probe_timeout = mo.probe_timeout;
     wo.request_timeout = cfg.request_timeout;
+    if (cfg.gr_pod_doorbell) {
+      auto kc = kube::default_config();
+      if (kc) {
+        kube::client_options co;
+        co.timeout = std::chrono::seconds(5);
+        wo.pod.client = std::make_shared<kube::client>(*kc, co);
+        wo.pod.pod_namespace = cfg.pod_namespace;
+        wo.pod.pod_name = cfg.pod_name;
+      } else {
+        // The operator's report still rings; only the Pod annotation is missing.
+        log::error("GR_POD_DOORBELL: no Kubernetes credentials; the Pod annotation is off",
+                   {{"error", kc.error().describe()}});
+      }
+    }
     out.push_back(spec("gr_watcher", "gr_watcher", [h, wo](caf::local_actor* sup) {
       return as_child(sup->spawn(gr_watcher, wo, h));
     }));
