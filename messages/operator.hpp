@@ -242,6 +242,19 @@ typename Inspector::result_type inspect(Inspector& f, site_recovery& x) {
 
 /// Everything the coordinator must find again after a restart (S6, S7): written durably before
 /// any view is published.
+/// An in-place restore's hold on the group (spec.restoreInPlace; decide/restore_freeze.hpp).
+struct restore_freeze_record {
+  std::string token;    ///< the confirm token armed last ("" = never); each is used once
+  bool frozen = false;  ///< while set, step starts no plan and clears no fence
+  std::string site;     ///< the active site whose data the restore replaces (fenced meanwhile)
+  bool operator==(const restore_freeze_record&) const = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, restore_freeze_record& x) {
+  return f(caf::meta::type_name("restore_freeze_record"), x.token, x.frozen, x.site);
+}
+
 struct durable_state {
   topology_view view;
   int64_t last_failover_ms = 0;  ///< 0 = never
@@ -261,13 +274,16 @@ struct durable_state {
   planned_failover_record planned;
   /// Group Replication groups only (messages/gr.hpp): the sticky bootstrap and group name.
   gr_durable gr;
+  /// spec.restoreInPlace: the confirm token recorded before anything changes, and the freeze.
+  restore_freeze_record restore_freeze;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, durable_state& x) {
   return f(caf::meta::type_name("durable_state"), x.view, x.last_failover_ms,
            x.last_failover_target, x.promotion_gtid, x.plan_active, x.plan, x.recovery,
-           x.last_failover_losses, x.bootstrap, x.manually_fenced, x.planned, x.gr);
+           x.last_failover_losses, x.bootstrap, x.manually_fenced, x.planned, x.gr,
+           x.restore_freeze);
 }
 
 /// A Kubernetes-style Event (type Normal|Warning, reason from the ).

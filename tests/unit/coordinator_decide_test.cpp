@@ -155,6 +155,24 @@ BOOST_AUTO_TEST_CASE(durable_state_json_rejects_unknown_enums) {
   BOOST_TEST(!durable_state_from_json(j));
 }
 
+// spec.restoreInPlace: the used token and the freeze survive an operator restart (the store's
+// JSON); a state without one keeps its old shape and reads back without one.
+BOOST_AUTO_TEST_CASE(durable_state_json_keeps_the_restore_freeze) {
+  durable_state s;
+  BOOST_TEST(!durable_state_to_json(s).contains("restoreFreeze"));
+  s.restore_freeze = {"2026-11-26T15:00:00Z", true, "a"};
+  auto back = durable_state_from_json(durable_state_to_json(s));
+  BOOST_REQUIRE(static_cast<bool>(back));
+  BOOST_TEST(back->restore_freeze.token == "2026-11-26T15:00:00Z");
+  BOOST_TEST(back->restore_freeze.frozen);
+  BOOST_TEST(back->restore_freeze.site == "a");
+  s.restore_freeze.frozen = false;  // lifted: the used token stays
+  back = durable_state_from_json(durable_state_to_json(s));
+  BOOST_REQUIRE(static_cast<bool>(back));
+  BOOST_TEST(!back->restore_freeze.frozen);
+  BOOST_TEST(back->restore_freeze.token == "2026-11-26T15:00:00Z");
+}
+
 BOOST_AUTO_TEST_CASE(candidate_sets_are_what_each_candidate_can_reach) {
   std::map<std::string, site_probe> probes;
   probes["a"].gtid_executed = U1 + ":1-5";

@@ -104,6 +104,7 @@ durable_state apply_change(durable_state d, const durable_change& c) {
             d.recovery[x.site] = {"RecoveryBlocked", x.divergent_gtid, x.divergent_count};
           },
           [&](const change_manual_fence& x) { d.manually_fenced = x.sites; },
+          [&](const change_restore_freeze& x) { d.restore_freeze = x.record; },
           [&](const change_planned& x) { d.planned = x.record; },
           [&](const change_gr& x) {
             d.gr = merge_gr(d.gr, x.gr);
@@ -165,6 +166,7 @@ void change_persisted(context& c, const durable_change& change, bool ok) {
                  [&](const change_mark_blocked& x) { recovery_persisted(c, x, ok); },
                  [&](const change_bootstrap& x) { bootstrap_persisted(c, x, ok); },
                  [&](const change_manual_fence& x) { fence_persisted(c, x, ok); },
+                 [&](const change_restore_freeze& x) { restore_freeze_persisted(c, x, ok); },
                  [&](const change_planned& x) { planned_record_persisted(c, x, ok); },
                  [&](const change_gr& x) { gr_persisted(c, x, ok); },
                  [&](const auto&) { plan_persisted(c, change, ok); },

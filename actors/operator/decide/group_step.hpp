@@ -136,10 +136,16 @@ struct change_planned {
   planned_failover_record record;
 };
 
+/// spec.restoreInPlace armed or lifted (decide/restore_freeze.hpp); `before` for the follow-up.
+struct change_restore_freeze {
+  restore_freeze_record record;
+  restore_freeze_record before;
+};
+
 using durable_change =
     std::variant<change_adopt, change_start_plan, change_plan_done, change_phase,
                  change_mark_pending, change_mark_blocked, change_bootstrap, change_manual_fence,
-                 change_planned, change_gr>;
+                 change_planned, change_gr, change_restore_freeze>;
 
 /// `d` with `c` applied (the epoch clamp of S6 is the caller's, see step).
 durable_state apply_change(durable_state d, const durable_change& c);

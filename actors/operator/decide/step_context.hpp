@@ -160,6 +160,14 @@ void on_fence_request(context& c, const std::string& value);
 void reconcile_fence(context& c);
 void fence_persisted(context& c, const change_manual_fence& x, bool ok);
 
+// spec.restoreInPlace's arming and freeze (step_restore_freeze.cpp; decide/restore_freeze.hpp).
+/// "freeze:<token>" | "lift:<token>" from the restore controller.
+void on_restore_freeze_request(context& c, const std::string& value);
+void restore_freeze_persisted(context& c, const change_restore_freeze& x, bool ok);
+/// While frozen: a writable site other than the restore's is fenced, and true is returned (no
+/// plan, adoption, re-assert or receiver restart may follow).
+bool freeze_holds(context& c, const group_evaluation& ev);
+
 // Bootstrap and auto-clone (step_bootstrap.cpp).
 /// A new group with no writable site: wait, refuse or start the bootstrap. True when it applied
 /// (the ordinary no-primary/failover rules must not run for a group that never had a primary).

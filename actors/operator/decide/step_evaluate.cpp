@@ -99,6 +99,9 @@ void evaluate_and_act(context& c) {
   }
   reconcile_fence(c);
   if (busy(st)) return;
+  // spec.restoreInPlace froze the group: its active site is fenced on purpose while the restore
+  // Job replaces its data; nothing may fail over, re-assert, clone or recover meanwhile.
+  if (freeze_holds(c, ev)) return;
   // A new group seeded from a backup: nothing is promoted, adopted, cloned or fenced before its
   // restore succeeded (the restore target is writable while the Job loads it).
   if (hold_for_restore(c)) return;

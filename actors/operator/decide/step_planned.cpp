@@ -51,6 +51,8 @@ void validate(context& c, const std::string& target, std::optional<caf::timespan
               st.durable.plan.candidate + ")";
   else if (st.durable.bootstrap.in_progress())
     running = "the " + st.durable.bootstrap.source + " bootstrap";
+  else if (st.durable.restore_freeze.frozen)
+    running = "an in-place restore (spec.restoreInPlace, token " + st.durable.restore_freeze.token + ")";
   if (!retry && running.empty() && deferred.phase == "Deferred") {
     if (deferred.target == target) {
       c.answer = "running: planned failover to " + target + " is Deferred (" + deferred.message + ")";

@@ -5,6 +5,7 @@
 
 #include "actors/operator/decide/coordinator_decide.hpp"
 #include "actors/operator/decide/manual_fence.hpp"
+#include "actors/operator/decide/restore_freeze.hpp"
 #include "actors/operator/decide/reclone_token.hpp"
 #include "actors/operator/decide/recovery.hpp"
 #include "actors/operator/decide/step_context.hpp"
@@ -315,6 +316,7 @@ void on_annotate(context& c, const input::annotate& in) {
   }
   if (in.key == fenced_sites_annotation) return on_fence_annotation(c, in.value);
   if (in.key == fence_request_key) return on_fence_request(c, in.value);
+  if (in.key == restore_freeze_key) return on_restore_freeze_request(c, in.value);
   if (in.key != reclone_annotation) {
     c.answer = "rejected: unknown annotation " + in.key;
     return;
@@ -323,6 +325,14 @@ void on_annotate(context& c, const input::annotate& in) {
     // Final: the requester (annotation, CLI) learns it and asks again later.
     std::string why = "another plan (" + std::string(to_string(st.durable.plan.kind)) +
                       ") is running; request the reclone again when it has finished";
+    c.log(log_level::warn, "reclone rejected", {{"reason", why}});
+    c.emit("Warning", "RecloneRejected", why, "");
+    c.answer = "rejected: " + why;
+    return;
+  }
+  if (st.durable.restore_freeze.frozen) {
+    std::string why = "the group is frozen by an in-place restore (spec.restoreInPlace, token " +
+                      st.durable.restore_freeze.token + "); request the reclone again when it has ended";
     c.log(log_level::warn, "reclone rejected", {{"reason", why}});
     c.emit("Warning", "RecloneRejected", why, "");
     c.answer = "rejected: " + why;

@@ -215,6 +215,11 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
                              {"bootstrapped", s.gr.bootstrapped},
                              {"observedViewMax", s.gr.observed_view_max},
                              {"bootstrapStarted", s.gr.bootstrap_started}};
+  // spec.restoreInPlace (issue 21); a state that never had one keeps its old shape.
+  if (s.restore_freeze != restore_freeze_record{})
+    j["restoreFreeze"] = {{"token", s.restore_freeze.token},
+                          {"frozen", s.restore_freeze.frozen},
+                          {"site", s.restore_freeze.site}};
   return j;
 }
 
@@ -280,6 +285,12 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
       s.gr.bootstrapped = get<bool>(g, "bootstrapped");
       s.gr.observed_view_max = get<uint64_t>(g, "observedViewMax");
       s.gr.bootstrap_started = get<std::string>(g, "bootstrapStarted");
+    }
+    if (j.contains("restoreFreeze")) {
+      const auto& r = member(j, "restoreFreeze");
+      s.restore_freeze.token = get<std::string>(r, "token");
+      s.restore_freeze.frozen = get<bool>(r, "frozen");
+      s.restore_freeze.site = get<std::string>(r, "site");
     }
     const auto& rec = member(j, "recovery");
     if (!rec.is_object()) throw bad_member("wrong type of member recovery");
