@@ -5,6 +5,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "actors/operator/decide/gr_step.hpp"
+#include "actors/operator/decide/manual_fence.hpp"
+#include "actors/operator/decide/planned_failover.hpp"
 #include "tests/unit/group_step_fixture.hpp"
 
 #include <memory>
@@ -419,6 +421,82 @@ BOOST_AUTO_TEST_CASE(switchover_target_must_be_an_online_secondary_and_is_bounde
   for (auto& s : f.rules.sites) f.report(member(s, rows, "v:3"));
   BOOST_TEST(f.saw("SwitchoverTimedOut"));
   BOOST_TEST(f.st.gr.switchover_target.empty());
+}
+
+BOOST_AUTO_TEST_CASE(the_planned_failover_annotation_is_a_switchover) {
+  gr_fixture f;
+  f.load(gr_fixture::running("a"));
+  f.all_online("a");
+  f.run(input::annotate{planned_failover_annotation, "b:maxLagWait=30s"});
+  BOOST_TEST_REQUIRE(f.answer.has_value());
+  BOOST_TEST(f.answer->find("accepted: switchover to b") == 0u, *f.answer);
+  auto cmds = f.commands();
+  BOOST_TEST_REQUIRE(cmds.size() == 1u);
+  BOOST_TEST((cmds[0].op == mysql_op::gr_set_primary));
+  BOOST_TEST(cmds[0].member_id == uuid.at("b"));
+}
+
+// Manual fence in GR mode (issue 23): STOP GROUP_REPLICATION, never below quorum, never the
+// PRIMARY; a fenced member is not started again until it is unfenced.
+BOOST_AUTO_TEST_CASE(fencing_a_member_stops_it_and_is_refused_below_quorum) {
+  gr_fixture f;
+  f.load(gr_fixture::running("a"));
+  f.all_online("a");
+  f.run(input::annotate{fence_request_key, "on:a"});
+  BOOST_TEST(f.answer->find("rejected: a is the active primary") == 0u, *f.answer);
+  f.run(input::annotate{fence_request_key, "on:c"});
+  BOOST_TEST(f.answer->find("accepted: fenced: c") == 0u, *f.answer);
+  BOOST_TEST_REQUIRE(f.st.persisting.has_value());
+  f.store_ok();
+  BOOST_TEST(f.has_event("SiteFenced"));
+  BOOST_TEST(f.all<effect::fence>().empty());  // not the async fence: the group's own leave
+  f.advance(5s);
+  std::vector<row> three = {{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"},
+                            {"c", "ONLINE", "SECONDARY"}};
+  f.report(member("a", three, "v:3"));
+  auto cmds = f.commands();
+  BOOST_TEST_REQUIRE(cmds.size() == 1u, f.st.gr.note);
+  BOOST_TEST(cmds[0].site == "c");
+  BOOST_TEST((cmds[0].op == mysql_op::gr_stop));
+  f.done("c", mysql_op::gr_stop);
+  f.advance(5s);
+  // c left: OFFLINE, the view has two members. It is not started again while fenced.
+  std::vector<row> two = {{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"}};
+  f.report(offline("c"));
+  f.report(member("a", two, "v:4"));
+  f.report(member("b", two, "v:4"));
+  f.advance(5s);
+  f.report(member("a", two, "v:4"));
+  BOOST_TEST(f.commands().empty());
+  BOOST_TEST(f.st.gr.command_site.empty());  // no START went to c at any report since
+  // A second fence would leave one ONLINE member of three: refused with the quorum reason.
+  f.run(input::annotate{fence_request_key, "on:b"});
+  BOOST_TEST(f.answer->find("rejected: fencing b would leave 1 ONLINE, 2 needed of 3") == 0u,
+             *f.answer);
+  BOOST_TEST(f.saw("FenceRejected"));
+  BOOST_TEST(!f.st.durable.manually_fenced.count("b"));
+  // Unfenced: the provisioning gate starts it again.
+  f.run(input::annotate{fence_request_key, "off:c"});
+  BOOST_TEST(f.answer->find("accepted: unfenced: c") == 0u, *f.answer);
+  f.store_ok();
+  f.advance(5s);
+  f.report(member("a", two, "v:4"));
+  cmds = f.commands();
+  BOOST_TEST_REQUIRE(cmds.size() == 1u, f.st.gr.note);
+  BOOST_TEST(cmds[0].site == "c");
+  BOOST_TEST((cmds[0].op == mysql_op::gr_start));
+}
+
+BOOST_AUTO_TEST_CASE(the_fenced_sites_annotation_is_held_to_the_quorum) {
+  gr_fixture f;
+  f.load(gr_fixture::running("a"));
+  f.all_online("a");
+  f.run(input::annotate{fenced_sites_annotation, "b,c"});
+  BOOST_TEST(f.answer->find("rejected: fencing c would leave 1 ONLINE") == 0u, *f.answer);
+  BOOST_TEST(f.saw("FenceRejected"));
+  BOOST_TEST(f.st.durable.manually_fenced.empty());
+  f.run(input::annotate{fenced_sites_annotation, "b"});
+  BOOST_TEST(f.answer->find("accepted: fenced: b") == 0u, *f.answer);
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_command_waits_before_the_next) {

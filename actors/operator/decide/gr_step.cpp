@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "actors/operator/decide/manual_fence.hpp"
+#include "actors/operator/decide/planned_failover.hpp"
 #include "actors/operator/decide/step_context.hpp"
 #include "messages/gtid_set.hpp"
 
@@ -196,6 +198,8 @@ std::string reported_group_name(const context& c) {
 
 }  // namespace
 
+bool stop_fenced_members(context& c);  // below
+
 void gr_evaluate(context& c) {
   auto& st = c.st;
   auto& g = st.gr;
@@ -315,8 +319,11 @@ void gr_evaluate(context& c) {
              d.group_name + ": no command is sent (restore the spec's groupName)";
     return;
   }
+  reconcile_fence(c);  // the fenced-sites annotation, checked again against this view
+  if (busy(st)) return;
   if (quiet(c)) return;
   if (g.last_failure && c.clock.now - *g.last_failure < c.rules.gr.retry_delay) return;
+  if (d.bootstrapped && stop_fenced_members(c)) return;
   switch (decision.action) {
     case gr::bootstrap_action::bootstrap:
       g.note = decision.reason;
@@ -325,6 +332,7 @@ void gr_evaluate(context& c) {
     case gr::bootstrap_action::join: {
       std::vector<gr::joiner_probe> joiners;
       for (const auto& site : c.rules.sites) {
+        if (st.durable.manually_fenced.count(site)) continue;  // fenced: stays out of the group
         gr::joiner_probe j;
         j.name = site;
         if (const gr_snapshot* s = snapshot_of(c, site)) {
@@ -441,6 +449,45 @@ std::string on_gr_switchover(context& c, const std::string& request) {
   return "accepted: switchover to " + site + " through group_replication_set_as_primary";
 }
 
+std::vector<gr::quorum_member> gr_quorum_members(const context& c) {
+  const auto& g = c.st.gr;
+  std::vector<gr::quorum_member> out;
+  for (const auto& site : c.rules.sites) {
+    gr::quorum_member m;
+    m.site = site;
+    m.fenced = c.st.durable.manually_fenced.count(site) > 0;
+    if (const gr_snapshot* s = snapshot_of(c, site)) {
+      m.reachable = true;
+      m.state = own_state(*s);
+      m.role = gr::member_role::none;
+      for (const auto& r : s->rows)
+        if (r.member_id == s->member_id) m.role = gr::parse_member_role(r.role);
+      if (g.evaluated && g.view.known)
+        for (const auto& v : g.view.members)
+          if (v.member_id == s->member_id) {
+            m.state = v.state;
+            m.role = v.role;
+          }
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+/// A fenced member still in the group (ONLINE, RECOVERING, ERROR) is sent STOP
+/// GROUP_REPLICATION, one at a time; true when a command went out.
+bool stop_fenced_members(context& c) {
+  for (const auto& site : c.rules.sites) {
+    if (!c.st.durable.manually_fenced.count(site)) continue;
+    const gr_snapshot* s = snapshot_of(c, site);
+    if (!s || own_state(*s) == gr::member_state::offline) continue;
+    c.st.gr.note = site + " is fenced: STOP GROUP_REPLICATION";
+    send(c, site, mysql_op::gr_stop);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace step_detail
 
 config::group_replication_status gr_status_of(const group_rules& rules, const group_state& st) {
@@ -487,9 +534,16 @@ step_result gr_step(const group_rules& rules, group_state state, const group_inp
                  [&](const input::switchover& x) { c.answer = on_gr_switchover(c, x.target); },
                  [&](const input::gr_done& x) { on_gr_done(c, x); },
                  [&](const input::annotate& x) {
-                   c.answer = "rejected: " + x.key +
-                              " does not apply to a Group Replication group (the clone plugin's "
-                              "distributed recovery provisions members)";
+                   if (x.key == planned_failover_annotation)
+                     c.answer = on_gr_switchover(c, x.value);
+                   else if (x.key == fenced_sites_annotation)
+                     on_fence_annotation(c, x.value);
+                   else if (x.key == fence_request_key)
+                     on_fence_request(c, x.value);
+                   else
+                     c.answer = "rejected: " + x.key +
+                                " does not apply to a Group Replication group (the clone plugin's "
+                                "distributed recovery provisions members)";
                  },
                  [&](const auto&) {
                    c.log(log_level::warn, "input of the async topology in a Group Replication group",

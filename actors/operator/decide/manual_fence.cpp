@@ -53,15 +53,30 @@ manual_fence_verdict check_next(const manual_fence_facts& f, std::set<std::strin
   if (!added.empty() && f.active_site.empty())
     return refuse(f, "no active primary is known (failover or bootstrap not finished); fence " +
                          joined(added) + " once the group has a primary");
-  bool fences_candidate = std::any_of(added.begin(), added.end(),
-                                      [&](const std::string& s) { return candidate(f, s); });
-  bool left = std::any_of(f.sites.begin(), f.sites.end(), [&](const std::string& s) {
-    return s != f.active_site && candidate(f, s) && !next.count(s);
-  });
-  if (fences_candidate && !left)
-    return refuse(f, "fencing " + joined(added) +
-                         " would leave no failover candidate besides the active primary " +
-                         f.active_site);
+  if (f.gr) {
+    // Each added member in declared order leaves the group; the next is judged without it.
+    auto members = f.gr->members;
+    for (const auto& site : f.sites) {
+      if (!added.count(site)) continue;
+      auto p = gr::may_fence(members, f.gr->declared, site);
+      if (!p.allowed) return refuse(f, p.reason);
+      for (auto& m : members)
+        if (m.site == site) {
+          m.fenced = true;
+          m.state = gr::member_state::offline;
+        }
+    }
+  } else {
+    bool fences_candidate = std::any_of(added.begin(), added.end(),
+                                        [&](const std::string& s) { return candidate(f, s); });
+    bool left = std::any_of(f.sites.begin(), f.sites.end(), [&](const std::string& s) {
+      return s != f.active_site && candidate(f, s) && !next.count(s);
+    });
+    if (fences_candidate && !left)
+      return refuse(f, "fencing " + joined(added) +
+                           " would leave no failover candidate besides the active primary " +
+                           f.active_site);
+  }
   std::string what;
   if (!added.empty()) what = "fenced: " + joined(added);
   if (!removed.empty()) what += (what.empty() ? "" : "; ") + std::string("unfenced: ") + joined(removed);

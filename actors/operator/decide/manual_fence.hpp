@@ -11,15 +11,18 @@
 // Refused, each with a one-line reason, changing nothing: an unknown site, an empty name in the
 // list, the active primary (a planned failover must move the role first), any change while no
 // primary is known or a plan runs, and fencing the last primary candidate other than the active
-// primary (no failover target would be left).
+// primary (no failover target would be left). In a Group Replication group the last rule is the
+// group's quorum instead (gr::may_fence: never below floor(N/2)+1 ONLINE members).
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "actors/operator/decide/gr_quorum.hpp"
 #include "messages/topology.hpp"
 
 namespace br {
@@ -36,6 +39,14 @@ struct manual_fence_facts {
   std::string active_site;  ///< "" while no primary is confirmed or a transition runs
   bool plan_running = false;
   std::set<std::string> fenced;  ///< as recorded now
+  /// Group Replication groups (issue 23): a fence is STOP GROUP_REPLICATION, so the group's
+  /// quorum decides instead of the failover-candidate rule: every member as the agreed view (or
+  /// its own word) shows it, and the group size quorum is counted over.
+  struct group_replication {
+    std::vector<gr::quorum_member> members;
+    std::size_t declared = 0;
+  };
+  std::optional<group_replication> gr;
 };
 
 struct manual_fence_verdict {

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "actors/operator/decide/gr_quorum.hpp"
 #include "actors/operator/decide/group_step.hpp"
 #include "actors/operator/decide/overload.hpp"
 
@@ -115,6 +116,9 @@ void gr_persisted(context& c, const change_gr& x, bool ok);
 void on_gr_done(context& c, const input::gr_done& in);
 /// A switchover request (the planned-failover annotation / admin request): the answer.
 std::string on_gr_switchover(context& c, const std::string& request);
+/// Every declared member as the quorum rules see it (decide/gr_quorum.hpp): state and role from
+/// the agreed view when known, else the member's own word; fenced from the durable state.
+std::vector<gr::quorum_member> gr_quorum_members(const context& c);
 void status_changed(context& c, bool now);
 
 // Plans (step_plans.cpp).

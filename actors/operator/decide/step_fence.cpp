@@ -1,6 +1,7 @@
 // step(): manual fence of sites (decide/manual_fence.hpp for the acceptance rules). The set is
 // durable (durable_state::manually_fenced); a fenced site counts as read-only for every rule
 // (context::role_of, roles_now), so it is never a candidate and is fenced when found writable.
+#include <algorithm>
 #include <string>
 
 #include "actors/operator/decide/manual_fence.hpp"
@@ -17,6 +18,12 @@ manual_fence_facts facts_of(const context& c) {
   f.active_site = c.st.view.active_site;
   f.plan_running = c.st.durable.plan_active;
   f.fenced = c.st.durable.manually_fenced;
+  if (c.rules.gr.enabled) {
+    f.gr.emplace();
+    f.gr->members = gr_quorum_members(c);
+    f.gr->declared = std::max<std::size_t>(c.rules.sites.size(),
+                                           static_cast<std::size_t>(c.st.durable.gr.observed_view_max));
+  }
   return f;
 }
 
@@ -124,7 +131,10 @@ void fence_persisted(context& c, const change_manual_fence& x, bool ok) {
              s + " fenced by request: never a failover candidate, out of the routing Services, "
                  "super_read_only stays ON",
              s);
-      c.fence(s);  // whatever it was: super_read_only ON, application sessions ended
+      // Whatever it was: super_read_only ON, application sessions ended. A Group Replication
+      // member is fenced by STOP GROUP_REPLICATION instead, sent by gr_evaluate (one command at a
+      // time; it also sets super_read_only).
+      if (!c.rules.gr.enabled) c.fence(s);
     }
   for (const auto& s : x.before)
     if (!x.sites.count(s))
