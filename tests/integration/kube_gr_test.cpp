@@ -1,0 +1,306 @@
+// Group Replication in Kubernetes mode (issue 22, acceptance 5) on the API simulator, with a
+// SIMULATED kubelet (tests/integration/kubelet_sim.hpp: pods are created from the Deployments'
+// templates, nothing runs in them) and three real MySQL 9.7 members (sandbox instances 201-203,
+// the group_replication plugin loaded; the sites' MySQL and group communication addresses are
+// overridden to them). The operator runs under the chart's RBAC. One scenario, in order: the
+// group's objects are rendered for Group Replication (my.cnf, headless site Services with the
+// group port, -readers, the sidecar's settings); the operator bootstraps the group from empty
+// servers and status.groupReplication shows 3 ONLINE; the pods' labels follow the verdict (the
+// PRIMARY in -primary, the SECONDARIES in -replicas, all three in -readers); kill -9 of the
+// primary's mysqld: the group elects, status follows, FailoverObserved, the labels move and the
+// dead member leaves every Service.
+#include <boost/test/unit_test.hpp>
+
+#include <caf/all.hpp>
+
+#include <map>
+#include <set>
+
+#include "actors/operator/kube/core/status_writer.hpp"
+#include "actors/operator/kube/group_source.hpp"
+#include "io/log/log.hpp"
+#include "tests/integration/kubelet_sim.hpp"
+#include "tests/support/eventually.hpp"
+#include "tests/support/kube_sim/harness/cluster.hpp"
+#include "tests/support/kube_sim/test_support.hpp"
+#include "tests/support/mysql_sandbox.hpp"
+
+using namespace br;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+namespace {
+
+const std::vector<int> instances = {201, 202, 203};  // reserved for this test
+const std::vector<std::string> sites = {"a", "b", "c"};
+const std::string group = "grk";
+const std::string ns = "default";
+
+const test::mysql_sandbox& sandbox() {
+  static const test::mysql_sandbox sb;
+  return sb;
+}
+
+int instance_of(const std::string& site) {
+  for (std::size_t i = 0; i < sites.size(); ++i)
+    if (sites[i] == site) return instances[i];
+  return 0;
+}
+
+/// The sandbox's group communication address of an instance (tools/mysql-sandbox-gr.bash).
+std::string xcom(int i) { return "127.0.0.1:" + std::to_string(10000 + i); }
+
+json group_object() {
+  json s = json::array();
+  for (const auto& name : sites)
+    s.push_back({{"name", name},
+                 {"zone", "zone-" + name},
+                 {"lbIP", "192.0.2." + std::to_string(instance_of(name) - 100)},
+                 {"taintNodeSelector", {{"shipstream.io/site." + group, name}}},
+                 {"storage", {{"size", "1Gi"}}},
+                 // The sandbox members' XCom endpoints (in a cluster: the headless site Service).
+                 {"groupReplication", {{"localAddress", xcom(instance_of(name))}}}});
+  return {{"apiVersion", "shipstream.io/v1alpha1"},
+          {"kind", "MysqlFailoverGroup"},
+          {"metadata", {{"name", group}, {"namespace", ns}}},
+          {"spec",
+           {{"credentials", {{"operatorSecret", group + "-operator"}}},
+            {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
+            {"pollInterval", "500ms"},
+            {"replication",
+             {{"user", "repl"}, {"password", "replpw"}, {"mode", "groupReplication"}}},
+            {"sites", s}}}};
+}
+
+struct gr_fixture {
+  br::kube_sim::test::sim_cluster cluster;
+  std::shared_ptr<kube::client> c = cluster.client("test");
+  std::unique_ptr<test::kubelet_sim> kubelet =
+      std::make_unique<test::kubelet_sim>(cluster.client("kubelet-sim"), ns);
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  br::kube_sim::test::operator_actors op;
+
+  gr_fixture() {
+    log::set_level(log::level::warn);
+    op.spawn(sys);
+  }
+
+  ~gr_fixture() {
+    op.stop(self);
+    kubelet->stop();
+    auto denied = cluster.denials();
+    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
+    for (int i : instances) sandbox().run({"gr-stop", std::to_string(i)});
+    for (int i : instances) sandbox().run({"stop", std::to_string(i)});
+    for (int i : instances) sandbox().run({"gr-off", std::to_string(i)});
+  }
+
+  /// Three empty servers with the plugin loaded (OFFLINE); the operator account may run the
+  /// group's commands (in a cluster the rendered init script grants it: unit_render_gr).
+  void members_up() {
+    std::vector<std::string> up{"up-ids"}, conf{"gr-config"};
+    for (int i : instances) {
+      sandbox().run({"gr-stop", std::to_string(i)});
+      up.push_back(std::to_string(i));
+      conf.push_back(std::to_string(i));
+    }
+    sandbox().must(up);
+    sandbox().must(conf);
+    for (int i : instances) {
+      sandbox().reset(i);
+      sandbox().must({"sql", std::to_string(i),
+                      "SET GLOBAL super_read_only=OFF; SET sql_log_bin=0; GRANT GROUP_REPLICATION_ADMIN "
+                      "ON *.* TO 'bloodraven'@'%'; SET GLOBAL super_read_only=ON"});
+    }
+  }
+
+  void start_operator() {
+    auto o = br::kube_sim::test::fast_group_source(
+        cluster.client(br::kube_sim::test::operator_identity), op.io);
+    o.site_address = [](const std::string&, const std::string&, const std::string& s) {
+      return config::address_spec{"127.0.0.1", sandbox().port(instance_of(s))};
+    };
+    // No sidecars run here: the operator's verdict comes from its own polls.
+    o.sidecar_address = [](const std::string&, const std::string&, const std::string&) {
+      return std::string{};
+    };
+    op.start(sys, o);
+  }
+
+  json get(const kube::resource_ref& r, const std::string& name) {
+    auto got = c->get(r, ns, name);
+    return got ? *got : json(nullptr);
+  }
+  json status() {
+    auto g = get(mfg_resource, group);
+    return g.is_object() ? g.value("status", json::object()) : json::object();
+  }
+  json gr() { return status().value("groupReplication", json::object()); }
+
+  int online() {
+    int n = 0;
+    for (const auto& m : gr().value("members", json::array())) n += m.value("state", "") == "ONLINE";
+    return n;
+  }
+
+  /// The site's (only) pod's labels; null when there is not exactly one.
+  json pod_labels(const std::string& s) {
+    kube::list_options lo;
+    lo.label_selector = "shipstream.io/failover-group=" + group + ",shipstream.io/site=" + s;
+    auto pods = c->list(kube::resources::pods, ns, lo);
+    if (!pods || (*pods)["items"].size() != 1) return nullptr;
+    return (*pods)["items"][0]["metadata"].value("labels", json::object());
+  }
+
+  /// The sites whose pod the Service's selector picks.
+  std::set<std::string> selected_by(const std::string& service) {
+    std::set<std::string> out;
+    auto svc = get(kube::resources::services, service);
+    if (!svc.is_object()) return out;
+    const json sel = svc["spec"].value("selector", json::object());
+    for (const auto& s : sites) {
+      auto labels = pod_labels(s);
+      if (!labels.is_object()) continue;
+      bool all = true;
+      for (const auto& [k, v] : sel.items()) all = all && labels.contains(k) && labels[k] == v;
+      if (all) out.insert(s);
+    }
+    return out;
+  }
+
+  /// -primary, -replicas and -readers pick exactly these sites.
+  bool routed(const std::string& primary, const std::set<std::string>& secondaries) {
+    std::set<std::string> readers = secondaries;
+    readers.insert(primary);
+    return selected_by("mysql-" + group + "-primary") == std::set<std::string>{primary} &&
+           selected_by("mysql-" + group + "-replicas") == secondaries &&
+           selected_by("mysql-" + group + "-readers") == readers;
+  }
+
+  std::string routes() {
+    auto list = [](const std::set<std::string>& s) {
+      std::string o;
+      for (const auto& x : s) o += x + " ";
+      return "[" + o + "]";
+    };
+    return "primary " + list(selected_by("mysql-" + group + "-primary")) + " replicas " +
+           list(selected_by("mysql-" + group + "-replicas")) + " readers " +
+           list(selected_by("mysql-" + group + "-readers"));
+  }
+
+  size_t events(const std::string& reason) {
+    auto r = c->list(kube::resources::events, ns);
+    size_t n = 0;
+    if (r)
+      for (const auto& e : (*r)["items"])
+        if (e["involvedObject"].value("name", "") == group && e.value("reason", "") == reason) ++n;
+    return n;
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(kube_gr, gr_fixture)
+
+BOOST_AUTO_TEST_CASE(rendered_bootstrapped_routed_and_failed_over) {
+  members_up();
+  auto crds = cluster.install_crds();
+  BOOST_TEST_REQUIRE(crds.empty(), crds);
+  auto secret = cluster.create_operator_secret(ns, group + "-operator", "bloodraven", "bloodravenpw");
+  BOOST_TEST_REQUIRE(secret.empty(), secret);
+  kubelet->start();
+  start_operator();
+  auto made = c->create(mfg_resource, ns, group_object());
+  BOOST_TEST_REQUIRE(made.ok(), (made.ok() ? "" : made.error().describe()));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+
+  // -- (1) the objects are rendered for Group Replication -----------------------------------
+  BOOST_TEST_REQUIRE(test::eventually([&] {
+    return get(kube::resources::services, "mysql-" + group + "-readers").is_object() &&
+           get(kube::resources::deployments, "mysql-" + group + "-c").is_object();
+  }, 60s, 250ms), "objects never rendered: " << status().dump());
+  for (const auto& s : sites) {
+    BOOST_TEST_CONTEXT(s) {
+      auto svc = get(kube::resources::services, "mysql-" + group + "-" + s);
+      BOOST_TEST_REQUIRE(svc.is_object());
+      BOOST_TEST(svc["spec"].value("clusterIP", "") == "None");
+      bool gr_port = false;
+      for (const auto& p : svc["spec"]["ports"]) gr_port = gr_port || p.value("port", 0) == 33061;
+      BOOST_TEST(gr_port);
+      auto dep = get(kube::resources::deployments, "mysql-" + group + "-" + s);
+      std::string cm;
+      for (const auto& v : dep["spec"]["template"]["spec"]["volumes"])
+        if (v.value("name", "") == "config") cm = v["configMap"].value("name", "");
+      auto cnf = get(kube::resources::configmaps, cm);
+      BOOST_TEST_REQUIRE(cnf.is_object(), cm);
+      const std::string text = cnf["data"].value("my.cnf", "");
+      BOOST_TEST(text.find("plugin-load-add = mysql_clone.so;group_replication.so") != std::string::npos);
+      BOOST_TEST(text.find("loose-group-replication-local-address = " + xcom(instance_of(s))) != std::string::npos);
+      BOOST_TEST(text.find("loose-group-replication-start-on-boot = OFF") != std::string::npos);
+      BOOST_TEST(text.find("bootstrap-group") == std::string::npos);
+      bool gr_mode = false;
+      for (const auto& c : dep["spec"]["template"]["spec"]["containers"])
+        for (const auto& e : c.value("env", json::array()))
+          gr_mode = gr_mode || (e.value("name", "") == "REPLICATION_MODE" && e.value("value", "") == "groupReplication");
+      BOOST_TEST(gr_mode);
+    }
+  }
+  auto readers = get(kube::resources::services, "mysql-" + group + "-readers");
+  BOOST_TEST(readers["spec"]["selector"].value("shipstream.io/reader", "") == "yes");
+  BOOST_TEST(!readers["spec"].value("publishNotReadyAddresses", false));
+
+  // -- (2) the operator bootstraps the group; every member ONLINE ---------------------------
+  BOOST_TEST_REQUIRE(test::eventually([&] {
+    auto g = gr();
+    return g.value("bootstrapped", false) && g.value("viewKnown", false) && online() == 3 &&
+           !g.value("primaryMember", "").empty() && status().value("activeSite", "") == g.value("primaryMember", "");
+  }, 120s, 250ms), "no 3-member group: " << status().dump());
+  BOOST_TEST_MESSAGE("3 ONLINE " << since() << " s after the group was created");
+  const std::string first = gr().value("primaryMember", "");
+  std::set<std::string> secondaries;
+  for (const auto& s : sites)
+    if (s != first) secondaries.insert(s);
+
+  // -- (3) the labels follow the verdict: each Service picks its members --------------------
+  BOOST_TEST_REQUIRE(test::eventually([&] { return routed(first, secondaries); }, 30s, 250ms),
+                     "routes: " << routes() << " status: " << status().dump());
+  BOOST_TEST(pod_labels(first).value("shipstream.io/reader", "") == "yes");
+
+  // Failover in seconds rather than the default expel timeout's 20 s (a test-time setting).
+  for (int i : instances)
+    sandbox().must({"sql", std::to_string(i), "SET GLOBAL group_replication_member_expel_timeout=0"});
+
+  // -- (4) kill -9 of the primary: the group elects, status and labels follow ----------------
+  const auto failovers = events("FailoverObserved");
+  const auto killed = std::chrono::steady_clock::now();
+  sandbox().kill9(instance_of(first));
+  std::string next;
+  BOOST_TEST_REQUIRE(test::eventually([&] {
+    auto g = gr();
+    next = g.value("primaryMember", "");
+    return g.value("viewKnown", false) && !next.empty() && next != first &&
+           status().value("activeSite", "") == next;
+  }, 90s, 250ms), "no election followed: " << status().dump());
+  BOOST_TEST_MESSAGE("new primary " << next << " in status "
+                                    << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()
+                                    << " s after the kill");
+  std::set<std::string> rest;
+  for (const auto& s : sites)
+    if (s != first && s != next) rest.insert(s);
+  BOOST_TEST_REQUIRE(test::eventually([&] { return routed(next, rest); }, 30s, 250ms),
+                     "routes: " << routes() << " status: " << status().dump());
+  // The dead member is in no Service at all.
+  auto dead = pod_labels(first);
+  BOOST_TEST(dead.value("shipstream.io/role", "") == "replica");
+  BOOST_TEST(dead.value("shipstream.io/healthy", "") == "no");
+  BOOST_TEST(dead.value("shipstream.io/reader", "") == "no");
+  BOOST_TEST(test::eventually([&] { return events("FailoverObserved") > failovers; }, 20s, 250ms));
+  BOOST_TEST_MESSAGE("labels moved "
+                     << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()
+                     << " s after the kill");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
