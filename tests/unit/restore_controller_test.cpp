@@ -1,10 +1,13 @@
 // The restore controller's pure decisions and its Job (issue 21, spec.initFromBackup): where the
 // backup is, whether the target is ready, the phase machine (one row per transition: Pending ->
 // Running -> Succeeded | Failed, the Job created / deleted on success / kept on failure, Events,
-// a group with a primary never restored into, one-shot), and the rendered Job's command line.
+// a group with a primary never restored into, one-shot), and the rendered Job's command line;
+// spec.restoreInPlace's preflight (armed by a newer token, the active site, the source) and its
+// `--replace` Job.
 #include <boost/test/unit_test.hpp>
 
 #include "actors/operator/kube/restore/restore_decide.hpp"
+#include "actors/operator/kube/restore/restore_in_place.hpp"
 #include "actors/operator/kube/restore/restore_render.hpp"
 #include "config/yaml_json.hpp"
 #include "tests/unit/config_spec_test_util.hpp"
@@ -17,7 +20,7 @@ namespace {
 
 /// Group "orders" (sites iad, pdx, sea; seed iad), spec.backup with an S3 profile and PITR on
 /// PVC, initFromBackup naming MysqlBackup nightly-1.
-config::failover_group group(json init = {}) {
+config::failover_group group(json init = {}, json in_place = {}) {
   config::field_errors errs;
   auto j = config::yaml_to_json(config_spec_test::kube_base_yaml, errs);
   j["spec"].erase("secretName");
@@ -33,6 +36,7 @@ config::failover_group group(json init = {}) {
       {"pitr", {{"enabled", true}, {"profileName", "arch"}}}};
   j["spec"]["initFromBackup"] =
       init.is_null() ? json{{"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}}} : init;
+  if (!in_place.is_null()) j["spec"]["restoreInPlace"] = in_place;
   auto res = config::parse_group(j);
   BOOST_TEST_REQUIRE(res.errors.empty(), config::to_string(res.errors));
   return res.group;
@@ -333,6 +337,92 @@ BOOST_AUTO_TEST_CASE(the_restore_job) {
   auto job3 = render_restore_job(g3, resolve_source(g3, mysql_backup("Succeeded")), "iad", rs);
   const auto& a3 = job3["spec"]["template"]["spec"]["containers"][0]["args"];
   BOOST_TEST(a3[a3.size() - 2] == "--stop-gtid");
+}
+
+BOOST_AUTO_TEST_CASE(restore_in_place_preflight_rows) {
+  const json rip = {{"confirm", "2026-11-26T15:00:00Z"},
+                    {"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}},
+                    {"pointInTime", {{"stopDatetime", "2026-11-26T14:03:00Z"}}}};
+  auto with_token = [&](const char* t) {
+    json r = rip;
+    r["confirm"] = t;
+    return r;
+  };
+  struct row {
+    const char* name;
+    json in_place;
+    json status;
+    json backup;
+    bool armed;
+    std::string failed, wait;  ///< pieces ("" = none)
+  };
+  const json active = {{"activeSite", "pdx"}};
+  auto used = [&](const char* token, const char* phase) {
+    json s = active;
+    s["restoreInPlace"] = {{"confirmTokenUsed", token}, {"phase", phase}};
+    return s;
+  };
+  const std::vector<row> rows = {
+      {"first token, a Succeeded backup of this group", rip, active, mysql_backup("Succeeded"), true, "", ""},
+      {"the token already used: Succeeded stays", rip, used("2026-11-26T15:00:00Z", "Succeeded"),
+       mysql_backup("Succeeded"), false, "", ""},
+      {"the token already used: Failed stays", rip, used("2026-11-26T15:00:00Z", "Failed"),
+       mysql_backup("Succeeded"), false, "", ""},
+      {"an older token", with_token("2026-11-26T14:00:00Z"), used("2026-11-26T15:00:00Z", "Failed"),
+       mysql_backup("Succeeded"), false, "", ""},
+      {"a newer token after a terminal phase", with_token("2026-11-26T16:00:00Z"),
+       used("2026-11-26T15:00:00Z", "Failed"), mysql_backup("Succeeded"), true, "", ""},
+      {"a newer token while one runs: waits", with_token("2026-11-26T16:00:00Z"),
+       used("2026-11-26T15:00:00Z", "Restoring"), mysql_backup("Succeeded"), true, "", "is Restoring"},
+      {"no active primary", rip, json::object(), mysql_backup("Succeeded"), true, "status.activeSite", ""},
+      {"the backup still running", rip, active, mysql_backup("Running"), true, "", "waiting for it to succeed"},
+      {"the backup of another group", rip, active, mysql_backup("Succeeded", "billing"), true,
+       "spec.restoreInPlace.source.mysqlBackupRef.name: MysqlBackup \"nightly-1\" belongs to group", ""},
+      {"a stop time before the backup", [&] {
+         json r = rip;
+         r["pointInTime"]["stopDatetime"] = "2026-11-26T02:00:00Z";
+         return r;
+       }(),
+       active, mysql_backup("Succeeded"), true, "spec.restoreInPlace.pointInTime.stopDatetime", ""},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      auto p = preflight_in_place(group({}, r.in_place), r.status, r.backup);
+      BOOST_TEST(p.armed == r.armed);
+      if (!r.armed) continue;
+      BOOST_TEST(p.token == r.in_place["confirm"].get<std::string>());
+      if (r.failed.empty()) BOOST_TEST(p.failed == "");
+      else BOOST_TEST(p.failed.find(r.failed) != std::string::npos, p.failed);
+      if (r.wait.empty()) BOOST_TEST(p.wait == "");
+      else BOOST_TEST(p.wait.find(r.wait) != std::string::npos, p.wait);
+      if (p.failed.empty() && p.wait.empty()) {
+        BOOST_TEST(p.target == "pdx");
+        BOOST_TEST(p.source.backup_name == "nightly-1");
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_replace_job) {
+  backup_ctl::render_settings rs;
+  rs.image = "bloodraven:test";
+  auto g = group({}, {{"confirm", "2026-11-26T15:00:00Z"},
+                      {"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}},
+                      {"pointInTime", {{"stopDatetime", "2026-11-26T14:03:00Z"}}}});
+  auto p = preflight_in_place(g, {{"activeSite", "pdx"}}, mysql_backup("Succeeded"));
+  BOOST_TEST_REQUIRE(p.failed.empty());
+  auto job = render_replace_job(g, p.source, p.target, rs);
+  BOOST_TEST(job["metadata"]["name"] == "mysqlrestore-inplace-orders");
+  BOOST_TEST(job["metadata"]["labels"]["app.kubernetes.io/component"] == "restore-in-place");
+  BOOST_TEST(job["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/component"] == "restore-in-place");
+  BOOST_TEST(job["spec"]["backoffLimit"] == 0);  // never retried: the destructive step runs once
+  const auto& c = job["spec"]["template"]["spec"]["containers"][0];
+  BOOST_TEST(c["args"] ==
+             json::array({"restore", "--name", "nightly-1", "--target",
+                          "mysql-orders-pdx.db.svc.cluster.local:3306", "--creds-dir",
+                          "/run/bloodraven/mysql-creds", "--user", "root", "--result-file",
+                          "/dev/termination-log", "--replace", "--stop-datetime", "2026-11-26T14:03:00Z"}));
+  BOOST_TEST(replace_job_name(std::string(60, 'a')).size() <= 63u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -43,20 +43,34 @@ action event(const char* type, const char* reason, std::string message) {
 
 }  // namespace
 
-std::string restore_job_name(std::string_view group) {
-  std::string n = "mysqlrestore-" + std::string{group};
+namespace {
+
+/// `prefix` + group, cut to 63 characters without a trailing '-'.
+std::string job_name(std::string_view prefix, std::string_view group) {
+  std::string n = std::string{prefix} + std::string{group};
   if (n.size() > 63) n.resize(63);
   while (!n.empty() && n.back() == '-') n.pop_back();
   return n;
 }
 
+}  // namespace
+
+std::string restore_job_name(std::string_view group) { return job_name("mysqlrestore-", group); }
+
+std::string replace_job_name(std::string_view group) { return job_name("mysqlrestore-inplace-", group); }
+
 restore_source resolve_source(const config::failover_group& g, const json& backup) {
-  restore_source out;
   const auto& ib = *g.spec.init_from_backup;
-  const auto& src = ib.source;
+  return resolve_source(g, ib.source, ib.point_in_time, spec_path, backup);
+}
+
+restore_source resolve_source(const config::failover_group& g, const config::restore_source_spec& src,
+                              const std::optional<config::point_in_time_spec>& pit,
+                              const std::string& path, const json& backup) {
+  restore_source out;
   if (src.mysql_backup_ref) {
     const std::string& name = src.mysql_backup_ref->name;
-    const std::string at = spec_path + ".source.mysqlBackupRef.name";
+    const std::string at = path + ".source.mysqlBackupRef.name";
     out.describe = "MysqlBackup " + name;
     if (!backup.is_object()) {
       out.wait = at + ": MysqlBackup " + q(name) + " not found in namespace " +
@@ -93,11 +107,11 @@ restore_source resolve_source(const config::failover_group& g, const json& backu
     out.backup_name = name;
     if (st.contains("sizeBytes") && st["sizeBytes"].is_number_integer())
       out.size_bytes = st["sizeBytes"].get<std::int64_t>();
-    if (ib.point_in_time && !ib.point_in_time->stop_datetime.empty()) {
-      auto stop = config::parse_stop_datetime(ib.point_in_time->stop_datetime);
+    if (pit && !pit->stop_datetime.empty()) {
+      auto stop = config::parse_stop_datetime(pit->stop_datetime);
       auto started = ms_of(st, "startTime");
       if (stop && started && *stop * 1000 <= *started)
-        out.failed = spec_path + ".pointInTime.stopDatetime: " + ib.point_in_time->stop_datetime +
+        out.failed = path + ".pointInTime.stopDatetime: " + pit->stop_datetime +
                      " is before MysqlBackup " + q(name) + " was taken (it started at " +
                      st.value("startTime", "") +
                      "); a point in time must be after the backup's consistent point";
@@ -123,7 +137,7 @@ restore_source resolve_source(const config::failover_group& g, const json& backu
     out.describe = "claim " + src.pvc->claim_name + ", " + src.pvc->sub_path;
     return out;
   }
-  out.failed = spec_path + ".source: required";  // validation refuses this first
+  out.failed = path + ".source: required";  // validation refuses this first
   return out;
 }
 

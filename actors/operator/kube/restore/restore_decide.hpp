@@ -27,6 +27,8 @@ inline constexpr std::string_view label_restore = "shipstream.io/restore";
 /// "mysqlrestore-<group>" (a group name is a DNS label of at most 63 characters; the Job name is
 /// cut to 63 without a trailing '-').
 std::string restore_job_name(std::string_view group);
+/// spec.restoreInPlace's Job: "mysqlrestore-inplace-<group>", cut the same way.
+std::string replace_job_name(std::string_view group);
 
 /// Where the backup is, once resolved.
 struct restore_source {
@@ -44,6 +46,10 @@ struct restore_source {
 /// subPath is split into the store and the backup's name. A stopDatetime before the MysqlBackup's
 /// startTime is refused here (the Job checks the exact consistent point).
 restore_source resolve_source(const config::failover_group& g, const json& backup);
+/// The same for any source and point in time (spec.restoreInPlace's), paths under `spec_path`.
+restore_source resolve_source(const config::failover_group& g, const config::restore_source_spec& source,
+                              const std::optional<config::point_in_time_spec>& pit,
+                              const std::string& spec_path, const json& backup);
 
 /// Is the target's Deployment (mysql-<g>-<site>) rolled out and ready? (reference §3.14:
 /// generation <= 1: readyReplicas >= 1; otherwise also observedGeneration >= generation and

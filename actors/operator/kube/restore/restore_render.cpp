@@ -7,17 +7,23 @@
 
 namespace br::restore_ctl {
 
-json render_restore_job(const config::failover_group& g, const restore_source& src,
-                        const std::string& target, const backup_ctl::render_settings& r) {
+namespace {
+
+/// The Job of either restore: `name`, its component label, the point in time to replay to,
+/// `--replace` or not.
+json restore_job(const config::failover_group& g, const std::string& name, const char* component,
+                 const restore_source& src, const std::string& target,
+                 const std::optional<config::point_in_time_spec>& pit, bool replace,
+                 const backup_ctl::render_settings& r) {
   const auto& spec = g.spec;
   json labels = render::standard_labels(g.metadata.name);
-  labels[std::string{backup_ctl::label_component}] = "restore";
+  labels[std::string{backup_ctl::label_component}] = component;
   labels[std::string{label_restore}] = g.metadata.name;
   json args = json::array({"restore", "--name", src.backup_name, "--target",
                            backup_ctl::site_mysql_address(g, target, r), "--creds-dir",
                            backup_ctl::mysql_creds_dir, "--user", "root", "--result-file",
                            "/dev/termination-log"});
-  const auto& pit = spec.init_from_backup->point_in_time;
+  if (replace) args.push_back("--replace");
   const bool bounded = pit && (!pit->stop_datetime.empty() || !pit->stop_gtid.empty());
   if (bounded && !pit->stop_datetime.empty()) {
     args.push_back("--stop-datetime");
@@ -27,7 +33,7 @@ json render_restore_job(const config::failover_group& g, const restore_source& s
     args.push_back(pit->stop_gtid);
   }
   const std::int64_t deadline = spec.backup ? spec.backup->active_deadline_seconds : 7200;
-  json job = backup_ctl::bloodraven_job(g, restore_job_name(g.metadata.name), labels,
+  json job = backup_ctl::bloodraven_job(g, name, labels,
                                         render::owner_reference(g), std::move(args), 0, deadline, r);
   json& pod = job["spec"]["template"]["spec"];
   json& c = pod["containers"][0];
@@ -54,6 +60,20 @@ json render_restore_job(const config::failover_group& g, const restore_source& s
   c["volumeMounts"].push_back(
       {{"name", "mysql-creds"}, {"mountPath", backup_ctl::mysql_creds_dir}, {"readOnly", true}});
   return job;
+}
+
+}  // namespace
+
+json render_restore_job(const config::failover_group& g, const restore_source& src,
+                        const std::string& target, const backup_ctl::render_settings& r) {
+  return restore_job(g, restore_job_name(g.metadata.name), "restore", src, target,
+                     g.spec.init_from_backup->point_in_time, false, r);
+}
+
+json render_replace_job(const config::failover_group& g, const restore_source& src,
+                        const std::string& target, const backup_ctl::render_settings& r) {
+  return restore_job(g, replace_job_name(g.metadata.name), "restore-in-place", src, target,
+                     g.spec.restore_in_place->point_in_time, true, r);
 }
 
 }  // namespace br::restore_ctl
