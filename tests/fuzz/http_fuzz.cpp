@@ -353,6 +353,17 @@ void check_report_outcome(br::group_table& g, const http::request& req, const ht
   check(sig.has_value() && auth::body_verifies(W->operator_ring->keys_of_site(site),
                                                auth::purpose::report, group, req.body, *sig),
         "report accepted without its site's signature");
+  if (j.contains("kind")) {
+    // A Group Replication doorbell (gr-observed): a wake-up, never recorded as a report.
+    check(j.at("kind") == "gr-observed", "report of an unknown kind accepted");
+    check(json::parse(res.body).value("wake", false), "accepted doorbell did not ask for a wake");
+    check(recorded(g) == 0, "doorbell recorded as a report");
+    if (replay) {
+      auto again = br::handle_report(g, req);
+      check(again.status == 409, "replayed doorbell not refused with 409");
+    }
+    return;
+  }
   auto reports = g.reports(key);
   check(recorded(g) == 1 && reports.count(site) == 1, "accepted report not recorded once");
   const auto& rec = reports[site];
@@ -726,6 +737,16 @@ void write_seeds(const std::string& dir) {
   add("report_autosign_east", seed(report | 0x20, {"", "", "", rep}));
   add("report_autosign_west_archiver", seed(report | 0x30, {"", "", "", rep_a}));
   add("report_unsigned", seed(report, {"", "", "", rep}));
+  // A Group Replication doorbell (kind gr-observed): a wake-up of the group's pollers.
+  auto bell = json{{"kind", "gr-observed"}, {"site", "east"},      {"namespace", ns},
+                   {"group", group_name},   {"sentAtMs", 1700000000002},
+                   {"gr", {{"reachable", true}, {"memberId", "m1"}, {"groupName", "g"},
+                           {"selfState", "ONLINE"}, {"viewId", "1700:3"},
+                           {"members", json::array({{{"memberId", "m1"}, {"state", "ONLINE"},
+                                                     {"role", "PRIMARY"}}})}}}}
+                  .dump();
+  add("report_doorbell", seed(report, {"", "", auth::sign_body(W->east, auth::purpose::report, group, bell), bell}));
+  add("report_doorbell_autosign", seed(report | 0x20, {"", "", "", bell}));
   add("report_other_group",
       seed(report | 0x20, {"", "", "", report_body("east", 5, false, "nokeys")}));
 

@@ -129,6 +129,20 @@ BOOST_AUTO_TEST_CASE(credentials_from_dir_win_over_user_and_password) {
   BOOST_TEST(b.result.config->mysql_port == 3310);
 }
 
+BOOST_AUTO_TEST_CASE(group_replication_doorbell_settings) {
+  auto d = build({});
+  BOOST_REQUIRE(d.result.config.has_value());
+  BOOST_TEST((d.result.config->gr_watch_interval == 250ms));
+  BOOST_TEST(!d.result.config->gr_pod_doorbell);
+  auto b = build({{{"GR_WATCH_INTERVAL", "100ms"}, {"GR_POD_DOORBELL", "true"},
+                   {"MY_POD_NAME", "mysql-g-a-xyz"}, {"POD_NAMESPACE", "ns"}},
+                  {}});
+  BOOST_REQUIRE(b.result.config.has_value());
+  BOOST_TEST((b.result.config->gr_watch_interval == 100ms));
+  BOOST_TEST(b.result.config->gr_pod_doorbell);
+  BOOST_TEST(b.result.config->pod_name == "mysql-g-a-xyz");
+}
+
 BOOST_AUTO_TEST_CASE(errors_name_the_variable) {
   struct row {
     env_case c;
@@ -147,6 +161,12 @@ BOOST_AUTO_TEST_CASE(errors_name_the_variable) {
       {{{{"FENCE_TIMEOUT", "10"}}, {}}, "FENCE_TIMEOUT"},
       {{{{"REQUEST_TIMEOUT", "-1s"}}, {}}, "REQUEST_TIMEOUT"},
       {{{{"MYSQL_HOST", ""}}, {}}, "MYSQL_HOST"},
+      // The Group Replication doorbell: a sub-second read at most every 50 ms; the Pod doorbell
+      // needs the Pod it annotates.
+      {{{{"GR_WATCH_INTERVAL", "10ms"}}, {}}, "GR_WATCH_INTERVAL"},
+      {{{{"GR_WATCH_INTERVAL", "2m"}}, {}}, "GR_WATCH_INTERVAL"},
+      {{{{"GR_POD_DOORBELL", "true"}, {"POD_NAMESPACE", "ns"}}, {}}, "MY_POD_NAME"},
+      {{{{"GR_POD_DOORBELL", "true"}, {"MY_POD_NAME", "p"}}, {}}, "POD_NAMESPACE"},
   };
   for (auto& r : rows) {
     auto b = build(r.c);
