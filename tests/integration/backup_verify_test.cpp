@@ -24,6 +24,7 @@
 #include "actors/sidecar/archive/binlog_scan.hpp"
 #include "io/mysql/connection.hpp"
 #include "messages/gtid_set.hpp"
+#include "tests/integration/backup_cli_util.hpp"
 #include "tests/integration/backup_env.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/mysql_sandbox.hpp"
@@ -36,55 +37,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-test::mysql_sandbox& sandbox() {
-  static test::mysql_sandbox s;
-  return s;
-}
+using namespace br::test::backup_cli;
 
 int source_instance() {
   const char* v = std::getenv("BR_VERIFY_SOURCE_INSTANCE");
   return v && *v ? std::atoi(v) : 194;
-}
-
-mysql::connection open_root(int i) {
-  auto o = sandbox().options(i, "root");
-  o.read_timeout = 120s;
-  o.write_timeout = 120s;
-  auto c = mysql::connection::open(o);
-  BOOST_TEST_REQUIRE(c.ok(), (c.ok() ? "" : c.error().to_string()));
-  return std::move(*c);
-}
-
-void exec(mysql::connection& c, const std::string& sql) {
-  auto r = c.exec(sql);
-  BOOST_TEST_REQUIRE(r.ok(), sql << ": " << (r.ok() ? "" : r.error().to_string()));
-}
-
-std::string gtids(mysql::connection& c) {
-  auto r = c.query("SELECT @@GLOBAL.gtid_executed");
-  BOOST_TEST_REQUIRE(r.ok());
-  return gtid_set::parse(r->rows[0][0].value_or(""))->to_compact_string();
-}
-
-/// Runs the bloodraven binary; the JSON of its final COMPLETE/FAILED line and whether COMPLETE.
-std::pair<bool, json> run_cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
-  test::child_process p(test::binary_path("bloodraven"), args, env);
-  auto rc = p.wait_exit(600s);
-  BOOST_TEST_REQUIRE(rc.has_value(), "bloodraven " << args[0] << " did not exit in 600 s");
-  const auto& out = p.output();
-  for (const char* kind : {"_COMPLETE ", "_FAILED "}) {
-    auto at = out.rfind(kind);
-    if (at == std::string::npos) continue;
-    auto start = at + std::string(kind).size();
-    auto end = out.find('\n', start);
-    auto j = json::parse(out.substr(start, end == std::string::npos ? std::string::npos : end - start), nullptr, false);
-    BOOST_TEST_REQUIRE(!j.is_discarded(), out);
-    bool ok = std::string(kind) == "_COMPLETE ";
-    BOOST_TEST((*rc == 0) == ok, "exit " << *rc);
-    return {ok, j};
-  }
-  BOOST_FAIL("no COMPLETE/FAILED line in: " << out);
-  return {false, {}};
 }
 
 /// Processes whose command line mentions `needle` (the scratch directory's name).
