@@ -19,6 +19,7 @@
 #include "actors/operator/kube/core/status_writer.hpp"
 #include "actors/operator/kube/group_source.hpp"
 #include "io/log/log.hpp"
+#include "tests/integration/kube_gr_routes.hpp"
 #include "tests/integration/kubelet_sim.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/kube_sim/harness/cluster.hpp"
@@ -154,41 +155,7 @@ struct gr_fixture {
     return (*pods)["items"][0]["metadata"].value("labels", json::object());
   }
 
-  /// The sites whose pod the Service's selector picks.
-  std::set<std::string> selected_by(const std::string& service) {
-    std::set<std::string> out;
-    auto svc = get(kube::resources::services, service);
-    if (!svc.is_object()) return out;
-    const json sel = svc["spec"].value("selector", json::object());
-    for (const auto& s : sites) {
-      auto labels = pod_labels(s);
-      if (!labels.is_object()) continue;
-      bool all = true;
-      for (const auto& [k, v] : sel.items()) all = all && labels.contains(k) && labels[k] == v;
-      if (all) out.insert(s);
-    }
-    return out;
-  }
-
-  /// -primary, -replicas and -readers pick exactly these sites.
-  bool routed(const std::string& primary, const std::set<std::string>& secondaries) {
-    std::set<std::string> readers = secondaries;
-    readers.insert(primary);
-    return selected_by("mysql-" + group + "-primary") == std::set<std::string>{primary} &&
-           selected_by("mysql-" + group + "-replicas") == secondaries &&
-           selected_by("mysql-" + group + "-readers") == readers;
-  }
-
-  std::string routes() {
-    auto list = [](const std::set<std::string>& s) {
-      std::string o;
-      for (const auto& x : s) o += x + " ";
-      return "[" + o + "]";
-    };
-    return "primary " + list(selected_by("mysql-" + group + "-primary")) + " replicas " +
-           list(selected_by("mysql-" + group + "-replicas")) + " readers " +
-           list(selected_by("mysql-" + group + "-readers"));
-  }
+  test::gr_routes routes{*c, ns, group, sites};
 
   size_t events(const std::string& reason) {
     auto r = c->list(kube::resources::events, ns);
@@ -265,8 +232,8 @@ BOOST_AUTO_TEST_CASE(rendered_bootstrapped_routed_and_failed_over) {
     if (s != first) secondaries.insert(s);
 
   // -- (3) the labels follow the verdict: each Service picks its members --------------------
-  BOOST_TEST_REQUIRE(test::eventually([&] { return routed(first, secondaries); }, 30s, 250ms),
-                     "routes: " << routes() << " status: " << status().dump());
+  BOOST_TEST_REQUIRE(test::eventually([&] { return routes.are(first, secondaries); }, 30s, 250ms),
+                     "routes: " << routes.describe() << " status: " << status().dump());
   BOOST_TEST(pod_labels(first).value("shipstream.io/reader", "") == "yes");
 
   // Failover in seconds rather than the default expel timeout's 20 s (a test-time setting).
@@ -290,8 +257,8 @@ BOOST_AUTO_TEST_CASE(rendered_bootstrapped_routed_and_failed_over) {
   std::set<std::string> rest;
   for (const auto& s : sites)
     if (s != first && s != next) rest.insert(s);
-  BOOST_TEST_REQUIRE(test::eventually([&] { return routed(next, rest); }, 30s, 250ms),
-                     "routes: " << routes() << " status: " << status().dump());
+  BOOST_TEST_REQUIRE(test::eventually([&] { return routes.are(next, rest); }, 30s, 250ms),
+                     "routes: " << routes.describe() << " status: " << status().dump());
   // The dead member is in no Service at all.
   auto dead = pod_labels(first);
   BOOST_TEST(dead.value("shipstream.io/role", "") == "replica");

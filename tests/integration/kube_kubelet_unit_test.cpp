@@ -125,6 +125,20 @@ BOOST_AUTO_TEST_CASE(services_select_ready_pods_by_label_and_resolve_named_ports
   svc["spec"]["selector"] = {{"app", "mysql"}, {"role", "primary"}};
   svc["spec"]["publishNotReadyAddresses"] = false;
   BOOST_TEST(service_endpoints(svc, pods)[3306].empty());
+
+  // Headless (Group Replication's site Services): the name is the selected pod's own address,
+  // not-ready pods included when the Service publishes them.
+  json site = {{"metadata", {{"name", "mysql-g-a"}, {"namespace", "ns1"}}},
+               {"spec", {{"clusterIP", "None"}, {"selector", {{"app", "mysql"}, {"role", "primary"}}},
+                         {"ports", json::array({{{"port", 3306}, {"targetPort", "mysql"}}})}}}};
+  BOOST_TEST(is_headless(site));
+  BOOST_TEST(!is_headless(svc));
+  pods[1]["metadata"]["namespace"] = "ns1";
+  BOOST_TEST(headless_address(site, pods) == "10.244.0.11");
+  pods[1]["status"]["conditions"][0]["status"] = "False";
+  BOOST_TEST(headless_address(site, pods) == "");
+  site["spec"]["publishNotReadyAddresses"] = true;
+  BOOST_TEST(headless_address(site, pods) == "10.244.0.11");
 }
 
 BOOST_AUTO_TEST_CASE(dnat_document_and_hosts_text) {

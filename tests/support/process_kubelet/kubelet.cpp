@@ -1212,8 +1212,13 @@ void process_kubelet::sync_services(const json& services) {
     rules.push_back({cluster_ips_[hs.ns + "/" + hs.name], hs.port, {gateway_ip, hs.host_port}});
   std::set<std::string> present;
   for (const auto& hs : opts_.host_services) present.insert(hs.ns + "/" + hs.name);
+  std::map<std::string, std::string> headless;  // name -> the pod's IP, no ClusterIP, no rule
   for (const auto& s : services) {
     const auto key = opts_.ns + "/" + s["metadata"].value("name", "");
+    if (is_headless(s)) {
+      if (auto ip = headless_address(s, pods); !ip.empty()) headless[key] = ip;
+      continue;
+    }
     present.insert(key);
     if (!cluster_ips_.contains(key)) {
       std::set<std::string> used;
@@ -1230,7 +1235,9 @@ void process_kubelet::sync_services(const json& services) {
   }
   for (auto it = cluster_ips_.begin(); it != cluster_ips_.end();)
     it = present.contains(it->first) ? std::next(it) : cluster_ips_.erase(it);
-  const auto hosts = hosts_text(cluster_ips_);
+  auto names = cluster_ips_;
+  names.insert(headless.begin(), headless.end());
+  const auto hosts = hosts_text(names);
   if (hosts != hosts_) {
     write_in_place(hosts_file(), hosts);
     hosts_ = hosts;

@@ -216,6 +216,16 @@ std::map<int, std::vector<endpoint>> service_endpoints(const json& service,
   return out;
 }
 
+bool is_headless(const json& service) {
+  return service.value("spec", json::object()).value("clusterIP", "") == "None";
+}
+
+std::string headless_address(const json& service, const std::vector<json>& pods) {
+  for (const auto& [port, eps] : service_endpoints(service, pods))
+    if (!eps.empty()) return eps.front().ip;
+  return "";
+}
+
 std::string nat_rules_document(const std::string& chain, const std::vector<service_rule>& rules) {
   std::string d = "*nat\n:" + chain + " - [0:0]\n-F " + chain + "\n";
   for (const auto& r : rules) {

@@ -60,6 +60,12 @@ struct endpoint {
 std::map<int, std::vector<endpoint>> service_endpoints(const json& service,
                                                        const std::vector<json>& pods);
 
+/// A headless Service (spec.clusterIP "None"): its name resolves to its first endpoint's pod IP
+/// (in service_endpoints' order; "" when it has none), as cluster DNS answers for a Service
+/// selecting one pod. No ClusterIP and no DNAT rule.
+bool is_headless(const json& service);
+std::string headless_address(const json& service, const std::vector<json>& pods);
+
 /// DNAT rules for one network namespace: "-A <chain> -d CIP/32 -p tcp --dport P -j DNAT
 /// --to-destination IP:TP" (first endpoint; a Service without endpoints gets no rule), as an
 /// iptables-restore --noflush document for the nat table that flushes and refills `chain`.
