@@ -425,4 +425,122 @@ BOOST_AUTO_TEST_CASE(the_replace_job) {
   BOOST_TEST(replace_job_name(std::string(60, 'a')).size() <= 63u);
 }
 
+// spec.restoreInPlace's phase machine: one row per transition (Preflight -> Fencing -> Restoring
+// -> Resuming -> Succeeded | Failed), as the kinds of the actions in order.
+BOOST_AUTO_TEST_CASE(restore_in_place_phase_rows) {
+  const std::string T1 = "2026-11-26T15:00:00Z", T2 = "2026-11-26T16:00:00Z";
+  const json rip = {{"confirm", T1}, {"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}}};
+  auto spec_with = [&](const std::string& t) {
+    json r = rip;
+    r["confirm"] = t;
+    return r;
+  };
+  auto in_phase = [&](const char* phase) {
+    return json{{"activeSite", "pdx"},
+                {"restoreInPlace", {{"phase", phase}, {"confirmTokenUsed", T1}, {"targetSite", "pdx"}, {"scope", "full"}}}};
+  };
+  const restore_freeze_record frozen{T1, true, "pdx"}, lifted{T1, false, "pdx"};
+  auto job = [](bool exists, bool succeeded, bool failed, std::string result = "") {
+    job_view j;
+    j.exists = exists;
+    j.succeeded = succeeded;
+    j.failed = failed;
+    j.message = "BackoffLimitExceeded";
+    j.result = std::move(result);
+    return j;
+  };
+  const std::string ok_result = R"({"name":"nightly-1","gtidExecuted":"3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5"})";
+  const std::string bad_result = R"({"name":"nightly-1","message":"the target is writable"})";
+  struct row {
+    const char* name;
+    json in_place;  // null: spec.restoreInPlace removed
+    json status;
+    json backup;
+    job_view job;
+    restore_freeze_record freeze;
+    std::string refused;
+    bool fenced;
+    std::string expect;
+  };
+  const json active = {{"activeSite", "pdx"}};
+  const auto ok = mysql_backup("Succeeded");
+  const std::vector<row> rows = {
+      {"a new confirm: Preflight stored, then the freeze asked", rip, active, ok, {}, {}, "", false,
+       "status:Preflight,freeze:" + T1},
+      {"the backup still running: Preflight waits, no freeze", rip, active, mysql_backup("Running"), {}, {}, "", false,
+       "status:Preflight"},
+      {"no active site: Failed, nothing touched", rip, json::object(), ok, {}, {}, "", false,
+       "status:Failed,RestoreInPlaceFailed"},
+      {"Preflight, the coordinator refused: Failed", rip, in_phase("Preflight"), ok, {}, {}, "a plan is running", false,
+       "status:Failed,RestoreInPlaceFailed"},
+      {"Preflight, not frozen yet: asked again", rip, in_phase("Preflight"), ok, {}, {}, "", false, "freeze:" + T1},
+      {"Preflight, frozen by this token: Fencing, label off", rip, in_phase("Preflight"), ok, {}, frozen, "", false,
+       "status:Fencing,label_off:pdx"},
+      {"Fencing, the target not fenced yet", rip, in_phase("Fencing"), ok, {}, frozen, "", false, "label_off:pdx"},
+      {"Fencing, fenced: Restoring stored before the Job", rip, in_phase("Fencing"), ok, {}, frozen, "", true,
+       "status:Restoring,create_job:mysqlrestore-inplace-orders,RestoreInPlaceStarted"},
+      {"Fencing, the freeze gone: Failed, no Job", rip, in_phase("Fencing"), ok, {}, lifted, "", true,
+       "status:Failed,RestoreInPlaceFailed"},
+      {"Restoring, the Job runs", rip, in_phase("Restoring"), ok, job(true, false, false), frozen, "", true, ""},
+      {"Restoring, the Job failed: Failed, frozen, Job kept", rip, in_phase("Restoring"), ok,
+       job(true, false, true, bad_result), frozen, "", true, "status:Failed,RestoreInPlaceFailed"},
+      {"Restoring, the Job gone: Failed", rip, in_phase("Restoring"), ok, job(false, false, false), frozen, "", true,
+       "status:Failed,RestoreInPlaceFailed"},
+      {"Restoring, the Job succeeded: Resuming, lift, Job deleted", rip, in_phase("Restoring"), ok,
+       job(true, true, false, ok_result), frozen, "", true,
+       "status:Resuming,lift:" + T1 + ",delete_job:mysqlrestore-inplace-orders"},
+      {"the spec removed while Restoring: seen to its end", nullptr, in_phase("Restoring"), ok,
+       job(true, true, false, ok_result), frozen, "", true,
+       "status:Resuming,lift:" + T1 + ",delete_job:mysqlrestore-inplace-orders"},
+      {"Resuming, still frozen: lift asked again", rip, in_phase("Resuming"), ok, {}, frozen, "", true, "lift:" + T1},
+      {"Resuming, lifted: Succeeded, label on, the others recloned", rip, in_phase("Resuming"), ok, {}, lifted, "", false,
+       "status:Succeeded,label_on:pdx,reclone:iad,reclone:sea,RestoreInPlaceSucceeded"},
+      {"Succeeded, the same confirm: nothing", rip, in_phase("Succeeded"), ok, {}, lifted, "", false, ""},
+      {"Failed, the same confirm: nothing (never retried)", rip, in_phase("Failed"), ok, {}, frozen, "", true, ""},
+      {"Failed, a newer confirm: a new Preflight", spec_with(T2), in_phase("Failed"), ok, {}, frozen, "", true,
+       "status:Preflight,freeze:" + T2},
+  };
+  auto kinds_of = [](const std::vector<in_place_action>& acts) {
+    std::string out;
+    for (const auto& a : acts) {
+      std::string k;
+      switch (a.kind) {
+        case in_place_step::status: k = "status:" + a.body.value("phase", ""); break;
+        case in_place_step::freeze: k = "freeze:" + a.arg; break;
+        case in_place_step::lift: k = "lift:" + a.arg; break;
+        case in_place_step::label_off: k = "label_off:" + a.arg; break;
+        case in_place_step::label_on: k = "label_on:" + a.arg; break;
+        case in_place_step::create_job: k = "create_job:" + a.arg; break;
+        case in_place_step::delete_job: k = "delete_job:" + a.arg; break;
+        case in_place_step::reclone: k = "reclone:" + a.arg; break;
+        case in_place_step::event: k = a.reason; break;
+      }
+      out += (out.empty() ? "" : ",") + k;
+    }
+    return out;
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      in_place_input in;
+      in.group = r.in_place.is_null() ? group() : group({}, r.in_place);
+      in.status = r.status;
+      in.backup = r.backup;
+      in.job = r.job;
+      in.freeze = r.freeze;
+      in.refused = r.refused;
+      in.target_fenced = r.fenced;
+      in.now = "2026-11-26T15:01:00Z";
+      auto acts = decide_restore_in_place(in, rendered);
+      BOOST_TEST(kinds_of(acts) == r.expect);
+      // The token is recorded with the first status; a failure after the freeze says so.
+      for (const auto& a : acts)
+        if (a.kind == in_place_step::status) {
+          BOOST_TEST(a.body.value("confirmTokenUsed", "") ==
+                     (r.in_place.is_object() ? r.in_place["confirm"].get<std::string>() : T1));
+          BOOST_TEST(a.body.value("targetSite", "") == (r.status.contains("activeSite") ? "pdx" : ""));
+        }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

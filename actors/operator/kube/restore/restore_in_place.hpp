@@ -1,15 +1,18 @@
-// spec.restoreInPlace, the controller's first pure step (Kubernetes mode): is the spec armed (its
+// spec.restoreInPlace, the controller's pure decisions (Kubernetes mode): is the spec armed (its
 // confirm newer than status.restoreInPlace.confirmTokenUsed), into which site (the active one),
-// and from where (resolve_source, paths under spec.restoreInPlace). The phases after it (the
-// coordinator's freeze, the Job of render_replace_job, the resume) are not wired yet:
-// restoreInPlace is refused at validation (docs/backup.md "Restore in place").
+// from where (resolve_source, paths under spec.restoreInPlace), and the phase machine
+// Preflight -> Fencing -> Restoring -> Resuming -> Succeeded | Failed (decide_restore_in_place).
+// No controller applies these actions yet: restoreInPlace is refused at validation
+// (docs/backup.md "Restore in place").
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "actors/operator/kube/restore/restore_decide.hpp"
 #include "config/failover_group.hpp"
+#include "messages/operator.hpp"
 
 namespace br::restore_ctl {
 
@@ -29,5 +32,43 @@ struct in_place_preflight {
 /// refusals (a MysqlBackup of another group, Failed, an unknown profile, a stopDatetime before it).
 in_place_preflight preflight_in_place(const config::failover_group& g, const nlohmann::json& status,
                                       const nlohmann::json& backup);
+
+/// What the controller reads for one pass.
+struct in_place_input {
+  config::failover_group group;  ///< spec.restoreInPlace set, or removed while a restore runs
+  nlohmann::json status = nlohmann::json::object();  ///< the group's .status
+  nlohmann::json backup;         ///< the MysqlBackup mysqlBackupRef names; null if none
+  job_view job;                  ///< replace_job_name(group)
+  restore_freeze_record freeze;  ///< the coordinator's durable record, as last read
+  std::string refused;           ///< the coordinator's answer when it refused the freeze ("" = not)
+  bool target_fenced = false;    ///< the target reports super_read_only ON and has no primary label
+  std::string now;               ///< RFC 3339
+};
+
+enum class in_place_step {
+  status,      ///< body: status.restoreInPlace
+  freeze,      ///< ask the coordinator "freeze:<arg>" (idempotent for the same token)
+  lift,        ///< ask the coordinator "lift:<arg>"
+  label_off,   ///< remove the primary role label of site <arg>
+  label_on,    ///< put it back
+  create_job,  ///< body: the Job
+  delete_job,  ///< arg: its name
+  reclone,     ///< reclone site <arg> from the restored one (the token confirms the discard)
+  event,
+};
+
+struct in_place_action {
+  in_place_step kind = in_place_step::status;
+  nlohmann::json body;
+  std::string arg;
+  std::string event_type, reason, message;
+};
+
+/// The next actions. Failed at Preflight touches nothing. After the freeze is recorded, a failure
+/// keeps the freeze and the fence (no lift) and the Job (for its logs); nothing is retried: a
+/// newer confirm starts a new restore once the person decided. A status write comes first in
+/// every list (the controller stops its pass when it fails), so the Job never exists before the
+/// phase saying so is stored.
+std::vector<in_place_action> decide_restore_in_place(const in_place_input& in, const job_renderer& render);
 
 }  // namespace br::restore_ctl
