@@ -119,8 +119,6 @@ permission may_fence(const std::vector<quorum_member>& members, std::size_t decl
   const auto* m = find_site(members, site);
   if (!m) return {false, "unknown member " + site};
   if (m->fenced) return {true, site + " is already fenced"};
-  if (m->role == member_role::primary && m->state == member_state::online)
-    return {false, site + " is the PRIMARY: switch over first"};
   const std::size_t online = online_reachable(members);
   const std::size_t left = is_online(*m) ? online - 1 : online;
   const std::size_t need = quorum_of(declared);
@@ -135,8 +133,6 @@ permission may_remove(const std::vector<quorum_member>& members, std::size_t dec
   const auto* m = find_site(members, site);
   if (!m) return {false, "unknown member " + site};
   if (declared <= 1) return {false, "the last member cannot be removed"};
-  if (m->role == member_role::primary && m->state == member_state::online)
-    return {false, site + " is the PRIMARY: switch over first"};
   const std::size_t online = online_reachable(members);
   if (online < quorum_of(declared))
     return {false, "the group has no quorum (" + count_text(online, quorum_of(declared), declared) +

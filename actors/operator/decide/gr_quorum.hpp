@@ -62,17 +62,17 @@ std::size_t online_reachable(const std::vector<quorum_member>& members);
 bool quorum_lost(const std::vector<quorum_member>& members, std::size_t declared);
 
 /// A manual fence of `site` (STOP GROUP_REPLICATION: it leaves the group, super_read_only):
-/// refused for an unknown site, for the PRIMARY (switch over first, so the group does not hold an
-/// election under a fence), and when the ONLINE members left would be fewer than
+/// refused for an unknown site and when the ONLINE members left would be fewer than
 /// quorum_of(declared). Fencing a member that is not ONLINE takes nothing from the majority.
+/// Fencing the PRIMARY is allowed: its graceful leave makes the group elect another one.
 permission may_fence(const std::vector<quorum_member>& members, std::size_t declared,
                      const std::string& site);
 
 /// A scale-down that removes `site` from the spec (a graceful leave by STOP GROUP_REPLICATION
 /// before its workload is deleted): the leave itself needs the current majority
 /// (quorum_of(declared) ONLINE, counting the leaver), and the members left must still be a
-/// majority of the smaller group (quorum_of(declared - 1)). Never below one member; never the
-/// PRIMARY (switch over first).
+/// majority of the smaller group (quorum_of(declared - 1)). Never below one member. The PRIMARY
+/// may leave (the group elects another).
 permission may_remove(const std::vector<quorum_member>& members, std::size_t declared,
                       const std::string& site);
 

@@ -32,6 +32,14 @@ manual_fence_verdict refuse(const manual_fence_facts& f, std::string why) {
   return {false, std::move(why), f.fenced};
 }
 
+manual_fence_verdict accepted(const std::set<std::string>& added,
+                              const std::set<std::string>& removed, std::set<std::string> next) {
+  std::string what;
+  if (!added.empty()) what = "fenced: " + joined(added);
+  if (!removed.empty()) what += (what.empty() ? "" : "; ") + std::string("unfenced: ") + joined(removed);
+  return {true, what, std::move(next)};
+}
+
 /// The rules for moving from f.fenced to `next`.
 manual_fence_verdict check_next(const manual_fence_facts& f, std::set<std::string> next) {
   for (const auto& s : next)
@@ -47,13 +55,10 @@ manual_fence_verdict check_next(const manual_fence_facts& f, std::set<std::strin
   for (const auto& s : f.fenced)
     if (!next.count(s)) removed.insert(s);
   if (f.plan_running) return refuse(f, "a plan is running; change the fence when it has finished");
-  if (!f.active_site.empty() && next.count(f.active_site))
-    return refuse(f, f.active_site +
-                         " is the active primary; move the role first with a planned failover");
-  if (!added.empty() && f.active_site.empty())
-    return refuse(f, "no active primary is known (failover or bootstrap not finished); fence " +
-                         joined(added) + " once the group has a primary");
   if (f.gr) {
+    if (!added.empty() && !f.gr->view_known)
+      return refuse(f, "the group's view is unknown (no majority agrees on it); fence " + joined(added) +
+                           " once it is known");
     // Each added member in declared order leaves the group; the next is judged without it.
     auto members = f.gr->members;
     for (const auto& site : f.sites) {
@@ -66,21 +71,24 @@ manual_fence_verdict check_next(const manual_fence_facts& f, std::set<std::strin
           m.state = gr::member_state::offline;
         }
     }
-  } else {
-    bool fences_candidate = std::any_of(added.begin(), added.end(),
-                                        [&](const std::string& s) { return candidate(f, s); });
-    bool left = std::any_of(f.sites.begin(), f.sites.end(), [&](const std::string& s) {
-      return s != f.active_site && candidate(f, s) && !next.count(s);
-    });
-    if (fences_candidate && !left)
-      return refuse(f, "fencing " + joined(added) +
-                           " would leave no failover candidate besides the active primary " +
-                           f.active_site);
+    return accepted(added, removed, std::move(next));
   }
-  std::string what;
-  if (!added.empty()) what = "fenced: " + joined(added);
-  if (!removed.empty()) what += (what.empty() ? "" : "; ") + std::string("unfenced: ") + joined(removed);
-  return {true, what, std::move(next)};
+  if (!f.active_site.empty() && next.count(f.active_site))
+    return refuse(f, f.active_site +
+                         " is the active primary; move the role first with a planned failover");
+  if (!added.empty() && f.active_site.empty())
+    return refuse(f, "no active primary is known (failover or bootstrap not finished); fence " +
+                         joined(added) + " once the group has a primary");
+  bool fences_candidate = std::any_of(added.begin(), added.end(),
+                                      [&](const std::string& s) { return candidate(f, s); });
+  bool left = std::any_of(f.sites.begin(), f.sites.end(), [&](const std::string& s) {
+    return s != f.active_site && candidate(f, s) && !next.count(s);
+  });
+  if (fences_candidate && !left)
+    return refuse(f, "fencing " + joined(added) +
+                         " would leave no failover candidate besides the active primary " +
+                         f.active_site);
+  return accepted(added, removed, std::move(next));
 }
 
 }  // namespace

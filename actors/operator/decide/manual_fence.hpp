@@ -11,8 +11,10 @@
 // Refused, each with a one-line reason, changing nothing: an unknown site, an empty name in the
 // list, the active primary (a planned failover must move the role first), any change while no
 // primary is known or a plan runs, and fencing the last primary candidate other than the active
-// primary (no failover target would be left). In a Group Replication group the last rule is the
-// group's quorum instead (gr::may_fence: never below floor(N/2)+1 ONLINE members).
+// primary (no failover target would be left). In a Group Replication group the primary and
+// candidate rules are the group's quorum instead (gr::may_fence: never below floor(N/2)+1 ONLINE
+// members; the PRIMARY may be fenced, its leave makes the group elect another), and a fence needs
+// an agreed view.
 #pragma once
 
 #include <map>
@@ -45,6 +47,7 @@ struct manual_fence_facts {
   struct group_replication {
     std::vector<gr::quorum_member> members;
     std::size_t declared = 0;
+    bool view_known = false;  ///< a majority agreed on the group's view this round
   };
   std::optional<group_replication> gr;
 };

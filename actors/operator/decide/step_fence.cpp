@@ -23,6 +23,7 @@ manual_fence_facts facts_of(const context& c) {
     f.gr->members = gr_quorum_members(c);
     f.gr->declared = std::max<std::size_t>(c.rules.sites.size(),
                                            static_cast<std::size_t>(c.st.durable.gr.observed_view_max));
+    f.gr->view_known = c.st.gr.evaluated && c.st.gr.view.known;
   }
   return f;
 }
