@@ -4,6 +4,7 @@
 // the mode's validation rules are in replication_validate.cpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -67,6 +68,12 @@ void read(const nlohmann::json& v, const std::string& path, site_group_replicati
 
 nlohmann::json to_json(const group_replication_spec& s);
 nlohmann::json to_json(const site_group_replication_spec& s);
+
+/// Group Replication's quorum: floor(n/2)+1 of a view of n members must be ONLINE (1 for n <= 1).
+constexpr std::size_t gr_quorum_of(std::size_t n) { return n <= 1 ? 1 : n / 2 + 1; }
+/// A group-aware PodDisruptionBudget's maxUnavailable: n - floor(n/2) - 1 (0 for n <= 2), so a
+/// voluntary disruption never takes the group below its majority.
+constexpr std::size_t gr_pdb_max_unavailable(std::size_t n) { return n <= 1 ? 0 : n - gr_quorum_of(n); }
 
 /// A random (version 4) UUID, lowercase: a group name for a group whose spec pins none.
 std::string random_uuid();

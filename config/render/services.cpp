@@ -1,4 +1,4 @@
-// Services (per site, primary, replicas) and the group's PodDisruptionBudget.
+// Services (per site, primary, replicas, readers) and the group's PodDisruptionBudget.
 #include "config/render/services.hpp"
 
 #include "config/render/gr_member.hpp"
@@ -105,10 +105,17 @@ json render_readers_service(const config::failover_group& g, const render_option
 
 json render_pdb(const config::failover_group& g, const render_options& opts) {
   const auto& group = g.metadata.name;
+  json spec = {{"selector", {{"matchLabels", group_selector(group)}}}};
+  // Group Replication: a voluntary disruption (a drain) may take members only while the rest
+  // keep the group's majority (issue 23's quorum guard). Async: one pod of the group stays up.
+  if (is_group_replication(g.spec))
+    spec["maxUnavailable"] = config::gr_pdb_max_unavailable(g.spec.sites.size());
+  else
+    spec["minAvailable"] = 1;
   return {{"apiVersion", "policy/v1"},
           {"kind", "PodDisruptionBudget"},
           {"metadata", object_metadata(g, pdb_name(group), {}, opts.reconciler_version)},
-          {"spec", {{"minAvailable", 1}, {"selector", {{"matchLabels", group_selector(group)}}}}}};
+          {"spec", std::move(spec)}};
 }
 
 }  // namespace br::render

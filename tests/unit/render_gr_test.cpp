@@ -204,6 +204,31 @@ BOOST_AUTO_TEST_CASE(site_services_are_headless_with_the_group_port_and_readers_
   BOOST_TEST(!selects(find(r.objects, "Service", "mysql-orders-primary")->at("spec").at("selector"), labels));
 }
 
+// Issue 23's quorum guard: the PodDisruptionBudget lets a drain take members only while the rest
+// keep the majority (maxUnavailable = N - floor(N/2) - 1); async keeps minAvailable 1.
+BOOST_AUTO_TEST_CASE(the_pdb_keeps_the_group_s_majority) {
+  auto three = render(gr_doc());
+  const auto* pdb = find(three.objects, "PodDisruptionBudget", "mysql-orders");
+  BOOST_TEST_REQUIRE(pdb);
+  BOOST_TEST(pdb->at("spec").at("maxUnavailable") == 1);  // 3 members: quorum 2
+  BOOST_TEST(!pdb->at("spec").contains("minAvailable"));
+  json five = gr_doc();
+  for (std::string s : {"den", "ord"})
+    five["spec"]["sites"].push_back({{"name", s}, {"role", "primary-candidate"}, {"zone", "z-" + s},
+                                     {"lbIP", "10.0.0." + std::to_string(s.size() + 7)},
+                                     {"taintNodeSelector", {{"shipstream.io/site.orders", s}}},
+                                     {"storage", {{"size", "10Gi"}}}});
+  auto r5 = render(five);
+  const auto* pdb5 = find(r5.objects, "PodDisruptionBudget", "mysql-orders");
+  BOOST_TEST_REQUIRE(pdb5);
+  BOOST_TEST(pdb5->at("spec").at("maxUnavailable") == 2);  // 5 members: quorum 3
+  auto ra = render(base_doc());
+  const auto* async = find(ra.objects, "PodDisruptionBudget", "mysql-orders");
+  BOOST_TEST_REQUIRE(async);
+  BOOST_TEST(async->at("spec").at("minAvailable") == 1);
+  BOOST_TEST(!async->at("spec").contains("maxUnavailable"));
+}
+
 BOOST_AUTO_TEST_CASE(the_sidecar_is_a_group_member_s_sidecar) {
   json d = gr_doc();
   d["spec"]["replication"]["groupReplication"]["groupName"] = "9f1c2a3b-1111-4222-8333-0123456789ab";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "config/replication_mode.hpp"
+
 namespace br::gr {
 
 namespace {
@@ -89,9 +91,9 @@ recovery_plan planned(recovery_kind kind, const quorum_member& chosen,
 
 }  // namespace
 
-std::size_t quorum_of(std::size_t n) { return n <= 1 ? 1 : n / 2 + 1; }
+std::size_t quorum_of(std::size_t n) { return config::gr_quorum_of(n); }
 
-std::size_t pdb_max_unavailable(std::size_t n) { return n <= 1 ? 0 : n - quorum_of(n); }
+std::size_t pdb_max_unavailable(std::size_t n) { return config::gr_pdb_max_unavailable(n); }
 
 size_check check_group_size(std::size_t n) {
   if (n < 1) return {size_verdict::rejected, "a group needs at least one member"};
