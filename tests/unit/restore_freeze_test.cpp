@@ -166,6 +166,16 @@ BOOST_AUTO_TEST_CASE(the_token_is_recorded_before_the_fence_and_used_once) {
   BOOST_TEST(f.answer->rfind("accepted:", 0) == 0u, *f.answer);
 }
 
+BOOST_AUTO_TEST_CASE(a_group_replication_group_is_refused) {
+  group_fixture f;
+  f.settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
+  f.rules.gr.enabled = true;
+  f.run(input::annotate{restore_freeze_key, "freeze:" + T1});
+  BOOST_REQUIRE(f.answer.has_value());
+  BOOST_TEST(f.answer->find("Group Replication") != std::string::npos, *f.answer);
+  BOOST_TEST(f.count<effect::persist>() == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(a_refused_write_changes_nothing) {
   group_fixture f;
   f.settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));

@@ -33,6 +33,10 @@ void on_restore_freeze_request(context& c, const std::string& value) {
     c.answer = "rejected: a restore-in-place request is freeze:<token> or lift:<token>";
     return;
   }
+  if (c.rules.gr.enabled) {  // the group fences and elects itself: the async freeze means nothing there
+    c.answer = "rejected: an in-place restore of a Group Replication group is not supported";
+    return;
+  }
   if (!st.loaded || st.persisting || !st.persist_queue.empty()) {
     c.answer = "busy: the group's durable state is not loaded or being written; try again";
     return;
