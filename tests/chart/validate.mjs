@@ -183,8 +183,8 @@ for (const o of operatorObjs) {
   if (!(await validateBuiltin(o, 'operator'))) fail('operator', `no schema for ${o.apiVersion} ${o.kind}`);
 }
 
-const example = yaml.load(fs.readFileSync(path.join(sourceDir, 'deploy/examples/group.yaml'), 'utf8'));
-validateCr(example, 'deploy/examples/group.yaml');
+for (const file of ['deploy/examples/group.yaml', 'deploy/examples/gr-group.yaml'])
+  validateCr(yaml.load(fs.readFileSync(path.join(sourceDir, file), 'utf8')), file);
 const rules = JSON.parse(fs.readFileSync(path.join(sourceDir, 'tests/unit/crd_rules.json'), 'utf8'));
 const mfg = crds['shipstream.io/v1alpha1/MysqlFailoverGroup'];
 for (const [name, edits] of [

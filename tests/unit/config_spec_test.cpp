@@ -235,6 +235,7 @@ BOOST_AUTO_TEST_CASE(examples_parse_and_validate_cleanly) {
     run_mode mode;
   };
   for (auto r : {row{"deploy/examples/group.yaml", run_mode::kubernetes},
+                 row{"deploy/examples/gr-group.yaml", run_mode::kubernetes},
                  row{"deploy/examples/standalone-group.yaml", run_mode::standalone}}) {
     BOOST_TEST_CONTEXT(r.file) {
       auto res = load_group_yaml(config_spec_test::read_source_file(r.file), r.mode);
