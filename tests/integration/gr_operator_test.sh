@@ -13,6 +13,9 @@
 #      operator STARTs it, the group clones it, the clone restarts it OFFLINE, the operator STARTs
 #      it again and it is ONLINE;
 #   5. `bloodraven switchover a` (set_as_primary): SwitchoverCompleted, activeSite a, writes go on;
+#   6. `bloodraven fence on c`: c leaves the group (OFFLINE, super_read_only, out of the readers
+#      check), a second fence (b) is refused below quorum, c is not started while fenced, and
+#      `fence off c` brings it back ONLINE;
 #      every acknowledged write is on every member afterwards.
 # Label gr; DISABLED in plain ctest (about 4-6 min, three servers). Run:
 #   BR_SOURCE_DIR=$PWD BR_BINARY_DIR=$PWD/build bash tests/integration/gr_operator_test.sh
@@ -99,6 +102,27 @@ for m in $(seq "$n" $((n + 9))); do
   wait_for 10 "write $m after the switchover" write "$m" after-switch
 done
 say "switchover to a completed; ${#ACKED[@]} writes acknowledged in all"
+
+# --- 6. manual fence (issue 23): STOP GROUP_REPLICATION, quorum-guarded, then back ----------------
+fence() { "$BIN/actors/bloodraven" fence --operator "$OP" --keys-dir "$W/state/keys" --group grtest "$@" 2>&1; }
+out=$(fence on c) || fail "fence of c refused: $out"
+say "fence on c: $out"
+wait_for 60 "c to leave the group (OFFLINE, two members ONLINE)" members_online 2
+# The others' view drops c before c's own STOP has returned: wait for c's own word.
+c_offline() { [[ $("$SB" gr-state "${IDS[2]}") == OFFLINE ]]; }
+wait_for 60 "c's own state OFFLINE after its fence" c_offline
+[[ $(q "${PORT[c]}" "SELECT @@super_read_only") == 1 ]] || fail "fenced c is writable"
+code=$(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:${SIDE[c]}/gr/reader") || true
+[[ $code != 200 ]] || fail "fenced c still passes the readers check"
+if out=$(fence on b); then fail "a second fence (b) was accepted with c fenced: $out"; fi
+[[ $out == *"below quorum"* ]] || fail "the second fence was refused for another reason: $out"
+say "fence on b refused: $out"
+write "$((m + 1))" fenced || fail "a write with c fenced"
+sleep 3  # several polls: the fenced member must not be started again
+c_offline || fail "fenced c was started again"
+out=$(fence off c) || fail "unfence of c refused: $out"
+wait_for 240 "c to rejoin ONLINE after its unfence" members_online 3
+say "c unfenced and ONLINE again"
 
 # --- every acknowledged write is on every member ---------------------------------------------------
 for k in 0 1 2; do
