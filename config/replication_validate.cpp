@@ -149,6 +149,22 @@ void validate_replication_mode(const group_spec& spec, run_mode mode, field_erro
   async_only("spec.plannedFailover.drainTimeout",
              spec.planned_failover.drain_timeout != defaults.planned_failover.drain_timeout);
   async_only("spec.sidecar", !(spec.sidecar == defaults.sidecar));
+  // Read by the async rules only (review of issue 22, M2): lag bounds of the replicas' routing and
+  // the debounce of a site's state. A GR member is routed by its ONLINE state in the agreed view.
+  async_only("spec.replication.maxLagSeconds", r.max_lag_seconds != defaults.replication.max_lag_seconds);
+  async_only("spec.replication.readOnlyMaxLagSeconds", r.read_only_max_lag_seconds.has_value());
+  async_only("spec.failureThreshold", spec.failure_threshold != defaults.failure_threshold);
+  async_only("spec.recoveryThreshold", spec.recovery_threshold != defaults.recovery_threshold);
+  if (spec.init_from_backup)
+    // The GR bootstrap does not wait for a restore (finding M2: the seed would start empty and the
+    // restore Job then finds a primary); issue 23 restores into a fresh single-member group.
+    fail("spec.initFromBackup", "not implemented yet in groupReplication mode; remove it");
+  if (spec.update_strategy == update_strategy::recreate)
+    // Every member restarted at once comes back OFFLINE (start_on_boot is OFF) and the group has
+    // no member left to start the others into: a total outage (finding H2).
+    fail("spec.updateStrategy",
+         "Recreate restarts every member at once, which a Group Replication group does not survive; "
+         "use OrderedUpdate");
 }
 
 }  // namespace br::config

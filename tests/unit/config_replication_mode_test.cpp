@@ -180,6 +180,34 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
               {{{"name", "p"}, {"storage", {{"type", "PVC"}, {"pvc", {{"claimName", "c"}}}}}}}}};
        },
        "spec.backup", "not implemented yet in groupReplication mode"},
+      {"replica lag bound", S, [](json& d) { d["spec"]["replication"]["maxLagSeconds"] = 60; },
+       "spec.replication.maxLagSeconds", "not used in groupReplication mode"},
+      {"read-only lag bound", S,
+       [](json& d) { d["spec"]["replication"]["readOnlyMaxLagSeconds"] = 60; },
+       "spec.replication.readOnlyMaxLagSeconds", "not used in groupReplication mode"},
+      {"failure threshold", S, [](json& d) { d["spec"]["failureThreshold"] = 5; },
+       "spec.failureThreshold", "not used in groupReplication mode"},
+      {"recovery threshold", S, [](json& d) { d["spec"]["recoveryThreshold"] = 4; },
+       "spec.recoveryThreshold", "not used in groupReplication mode"},
+      {"the defaults written out are fine", S,
+       [](json& d) {
+         d["spec"]["replication"]["maxLagSeconds"] = 300;
+         d["spec"]["failureThreshold"] = 3;
+         d["spec"]["recoveryThreshold"] = 2;
+       },
+       "", ""},
+      {"Kubernetes: recreate updates", K,
+       [](json& d) {
+         as_kubernetes(d);
+         d["spec"]["updateStrategy"] = "Recreate";
+       },
+       "spec.updateStrategy", "does not survive; use OrderedUpdate"},
+      {"Kubernetes: a restore into a new group", K,
+       [](json& d) {
+         as_kubernetes(d);
+         d["spec"]["initFromBackup"] = {{"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}}};
+       },
+       "spec.initFromBackup", "not implemented yet in groupReplication mode"},
       {"Kubernetes: the rendered address", K, as_kubernetes, "", ""},
       {"Kubernetes: an address of the user's", K,
        [](json& d) {
