@@ -511,6 +511,47 @@ BOOST_AUTO_TEST_CASE(no_fence_without_an_agreed_view) {
   BOOST_TEST(f.answer->find("rejected: the group's view is unknown") == 0u, *f.answer);
 }
 
+// Review finding H3: a server with another member's server_uuid (a copied auto.cnf) never takes
+// that member's state, role or primary, whichever side of it in site order.
+BOOST_AUTO_TEST_CASE(a_site_claiming_another_members_id_takes_nothing_of_it) {
+  for (std::string liar : {"c", "a"}) {
+    BOOST_TEST_CONTEXT("liar " << liar) {
+      gr_fixture f;
+      const std::string owner = liar == "c" ? "a" : "b";  // the member whose id is claimed
+      f.load(gr_fixture::running(owner));
+      std::vector<row> two;
+      for (auto& s : f.rules.sites)
+        if (s != liar) two.push_back({s, "ONLINE", s == owner ? "PRIMARY" : "SECONDARY"});
+      auto fake = offline(liar);
+      fake.probe.gr.member_id = uuid.at(owner);
+      fake.probe.gr.rows = {{uuid.at(owner), liar, 3306, "OFFLINE", "", "9.7.4"}};
+      fake.probe.server_uuid = uuid.at(owner);
+      for (auto& s : f.rules.sites) {
+        if (s == liar)
+          f.report(fake);
+        else
+          f.report(member(s, two, "v:4"));
+      }
+      f.advance(5s);
+      for (auto& s : f.rules.sites) {
+        if (s == liar)
+          f.report(fake);
+        else
+          f.report(member(s, two, "v:4"));
+      }
+      auto st = gr_status_of(f.rules, f.st);
+      BOOST_TEST(st.view_known, st.message);
+      BOOST_TEST(st.primary_member == owner);
+      for (const auto& m : st.members)
+        if (m.name == liar) BOOST_TEST(m.state != "ONLINE");
+      BOOST_TEST(f.st.durable.view.active_site == owner);
+      BOOST_TEST(!f.st.persisting.has_value());  // no FailoverObserved to the liar
+      BOOST_TEST(f.saw("DuplicateMemberId"));
+      BOOST_TEST(!f.saw("FailoverObserved"));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_failed_command_waits_before_the_next) {
   gr_fixture f;
   f.load(gr_fixture::running("a", 1));

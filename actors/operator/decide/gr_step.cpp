@@ -19,6 +19,41 @@ gr_durable merge_gr(const gr_durable& before, const gr_durable& next) {
   return d;
 }
 
+namespace {
+
+/// The one site a MEMBER_ID belongs to, from each site's latest good probe: the only site claiming
+/// it, or among several claimants (a copied auto.cnf, a restored snapshot: review finding H3) the
+/// only one that is in a group by its own word (not OFFLINE); "" when none or ambiguous. A row of
+/// the agreed view is mapped to a site only through this, so a site claiming another member's
+/// identity never takes its state, role or primary.
+std::string owner_of(const std::vector<std::string>& sites,
+                     const std::map<std::string, site_probe>& probes, const std::string& member_id) {
+  if (member_id.empty()) return {};
+  std::vector<std::string> claim, in_group;
+  for (const auto& site : sites) {
+    auto it = probes.find(site);
+    if (it == probes.end() || it->second.gr.member_id != member_id) continue;
+    claim.push_back(site);
+    const auto& own = it->second.gr.self_state;
+    if (!own.empty() && own != "OFFLINE") in_group.push_back(site);
+  }
+  if (claim.size() == 1) return claim.front();
+  return in_group.size() == 1 ? in_group.front() : std::string{};
+}
+
+/// Whether more than one site claims `member_id`.
+bool claimed_twice(const std::vector<std::string>& sites,
+                   const std::map<std::string, site_probe>& probes, const std::string& member_id) {
+  int n = 0;
+  for (const auto& site : sites) {
+    auto it = probes.find(site);
+    if (it != probes.end() && !member_id.empty() && it->second.gr.member_id == member_id) ++n;
+  }
+  return n > 1;
+}
+
+}  // namespace
+
 namespace step_detail {
 namespace {
 
@@ -51,12 +86,7 @@ bool foreign(const context& c, const gr_snapshot& s) {
 }
 
 std::string site_of_member(const context& c, const std::string& member_id) {
-  if (member_id.empty()) return {};
-  for (const auto& site : c.rules.sites) {
-    auto it = c.st.good_probes.find(site);
-    if (it != c.st.good_probes.end() && it->second.gr.member_id == member_id) return site;
-  }
-  return {};
+  return owner_of(c.rules.sites, c.st.good_probes, member_id);
 }
 
 std::vector<gr::member_report> member_reports(context& c) {
@@ -76,6 +106,17 @@ std::vector<gr::member_report> member_reports(context& c) {
       r.reporter = it != c.st.good_probes.end() ? it->second.gr.member_id : site;
       out.push_back(std::move(r));
       continue;
+    }
+    if (claimed_twice(c.rules.sites, c.st.good_probes, s->member_id)) {
+      c.alert_once("gr-dup:" + s->member_id, "Warning", "DuplicateMemberId",
+                   "more than one site reports member id " + s->member_id + " (a copied auto.cnf?): " +
+                       "only the one in the group is counted; give each server its own server_uuid",
+                   site);
+      if (owner_of(c.rules.sites, c.st.good_probes, s->member_id) != site) {
+        r.reporter = site + "#duplicate";  // no vote, and it cannot displace the owner's
+        out.push_back(std::move(r));
+        continue;
+      }
     }
     r.reporter = s->member_id;
     r.reachable = true;
@@ -462,7 +503,8 @@ std::vector<gr::quorum_member> gr_quorum_members(const context& c) {
       m.role = gr::member_role::none;
       for (const auto& r : s->rows)
         if (r.member_id == s->member_id) m.role = gr::parse_member_role(r.role);
-      if (g.evaluated && g.view.known)
+      if (g.evaluated && g.view.known &&
+          owner_of(c.rules.sites, c.st.good_probes, s->member_id) == site)
         for (const auto& v : g.view.members)
           if (v.member_id == s->member_id) {
             m.state = v.state;
@@ -509,7 +551,8 @@ config::group_replication_status gr_status_of(const group_rules& rules, const gr
     auto r = st.reports.find(site);
     m.reachable = r != st.reports.end() && r->second.probe_ok;
     m.state = "UNKNOWN";
-    if (s.view_known)
+    const bool owner = owner_of(rules.sites, st.good_probes, m.member_id) == site;
+    if (s.view_known && owner)
       for (const auto& v : g.view.members)
         if (!m.member_id.empty() && v.member_id == m.member_id) {
           m.state = std::string{gr::to_string(v.state)};
