@@ -38,8 +38,9 @@ field_errors validate_spec(const group_spec& spec, run_mode mode);
 
 /// spec.replication.mode (config/replication_validate.cpp): async refuses the Group Replication
 /// members; groupReplication takes 1..9 primary-candidate sites (one member each), a member
-/// address per site in standalone mode (none in Kubernetes, where it is rendered), a UUID
-/// groupName, autoRejoinTries 0..2016, maxSwitchoverDelay 1s..1h, an image of MySQL 8.0.22 or
+/// address per site in standalone mode (a MySQL host:port of the member: the MySQL communication
+/// stack; in Kubernetes rendered when not given), a UUID
+/// groupName, autoRejoinTries 0..2016, maxSwitchoverDelay 1s..1h, an image of MySQL 8.0.27 or
 /// later (when its tag names a version), and refuses multiPrimary and the async-only members
 /// (splitBrainPolicy, promotionPolicy Fast, plannedFailover.onCooldown defer) and spec.backup.
 void validate_replication_mode(const group_spec& spec, run_mode mode, field_errors& errs);

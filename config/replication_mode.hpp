@@ -49,8 +49,9 @@ struct group_replication_spec {
 
 /// spec.sites[].groupReplication: the member's own settings.
 struct site_group_replication_spec {
-  /// "localAddress": host:port of the member's group communication (XCom) endpoint,
-  /// group_replication_local_address. Standalone mode: required. Kubernetes: rendered.
+  /// "localAddress": host:port of the member's group communication endpoint,
+  /// group_replication_local_address: with the MySQL communication stack, an address and port
+  /// the member's mysqld listens on. Standalone mode: required. Kubernetes: rendered.
   std::string local_address;
   bool operator==(const site_group_replication_spec&) const = default;
 };

@@ -110,9 +110,11 @@ void validate_replication_mode(const group_spec& spec, run_mode mode, field_erro
     fail("spec.replication.groupReplication.maxSwitchoverDelay",
          "must be between 1s and 1h, got " + in_quotes(format_duration(gr.max_switchover_delay)));
   if (auto v = image_version(spec.image);
-      v && std::make_tuple((*v)[0], (*v)[1], (*v)[2]) < std::make_tuple(8, 0, 22))
-    fail("spec.image", "Group Replication mode needs MySQL 8.0.22 or later, got " +
-                           in_quotes(spec.image));
+      v && std::make_tuple((*v)[0], (*v)[1], (*v)[2]) < std::make_tuple(8, 0, 27))
+    // The members communicate over MySQL connections (group_replication_communication_stack
+    // MYSQL), which MySQL has from 8.0.27 on.
+    fail("spec.image", "Group Replication mode needs MySQL 8.0.27 or later (the MySQL "
+                       "communication stack), got " + in_quotes(spec.image));
 
   // Async-only members: the group elects, fences and recovers itself.
   const auto& sb = spec.split_brain_policy;

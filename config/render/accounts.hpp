@@ -77,9 +77,11 @@ inline constexpr const char* replication_global_privileges = "REPLICATION SLAVE,
 /// Group Replication mode only (least privilege: an async group's accounts do not get them):
 /// the operator account's START/STOP GROUP_REPLICATION and group_replication_set_as_primary,
 /// and the recovery account's (the replication account, else the operator's) CLONE_ADMIN: a
-/// joiner's distributed recovery through the clone plugin runs as it on the recipient.
+/// joiner's distributed recovery through the clone plugin runs as it on the recipient; and its
+/// GROUP_REPLICATION_STREAM: the MySQL communication stack's connections between the members
+/// authenticate as it (without it a member cannot even reach its own group communication).
 inline constexpr const char* gr_operator_global_privileges = "GROUP_REPLICATION_ADMIN";
-inline constexpr const char* gr_recovery_global_privileges = "CLONE_ADMIN";
+inline constexpr const char* gr_recovery_global_privileges = "CLONE_ADMIN, GROUP_REPLICATION_STREAM";
 inline constexpr const char* backup_global_privileges =
     "SELECT, SHOW VIEW, EVENT, TRIGGER, LOCK TABLES, RELOAD, PROCESS, REPLICATION CLIENT, BACKUP_ADMIN";
 

@@ -46,6 +46,10 @@ std::map<std::string, std::string> gr_my_cnf_options(const config::failover_grou
       // The operator starts the member (bootstrap once, else a plain START): never the server.
       {"loose-group-replication-start-on-boot", "OFF"},
       {"loose-group-replication-single-primary-mode", "ON"},
+      // The MySQL communication stack (as the operator's SET GLOBAL): group communication over
+      // the members' MySQL port, authenticated as the recovery account; XCom's IP allowlist
+      // (by default the subnets of the pod's own interfaces) would refuse members on other nodes.
+      {"loose-group-replication-communication-stack", "MYSQL"},
       {"loose-group-replication-local-address", address},
       {"loose-group-replication-group-seeds", gr_group_seeds(g)},
       {"loose-group-replication-consistency", std::string{config::to_string(gr.consistency)}},

@@ -14,7 +14,8 @@ namespace br::render {
 bool is_group_replication(const config::group_spec& spec);
 
 /// The member's group_replication_local_address: sites[].groupReplication.localAddress when
-/// given, else gr_local_address (the headless site Service's name, port 33061).
+/// given, else gr_local_address (the headless site Service's name, the MySQL port: the group
+/// communicates over MySQL connections, group_replication_communication_stack=MYSQL).
 std::string gr_member_address(std::string_view group, std::string_view namespace_name,
                               const config::site_spec& site);
 

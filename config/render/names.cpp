@@ -51,7 +51,7 @@ std::string sidecar_peer_address(std::string_view group, std::string_view site,
 
 std::string gr_local_address(std::string_view group, std::string_view site,
                              std::string_view namespace_name) {
-  return site_service_host(group, site, namespace_name) + ":" + std::to_string(gr_port);
+  return site_service_host(group, site, namespace_name) + ":" + std::to_string(mysql_port);
 }
 
 json standard_labels(std::string_view group, std::string_view site) {

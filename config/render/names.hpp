@@ -66,9 +66,10 @@ std::string site_service_host(std::string_view group, std::string_view site,
 std::string sidecar_peer_address(std::string_view group, std::string_view site,
                                  std::string_view namespace_name);
 
-/// Group Replication mode: "<site Service>.<ns>.svc.cluster.local:33061", the member's
-/// group_replication_local_address. The site Service is headless in this mode, so the name
-/// resolves to the pod's own address (XCom refuses a local address that is not on the host).
+/// Group Replication mode: "<site Service>.<ns>.svc.cluster.local:3306", the member's
+/// group_replication_local_address (the MySQL communication stack: a MySQL listener of the
+/// member). The site Service is headless in this mode, so the name resolves to the pod's own
+/// address (the member checks it reaches its own group communication there).
 std::string gr_local_address(std::string_view group, std::string_view site,
                              std::string_view namespace_name);
 

@@ -73,6 +73,11 @@ std::vector<std::string> gr_settings_sql(const gr_settings& s, const sql_quoter&
       "SET GLOBAL group_replication_bootstrap_group = OFF",
       "SET GLOBAL group_replication_start_on_boot = OFF",
       "SET GLOBAL group_replication_single_primary_mode = ON",
+      // Group communication over MySQL connections (8.0.27+): authenticated as the recovery
+      // account given on START (it needs GROUP_REPLICATION_STREAM), the local address is the
+      // member's MySQL host:port, and the XCom IP allowlist (by default only the subnets of the
+      // member's own interfaces) does not apply, so members on other nodes are not refused.
+      "SET GLOBAL group_replication_communication_stack = 'MYSQL'",
       "SET GLOBAL group_replication_group_name = " + q(s.group_name),
       "SET GLOBAL group_replication_local_address = " + q(s.local_address),
       "SET GLOBAL group_replication_group_seeds = " + q(s.group_seeds),

@@ -25,7 +25,8 @@ result<gr_snapshot> parse_gr_snapshot(const query_result& r);
 result<gr_snapshot> read_gr_snapshot(connection& conn);
 
 /// Pure: the SET GLOBAL statements that apply `s` (plugin stopped), values quoted with `q`;
-/// bootstrap_group OFF, start_on_boot OFF and single_primary_mode ON always.
+/// bootstrap_group OFF, start_on_boot OFF, single_primary_mode ON and communication_stack MYSQL
+/// (so s.local_address and s.group_seeds are MySQL host:port endpoints) always.
 std::vector<std::string> gr_settings_sql(const gr_settings& s, const sql_quoter& q);
 
 /// Pure: START GROUP_REPLICATION with the recovery account on the statement (never stored in

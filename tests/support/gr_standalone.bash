@@ -64,7 +64,7 @@ active_is() { [[ $(group "['activeSite']") == "$1" ]]; }
 active_not() { local a; a=$(group "['activeSite']"); [[ -n $a && $a != "$1" ]]; }
 event_seen() { curl -fsS -m 2 "$OP/events" | grep -q "\"$1\""; }
 
-declare -A PORT SIDE XCOM
+declare -A PORT SIDE
 
 gr_stack_up() {
   # --- servers: fresh, the plugin loaded, OFFLINE; the operator account may run GR commands -------
@@ -81,7 +81,6 @@ gr_stack_up() {
     [[ $("$SB" gr-state "$i") == OFFLINE ]] || fail "instance $i is not an OFFLINE member"
     PORT[${SITES[$k]}]=$("$SB" port "$i")
     SIDE[${SITES[$k]}]=$(freeport)
-    XCOM[${SITES[$k]}]=$((10000 + i))
   done
   OPP=$(freeport); PP=$(freeport); RP=$(freeport); LP=$(freeport)
   OP=http://127.0.0.1:$OPP
@@ -104,7 +103,8 @@ gr_stack_up() {
       echo "    - name: $s"
       echo "      address: {host: 127.0.0.1, port: ${PORT[$s]}}"
       echo "      sidecarAddress: \"127.0.0.1:${SIDE[$s]}\""
-      echo "      groupReplication: {localAddress: \"127.0.0.1:${XCOM[$s]}\"}"
+      # The MySQL communication stack: the member's group address is its MySQL listener.
+      echo "      groupReplication: {localAddress: \"127.0.0.1:${PORT[$s]}\"}"
     done
   } >"$W/group.yaml"
   echo -n bloodravenpw >"$W/operator-password"

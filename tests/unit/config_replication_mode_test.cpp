@@ -156,8 +156,11 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
       {"switchover delay", S, [&](json& d) { gr(d)["maxSwitchoverDelay"] = "2h"; },
        "spec.replication.groupReplication.maxSwitchoverDelay", "between 1s and 1h"},
       {"old server", S, [](json& d) { d["spec"]["image"] = "mysql:8.0.21"; }, "spec.image",
-       "needs MySQL 8.0.22 or later"},
-      {"8.0.22 is enough", S, [](json& d) { d["spec"]["image"] = "reg.io/x/mysql:8.0.22-debian"; },
+       "needs MySQL 8.0.27 or later (the MySQL communication stack)"},
+      {"8.0.26: no MySQL communication stack", S,
+       [](json& d) { d["spec"]["image"] = "mysql:8.0.26"; }, "spec.image",
+       "needs MySQL 8.0.27 or later"},
+      {"8.0.27 is enough", S, [](json& d) { d["spec"]["image"] = "reg.io/x/mysql:8.0.27-debian"; },
        "", ""},
       {"split-brain policy", S,
        [](json& d) { d["spec"]["splitBrainPolicy"]["preferSite"] = "a"; }, "spec.splitBrainPolicy",
@@ -212,7 +215,7 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
       {"Kubernetes: an address of the user's", K,
        [](json& d) {
          as_kubernetes(d);
-         d["spec"]["sites"][1]["groupReplication"]["localAddress"] = "10.1.2.3:33061";
+         d["spec"]["sites"][1]["groupReplication"]["localAddress"] = "10.1.2.3:3306";
        },
        "", ""},
       {"Kubernetes: a site Service that cannot be headless", K,

@@ -79,8 +79,8 @@ BOOST_AUTO_TEST_CASE(malformed_results_are_errors) {
 BOOST_AUTO_TEST_CASE(settings_and_start_statements) {
   gr_settings s;
   s.group_name = "8a94f357-aab4-11df-86ab-c80aa9429562";
-  s.local_address = "10.0.0.1:33061";
-  s.group_seeds = "10.0.0.1:33061,10.0.0.2:33061";
+  s.local_address = "10.0.0.1:3306";
+  s.group_seeds = "10.0.0.1:3306,10.0.0.2:3306";
   s.consistency = "BEFORE_ON_PRIMARY_FAILOVER";
   s.exit_state_action = "READ_ONLY";
   s.auto_rejoin_tries = 3;
@@ -93,6 +93,9 @@ BOOST_AUTO_TEST_CASE(settings_and_start_statements) {
   BOOST_TEST(sql.front() == "SET GLOBAL group_replication_bootstrap_group = OFF");
   BOOST_TEST(has("SET GLOBAL group_replication_start_on_boot = OFF"));
   BOOST_TEST(has("SET GLOBAL group_replication_single_primary_mode = ON"));
+  // The MySQL stack: no XCom allowlist between members on different nodes (docs/group-replication.md).
+  BOOST_TEST(has("SET GLOBAL group_replication_communication_stack = 'MYSQL'"));
+  BOOST_TEST(has("SET GLOBAL group_replication_local_address = '10.0.0.1:3306'"));
   BOOST_TEST(has("SET GLOBAL group_replication_group_name = '" + s.group_name + "'"));
   BOOST_TEST(has("SET GLOBAL group_replication_group_seeds = '" + s.group_seeds + "'"));
   BOOST_TEST(has("SET GLOBAL group_replication_autorejoin_tries = 3"));

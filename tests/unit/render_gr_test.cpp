@@ -63,8 +63,8 @@ BOOST_AUTO_TEST_SUITE(render_gr)
 BOOST_AUTO_TEST_CASE(each_member_my_cnf_joins_the_group_but_never_starts_or_bootstraps_it) {
   auto r = render(gr_doc());
   const std::string seeds =
-      "mysql-orders-iad.db.svc.cluster.local:33061,mysql-orders-pdx.db.svc.cluster.local:33061,"
-      "mysql-orders-sea.db.svc.cluster.local:33061";
+      "mysql-orders-iad.db.svc.cluster.local:3306,mysql-orders-pdx.db.svc.cluster.local:3306,"
+      "mysql-orders-sea.db.svc.cluster.local:3306";
   int server_id = 101;
   for (std::string site : {"iad", "pdx", "sea"}) {
     BOOST_TEST_CONTEXT(site) {
@@ -72,8 +72,11 @@ BOOST_AUTO_TEST_CASE(each_member_my_cnf_joins_the_group_but_never_starts_or_boot
       BOOST_TEST(o["plugin-load-add"] == "mysql_clone.so;group_replication.so");
       BOOST_TEST(o["loose-group-replication-start-on-boot"] == "OFF");
       BOOST_TEST(o["loose-group-replication-single-primary-mode"] == "ON");
+      // The MySQL communication stack: the members talk over their MySQL port, authenticated as
+      // the recovery account; no XCom allowlist refuses a member on another node.
+      BOOST_TEST(o["loose-group-replication-communication-stack"] == "MYSQL");
       BOOST_TEST(o["loose-group-replication-local-address"] ==
-                 "mysql-orders-" + site + ".db.svc.cluster.local:33061");
+                 "mysql-orders-" + site + ".db.svc.cluster.local:3306");
       BOOST_TEST(o["report-host"] == "mysql-orders-" + site + ".db.svc.cluster.local");
       BOOST_TEST(o["report-port"] == "3306");
       BOOST_TEST(o["loose-group-replication-group-seeds"] == seeds);
@@ -101,18 +104,18 @@ BOOST_AUTO_TEST_CASE(pinned_name_tls_and_a_user_address_reach_the_file) {
   json d = gr_doc();
   d["spec"]["replication"]["groupReplication"]["groupName"] = "9f1c2a3b-1111-4222-8333-0123456789ab";
   d["spec"]["replication"]["tls"] = true;
-  d["spec"]["sites"][1]["groupReplication"]["localAddress"] = "10.1.2.3:24901";
+  d["spec"]["sites"][1]["groupReplication"]["localAddress"] = "10.1.2.3:3306";
   auto r = render(d);
   auto pdx = options_of(cnf_of(r.objects, "pdx"));
   BOOST_TEST(pdx["loose-group-replication-group-name"] == "9f1c2a3b-1111-4222-8333-0123456789ab");
-  BOOST_TEST(pdx["loose-group-replication-local-address"] == "10.1.2.3:24901");
+  BOOST_TEST(pdx["loose-group-replication-local-address"] == "10.1.2.3:3306");
   BOOST_TEST(pdx["report-host"] == "10.1.2.3");
   BOOST_TEST(pdx["loose-group-replication-recovery-use-ssl"] == "ON");
   BOOST_TEST(pdx["loose-group-replication-ssl-mode"] == "REQUIRED");
   auto iad = options_of(cnf_of(r.objects, "iad"));
   BOOST_TEST(iad["loose-group-replication-group-seeds"] ==
-             "mysql-orders-iad.db.svc.cluster.local:33061,10.1.2.3:24901,"
-             "mysql-orders-sea.db.svc.cluster.local:33061");
+             "mysql-orders-iad.db.svc.cluster.local:3306,10.1.2.3:3306,"
+             "mysql-orders-sea.db.svc.cluster.local:3306");
 }
 
 BOOST_AUTO_TEST_CASE(mysql_conf_cannot_override_the_members_settings) {
@@ -282,12 +285,13 @@ BOOST_AUTO_TEST_CASE(accounts_get_the_group_replication_grants_only_in_this_mode
       BOOST_TEST(script.find("GRANT GROUP_REPLICATION_ADMIN ON *.* TO '$u'@'%';") !=
                  std::string::npos);
       // The recovery account (and the operator's, when there is no replication account): a
-      // joiner's clone runs as it.
-      BOOST_TEST(script.find("GRANT REPLICATION SLAVE, BACKUP_ADMIN, CLONE_ADMIN ON *.*") !=
-                 std::string::npos);
+      // joiner's clone runs as it, and the MySQL communication stack's connections.
+      BOOST_TEST(script.find("GRANT REPLICATION SLAVE, BACKUP_ADMIN, CLONE_ADMIN, "
+                             "GROUP_REPLICATION_STREAM ON *.*") != std::string::npos);
     }
   }
   BOOST_TEST(users_script(false).find("GROUP_REPLICATION_ADMIN") == std::string::npos);
+  BOOST_TEST(users_script(false).find("GROUP_REPLICATION_STREAM") == std::string::npos);
   BOOST_TEST(users_script(false) == users_script());
 }
 
@@ -300,7 +304,7 @@ BOOST_AUTO_TEST_CASE(reserved_and_refused_names) {
   BOOST_TEST(br::config::to_string(r.errors).find("spec.sites[2].name") != std::string::npos,
              br::config::to_string(r.errors));
   BOOST_TEST(readers_service_name("orders") == "mysql-orders-readers");
-  BOOST_TEST(gr_local_address("orders", "iad", "db") == "mysql-orders-iad.db.svc.cluster.local:33061");
+  BOOST_TEST(gr_local_address("orders", "iad", "db") == "mysql-orders-iad.db.svc.cluster.local:3306");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

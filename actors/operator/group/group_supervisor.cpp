@@ -31,10 +31,11 @@ gr_rules gr_rules_of(const config::group_spec& spec) {
   g.spec_group_name = gr.group_name;
   g.generated_name = config::random_uuid();
   for (const auto& s : spec.sites)
-    // Kubernetes: the site Service on the default group communication port.
+    // Kubernetes: the resolver fills it in (render::gr_member_address); else the site on the
+    // MySQL port (the MySQL communication stack).
     g.local_address[s.name] = s.group_replication && !s.group_replication->local_address.empty()
                                   ? s.group_replication->local_address
-                                  : s.name + ":33061";
+                                  : s.name + ":3306";
   g.consistency = std::string{config::to_string(gr.consistency)};
   g.exit_state_action = std::string{config::to_string(gr.exit_state_action)};
   g.auto_rejoin_tries = gr.auto_rejoin_tries;
