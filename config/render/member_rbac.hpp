@@ -20,6 +20,11 @@ using json = nlohmann::json;
 /// is a token of the observation (the view id and a digest), never read as authority.
 inline constexpr const char* gr_observed_annotation = "bloodraven.shipstream.io/gr-observed";
 
+/// The projected volume with the member ServiceAccount's token, mounted into the sidecar only,
+/// where the in-cluster client reads it (io/kube/config.hpp in_cluster_paths).
+inline constexpr const char* member_token_volume = "member-token";
+inline constexpr const char* member_token_dir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
 /// "mysql-<group>-<site>-member": the site's ServiceAccount, Role and RoleBinding.
 std::string member_identity_name(std::string_view group, std::string_view site);
 

@@ -3,6 +3,7 @@
 
 #include "config/render/accounts.hpp"
 #include "config/render/gr_member.hpp"
+#include "config/render/member_rbac.hpp"
 #include "config/render/names.hpp"
 #include "config/render/pitr_sidecar.hpp"
 #include "config/render/rollout.hpp"
@@ -246,6 +247,8 @@ json gr_sidecar_env(const config::failover_group& g, std::size_t site_index,
       value_env("MYSQL_CREDS_DIR", creds_dir),
       value_env("REPLICATION_MODE", "groupReplication"),
       value_env("GR_MEMBERS", std::to_string(spec.sites.size())),
+      // The gr-observed annotation on its own Pod (MY_POD_NAME), as the site's member identity.
+      value_env("GR_POD_DOORBELL", "true"),
   });
   const auto gr = spec.replication.group_replication.value_or(config::group_replication_spec{});
   if (!gr.group_name.empty()) env.push_back(value_env("GR_GROUP_NAME", gr.group_name));
@@ -297,6 +300,31 @@ json sidecar_env(const config::failover_group& g, std::size_t site_index, int re
   }
   return env;
 }
+
+namespace {
+
+/// Group Replication: the pod runs as its site's member ServiceAccount (member_rbac.hpp: get and
+/// patch of its own Pod only), whose token is projected into the sidecar container alone, where
+/// the in-cluster client looks for it; mysqld and the init container never see it.
+void add_member_identity(const config::failover_group& g, const std::string& site, json& pod_spec,
+                         json& sidecar) {
+  pod_spec["serviceAccountName"] = member_identity_name(g.metadata.name, site);
+  pod_spec["automountServiceAccountToken"] = false;
+  json sources = json::array(
+      {{{"serviceAccountToken", {{"path", "token"}, {"expirationSeconds", 3607}}}},
+       {{"configMap",
+         {{"name", "kube-root-ca.crt"}, {"items", json::array({{{"key", "ca.crt"}, {"path", "ca.crt"}}})}}}},
+       {{"downwardAPI",
+         {{"items", json::array({{{"path", "namespace"},
+                                  {"fieldRef", {{"fieldPath", "metadata.namespace"}}}}})}}}}});
+  pod_spec["volumes"].push_back(
+      {{"name", std::string{member_token_volume}}, {"projected", {{"sources", sources}}}});
+  sidecar["volumeMounts"].push_back({{"name", std::string{member_token_volume}},
+                                     {"mountPath", std::string{member_token_dir}},
+                                     {"readOnly", true}});
+}
+
+}  // namespace
 
 json render_deployment(const config::failover_group& g, std::size_t site_index,
                        const std::string& config_map, const std::string& config_hash,
@@ -356,6 +384,8 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
   if (has_init_container(opts.reconciler_version))
     pod_spec["initContainers"] =
         json::array({init_datadir_container(pod_spec["containers"][0], spec, opts.reconciler_version)});
+  if (is_group_replication(spec))
+    add_member_identity(g, site.name, pod_spec, pod_spec["containers"][1]);
   // spec.backup.pitr.enabled: the archiver's settings, volume and mount (issue 21).
   add_pitr_archiver(spec, pod_spec, pod_spec["containers"][1]);
 

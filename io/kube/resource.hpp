@@ -38,6 +38,8 @@ inline const resource_ref services{"", "v1", "services", true};
 inline const resource_ref pvcs{"", "v1", "persistentvolumeclaims", true};
 inline const resource_ref deployments{"apps", "v1", "deployments", true};
 inline const resource_ref pdbs{"policy", "v1", "poddisruptionbudgets", true};
+inline const resource_ref roles{"rbac.authorization.k8s.io", "v1", "roles", true};
+inline const resource_ref rolebindings{"rbac.authorization.k8s.io", "v1", "rolebindings", true};
 /// external-dns's DNSEndpoint (its CRD is installed with external-dns, not by us).
 inline const resource_ref dnsendpoints{"externaldns.k8s.io", "v1alpha1", "dnsendpoints", true};
 /// Ours: the failover groups.

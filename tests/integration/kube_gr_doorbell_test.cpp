@@ -180,4 +180,56 @@ BOOST_AUTO_TEST_CASE(the_watcher_rings_its_own_pod_on_each_change) {
   caf::anon_send_exit(mysql, caf::exit_reason::kill);
 }
 
+BOOST_AUTO_TEST_CASE(a_forbidden_patch_is_retried_until_the_role_names_the_pod) {
+  // A new pod's sidecar rings before the operator's next pass has put its name in the Role: the
+  // patch is Forbidden and must be tried again (with backoff) with no new change of the view.
+  sim_fixture f(std::vector<std::string>{});
+  caf::actor_system_config cfg;
+  br::add_message_types(cfg);
+  cfg.set("scheduler.max-threads", 2);
+  caf::actor_system sys{cfg};
+  br::mysql_outcome view;
+  view.ok = true;
+  view.probe.gr = {true, "a", "g1", "ONLINE", "1700:1", {{"a", "h", 3306, "ONLINE", "PRIMARY", "9.7.4"}}};
+  auto mysql = sys.spawn([view](br::local_mysql_actor::pointer) -> br::local_mysql_actor::behavior_type {
+    return {[view](br::probe_atom) { return view; },
+            [](br::self_fence_atom, const std::string&) { return br::mysql_outcome{}; },
+            [](br::unfence_atom) { return br::mysql_outcome{}; },
+            [](br::heartbeat_atom, int64_t) { return br::mysql_outcome{}; }};
+  });
+  auto h = std::make_shared<br::sidecar::sidecar_handles>();
+  h->set_mysql(mysql);
+  br::sidecar::gr_watcher_options o;
+  o.site = "a";
+  o.pod_namespace = ns;
+  o.group = "orders";
+  o.interval = 50ms;
+  o.pod.client = f.sidecar_a;
+  o.pod.pod_namespace = ns;
+  o.pod.pod_name = pod_a;
+  auto w = sys.spawn(br::sidecar::gr_watcher, o, h);
+  BOOST_TEST_REQUIRE(br::test::eventually([&] { return !f.sim.denials().empty(); }, 10s, 20ms));
+  BOOST_TEST(f.annotation(pod_a) == "");
+  // The operator's next pass names the pod in a's Role.
+  auto sa = br::render::member_identity_name("orders", "a");
+  f.sim.set_rbac(br::kube_sim::rbac_enforcement{
+      {"sidecar-a"}, br::kube_sim::service_account_user(ns, sa),
+      br::kube_sim::policy_for_service_account(br::render::render_member_rbac(group(), "a", {pod_a}, 9),
+                                               ns, sa)});
+  auto want = br::sidecar::gr_observation_token(br::sidecar::observe_gr(view));
+  BOOST_TEST(br::test::eventually([&] { return f.annotation(pod_a) == want; }, 40s, 50ms),
+             f.annotation(pod_a));
+  caf::anon_send_exit(w, caf::exit_reason::kill);
+  caf::anon_send_exit(mysql, caf::exit_reason::kill);
+}
+
+BOOST_AUTO_TEST_CASE(the_retry_backoff_doubles_and_is_bounded) {
+  using br::sidecar::pod_doorbell_retry_delay;
+  BOOST_TEST(pod_doorbell_retry_delay(1).count() == 500);
+  BOOST_TEST(pod_doorbell_retry_delay(2).count() == 1000);
+  BOOST_TEST(pod_doorbell_retry_delay(4).count() == 4000);
+  BOOST_TEST(pod_doorbell_retry_delay(7).count() == 30000);  // 32 s capped
+  BOOST_TEST(pod_doorbell_retry_delay(1000).count() == 30000);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

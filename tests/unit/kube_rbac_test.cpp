@@ -161,8 +161,9 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
     if (o["kind"] == "ClusterRole") ++cluster_roles;
     if (o["kind"] == "ClusterRoleBinding") ++bindings;
   }
-  // the operator's, <fullname>-secrets and <fullname>-backup-trigger (RoleBindings only)
-  BOOST_TEST(cluster_roles == 3u);
+  // the operator's, <fullname>-secrets, <fullname>-members and <fullname>-backup-trigger
+  // (RoleBindings only)
+  BOOST_TEST(cluster_roles == 4u);
   BOOST_TEST(bindings == 1u);
   auto p = chart_operator_policy(chart_dir(), rel);
   BOOST_TEST(!p.cluster.empty());
@@ -183,7 +184,16 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("list", "shipstream.io", "mysqlbackupverifications", ""),
                         req("patch", "shipstream.io", "mysqlbackupverifications", "shop", "v", "status"),
                         req("delete", "shipstream.io", "mysqlbackupverifications", "shop", "v"),
-                        req("create", "batch", "jobs", "shop"), req("delete", "batch", "cronjobs", "shop", "c")})
+                        req("create", "batch", "jobs", "shop"), req("delete", "batch", "cronjobs", "shop", "c"),
+                        // Group Replication members' identities (rolebinding-members.yaml), and
+                        // the pods get+patch their Roles grant (the API server's escalation check)
+                        req("create", "rbac.authorization.k8s.io", "roles", "shop"),
+                        req("update", "rbac.authorization.k8s.io", "rolebindings", "shop", "b"),
+                        req("delete", "rbac.authorization.k8s.io", "roles", "shop", "r"),
+                        req("delete", "", "serviceaccounts", "shop", "sa"),
+                        req("get", "", "pods", "shop", "p"),
+                        // the gr-observed doorbell: pods of the groups' namespaces watched
+                        req("watch", "", "pods", "shop")})
     BOOST_TEST(allows(p, a), show(a));
   // The backup CronJobs' pods may create MysqlBackups in their namespace, nothing else.
   auto trigger = policy_for_service_account(objs, "shop", "bloodraven-backup-trigger");
@@ -198,14 +208,19 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("list", "", "secrets", "shop"), req("watch", "", "secrets", "shop"),
                         req("delete", "", "secrets", "shop", "s"), req("create", "", "pods", "shop"),
                         req("delete", "", "nodes", "", "n1"), req("patch", "", "nodes", "", "n1"),
-                        req("watch", "", "nodes", ""), req("watch", "", "pods", "shop"),
+                        req("watch", "", "nodes", ""), req("watch", "", "pods", "elsewhere"),
+                        req("watch", "", "pods", ""), req("get", "", "pods", "elsewhere", "p"),
+                        req("create", "rbac.authorization.k8s.io", "roles", "elsewhere"),
+                        req("escalate", "rbac.authorization.k8s.io", "roles", "shop", "r"),
+                        req("bind", "rbac.authorization.k8s.io", "roles", "shop", "r"),
+                        req("create", "rbac.authorization.k8s.io", "clusterroles", ""),
                         req("delete", "", "persistentvolumeclaims", "shop", "data"),
                         req("delete", "apps", "deployments", "shop", "d"),
                         req("update", "shipstream.io", "mysqlbackups", "shop", "b"),
                         req("create", "shipstream.io", "mysqlbackups", "shop"),
                         req("create", "shipstream.io", "mysqlbackupverifications", "shop"),
                         req("update", "coordination.k8s.io", "leases", "shop", "l"),
-                        req("create", "rbac.authorization.k8s.io", "roles", "shop")})
+                        req("create", "rbac.authorization.k8s.io", "rolebindings", "elsewhere")})
     BOOST_TEST(!allows(p, a), show(a));
 }
 

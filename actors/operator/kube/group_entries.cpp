@@ -3,6 +3,11 @@
 // conditions and Events, and stopping the whole source.
 #include "actors/operator/kube/group_source_detail.hpp"
 
+#include <optional>
+
+#include "actors/operator/kube/gr_pod_watch.hpp"
+#include "config/render/gr_member.hpp"
+
 namespace br::source_detail {
 
 void report(source_ptr self) {
@@ -128,7 +133,17 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
     ro.interval = o.reconcile_interval;
     ro.busy_interval = o.reconcile_busy_interval;
     ro.wall_clock = o.wall_clock;
-    rt.extra_children = [ro] { return std::vector<child_spec>{reconciler_child(ro)}; };
+    // Group Replication: the sidecars' gr-observed Pod annotations wake the pollers.
+    std::optional<gr_pod_watch_options> pw;
+    if (render::is_group_replication(d.spec)) {
+      pw.emplace();
+      pw->platform = ro.platform;
+    }
+    rt.extra_children = [ro, pw] {
+      std::vector<child_spec> out{reconciler_child(ro)};
+      if (pw) out.push_back(gr_pod_watch_child(*pw));
+      return out;
+    };
   }
   auto spec = runtime_spec(d.spec, e.ns, e.name, o.site_address, o.sidecar_address);
   auto child = group_supervisor_child(e.name, spec, d.creds, rt, o.group_policy);

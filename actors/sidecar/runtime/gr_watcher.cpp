@@ -31,9 +31,16 @@ void ring_pod(self_ptr self, std::string token) {
   }
   st.pod_inflight = true;
   auto deadline = st.opts.pod.timeout + ms(1000);
-  auto done = [self](std::string result) {
+  auto done = [self, token](std::string result) {
     auto& s = self->state;
     s.pod_inflight = false;
+    // A failure is retried with backoff (on the tick) unless a newer token replaces it.
+    s.pod_failures = result.empty() ? 0 : s.pod_failures + 1;
+    s.pod_retry.reset();
+    if (!result.empty() && !s.pod_pending) {
+      s.pod_retry = token;
+      s.pod_retry_at = self->clock().now() + pod_doorbell_retry_delay(s.pod_failures);
+    }
     if (result != s.pod_result) {
       s.pod_result = result;
       if (result.empty())
@@ -48,7 +55,7 @@ void ring_pod(self_ptr self, std::string token) {
       ring_pod(self, std::move(next));
     }
   };
-  self->request(st.pod, deadline, annotate_atom::value, std::move(token))
+  self->request(st.pod, deadline, annotate_atom::value, token)
       .then([done](const std::string& r) { done(r); },
             [done, self](caf::error& e) { done(self->system().render(e)); });
 }
@@ -115,6 +122,11 @@ void observed(self_ptr self, const gr_observation& obs) {
 void on_tick(self_ptr self) {
   auto& st = self->state;
   self->delayed_send(self, st.opts.interval, tick_atom::value);
+  if (st.pod_retry && !st.pod_inflight && self->clock().now() >= st.pod_retry_at) {
+    auto token = std::move(*st.pod_retry);
+    st.pod_retry.reset();
+    ring_pod(self, std::move(token));
+  }
   if (st.probe_inflight) return;  // a slow server: one read at a time
   auto m = st.h->mysql();
   if (!m) return;

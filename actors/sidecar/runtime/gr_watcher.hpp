@@ -51,6 +51,10 @@ struct gr_watcher_state {
   bool pod_inflight = false;
   std::optional<std::string> pod_pending;  ///< the newest token waiting for the patch in flight
   std::string pod_result;                  ///< the last patch's outcome, logged when it changes
+  int pod_failures = 0;  ///< failed patches in a row (pod_doorbell_retry_delay)
+  /// A failed token to try again once the tick sees `pod_retry_at` passed (none: nothing failed).
+  std::optional<std::string> pod_retry;
+  std::chrono::steady_clock::time_point pod_retry_at;
   uint64_t changes = 0, reports = 0;
 };
 

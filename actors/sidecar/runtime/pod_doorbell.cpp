@@ -3,6 +3,8 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
+
 #include "config/render/member_rbac.hpp"
 
 namespace br::sidecar {
@@ -15,6 +17,13 @@ kube::result<nlohmann::json> ring_pod_doorbell(kube::client& c, const std::strin
                                                const std::string& pod, const std::string& token,
                                                std::chrono::milliseconds timeout) {
   return c.merge_patch(kube::resources::pods, ns, pod, pod_doorbell_patch(token), {}, timeout);
+}
+
+std::chrono::milliseconds pod_doorbell_retry_delay(int failures) {
+  constexpr std::chrono::milliseconds first{500}, cap{30000};
+  auto d = first;
+  for (int i = 1; i < failures && d < cap; ++i) d *= 2;
+  return std::min(d, cap);
 }
 
 pod_doorbell_actor spawn_pod_doorbell(caf::actor_system& sys, pod_doorbell_options o) {

@@ -27,6 +27,12 @@ kube::result<nlohmann::json> ring_pod_doorbell(kube::client& c, const std::strin
                                                const std::string& pod, const std::string& token,
                                                std::chrono::milliseconds timeout);
 
+/// Pure: how long after the `failures`-th failed patch in a row (>= 1) the same token is tried
+/// again: 500 ms doubling, at most 30 s. A new pod's Role names it only from the operator's
+/// next reconcile pass, so the first patches of a new pod are Forbidden; a newer token replaces
+/// the one being retried.
+std::chrono::milliseconds pod_doorbell_retry_delay(int failures);
+
 /// (annotate, token) -> "" or what failed: one patch at a time on a detached thread.
 using pod_doorbell_actor =
     caf::typed_actor<caf::replies_to<annotate_atom, std::string>::with<std::string>>;

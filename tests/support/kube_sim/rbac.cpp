@@ -139,6 +139,31 @@ json forbidden_status(const request_attributes& a, const std::string& user) {
           {"code", 403}};
 }
 
+std::vector<policy_rule> rules_of_role(const json& role) { return rules_of(role); }
+
+std::vector<std::string> escalations(const rbac_policy& holder, const std::string& ns,
+                                     const std::vector<policy_rule>& granted) {
+  std::vector<std::string> out;
+  for (const auto& r : granted) {
+    auto names = r.resource_names.empty() ? std::vector<std::string>{""} : r.resource_names;
+    for (const auto& g : r.api_groups)
+      for (const auto& res : r.resources)
+        for (const auto& v : r.verbs)
+          for (const auto& n : names) {
+            request_attributes a;
+            a.verb = v;
+            a.api_group = g;
+            auto slash = res.find('/');
+            a.resource = res.substr(0, slash);
+            if (slash != std::string::npos) a.subresource = res.substr(slash + 1);
+            a.ns = ns;
+            a.name = n;
+            if (!allows(holder, a)) out.push_back(v + " " + g + "/" + res + (n.empty() ? "" : " " + n));
+          }
+  }
+  return out;
+}
+
 rbac_policy policy_for_service_account(const std::vector<json>& objects, const std::string& sa_ns,
                                        const std::string& sa_name) {
   std::map<std::string, const json*> cluster_roles;          // name -> ClusterRole

@@ -68,6 +68,16 @@ nlohmann::json forbidden_status(const request_attributes& a, const std::string& 
 rbac_policy policy_for_service_account(const std::vector<nlohmann::json>& objects,
                                        const std::string& sa_ns, const std::string& sa_name);
 
+/// Pure: the rules of a Role or ClusterRole object.
+std::vector<policy_rule> rules_of_role(const nlohmann::json& role);
+
+/// Pure: the API server's escalation check for a Role (or the Role a RoleBinding binds) in `ns`
+/// created by a holder of `holder`: every verb on every resource (and resource name) the rules
+/// grant must be allowed to the holder there. Returns what is not held ("verb group/resource
+/// [name]"), empty when nothing. "*" in a granted rule is checked literally.
+std::vector<std::string> escalations(const rbac_policy& holder, const std::string& ns,
+                                     const std::vector<policy_rule>& granted);
+
 /// The user name of a ServiceAccount: "system:serviceaccount:<ns>:<name>".
 std::string service_account_user(const std::string& ns, const std::string& name);
 

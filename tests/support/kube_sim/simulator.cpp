@@ -69,8 +69,12 @@ struct simulator::impl {
   std::list<std::unique_ptr<connection>> conns;
   failure_rule failure;
   std::vector<write_record> writes;
-  std::optional<rbac_enforcement> rbac;
+  std::vector<rbac_enforcement> rbac;  // one per enforced subject
   std::vector<denial> denied;
+  /// The escalation check of a Role or RoleBinding written by an enforced subject: the 403
+  /// when the rules it grants are not all held by the writer (nullopt: allowed).
+  std::optional<json> escalation(const rbac_enforcement& e, const request_attributes& a,
+                                 const std::string& body);
   std::atomic<std::uint64_t> drop_gen{0};
   std::atomic<std::size_t> watches{0};
 
@@ -135,7 +139,48 @@ void simulator::set_failure_rule(failure_rule rule) {
 
 void simulator::set_rbac(std::optional<rbac_enforcement> rbac) {
   std::lock_guard lock{impl_->m};
-  impl_->rbac = std::move(rbac);
+  impl_->rbac.clear();
+  if (rbac) impl_->rbac.push_back(std::move(*rbac));
+}
+
+void simulator::add_rbac(rbac_enforcement rbac) {
+  std::lock_guard lock{impl_->m};
+  impl_->rbac.push_back(std::move(rbac));
+}
+
+std::optional<json> simulator::impl::escalation(const rbac_enforcement& e,
+                                                const request_attributes& a,
+                                                const std::string& body) {
+  const bool writes = a.verb == "create" || a.verb == "update" || a.verb == "patch";
+  if (!writes || a.api_group != "rbac.authorization.k8s.io" || !a.subresource.empty() ||
+      (a.resource != "roles" && a.resource != "rolebindings"))
+    return std::nullopt;
+  auto object = json::parse(body, nullptr, false);
+  if (!object.is_object()) return std::nullopt;  // the store answers the bad body
+  std::vector<policy_rule> granted;
+  if (a.resource == "roles") {
+    granted = rules_of_role(object);
+  } else {
+    const auto ref = object.value("roleRef", json::object());
+    if (ref.value("kind", "") != "Role") return std::nullopt;  // ClusterRoles: not modelled
+    resource_path rp;
+    rp.group = "rbac.authorization.k8s.io";
+    rp.version = "v1";
+    rp.plural = "roles";
+    rp.ns = a.ns;
+    rp.name = ref.value("name", "");
+    auto role = db.get(rp);
+    if (role.status != 200) return std::nullopt;  // binding a missing Role grants nothing
+    granted = rules_of_role(role.body);
+  }
+  auto missing = escalations(e.policy, a.ns, granted);
+  if (missing.empty()) return std::nullopt;
+  std::string held;
+  for (const auto& m : missing) held += (held.empty() ? "" : ", ") + m;
+  auto st = forbidden_status(a, e.user);
+  st["message"] = st["message"].get<std::string>() +
+                  ": attempting to grant RBAC permissions not currently held: " + held;
+  return st;
 }
 
 std::vector<denial> simulator::denials() const {
@@ -327,15 +372,19 @@ bool simulator::impl::handle(tcp::socket& s, const bhttp::request<bhttp::string_
     std::lock_guard lock{m};
     const std::string identity{req[identity_header]};
     if (failure && target) injected = failure(method, target->path, identity);
-    if (rbac && target &&
-        std::find(rbac->identities.begin(), rbac->identities.end(), identity) != rbac->identities.end()) {
+    auto e = std::find_if(rbac.begin(), rbac.end(), [&](const rbac_enforcement& x) {
+      return std::find(x.identities.begin(), x.identities.end(), identity) != x.identities.end();
+    });
+    if (e != rbac.end() && target) {
       auto w = target->query.find("watch");
       auto a = attributes_of(method, target->path,
                              w != target->query.end() && (w->second == "true" || w->second == "1"));
-      if (a && !allows(rbac->policy, *a)) {
-        forbidden = forbidden_status(*a, rbac->user);
+      if (a && !allows(e->policy, *a))
+        forbidden = forbidden_status(*a, e->user);
+      else if (a)
+        forbidden = escalation(*e, *a, req.body());
+      if (forbidden)
         denied.push_back({identity, method, target->path, *a, (*forbidden)["message"].get<std::string>()});
-      }
     }
   }
   if (!target) {

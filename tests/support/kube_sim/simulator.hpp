@@ -74,6 +74,10 @@ class simulator {
   void set_failure_rule(failure_rule rule);
   /// Turns RBAC enforcement on (or with nullopt off); applies to requests received from now on.
   void set_rbac(std::optional<rbac_enforcement> rbac);
+  /// Enforces another subject's policy as well (an identity is checked against the first
+  /// enforcement naming it). Writes of Roles and RoleBindings by an enforced subject get the API
+  /// server's escalation check: the rules granted must all be held by the writer.
+  void add_rbac(rbac_enforcement rbac);
   /// Every request refused by RBAC so far, in arrival order.
   std::vector<denial> denials() const;
   /// Every mutating request so far, in arrival order.

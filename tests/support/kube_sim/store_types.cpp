@@ -43,6 +43,8 @@ void store::add_builtin_types() {
       make("batch", "v1", "CronJob", "cronjobs", true, true, {"cj"}),
       make("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, true, {"pdb"}),
       make("coordination.k8s.io", "v1", "Lease", "leases", true, false),
+      make("rbac.authorization.k8s.io", "v1", "Role", "roles", true, false),
+      make("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", true, false),
       make("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
            false, true, {"crd", "crds"}),
   };

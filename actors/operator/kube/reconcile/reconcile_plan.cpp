@@ -1,6 +1,8 @@
 // Pure decisions of the reconciler: object writes, reconciler version, workload readiness.
 #include "actors/operator/kube/reconcile/reconcile_plan.hpp"
 
+#include <algorithm>
+
 #include "config/render/names.hpp"
 #include "config/render/options.hpp"
 
@@ -42,6 +44,11 @@ object_write plan_object_write(const json& live, const json& desired) {
               meta(live, "ownerReferences") == meta(desired, "ownerReferences");
   if (kind == "ConfigMap")
     same = same && live.value("data", json::object()) == desired.value("data", json::object());
+  else if (kind == "Role")  // exactly: a rule left over would keep granting it
+    same = same && live.value("rules", json::array()) == desired.value("rules", json::array());
+  else if (kind == "RoleBinding")
+    same = same && json_includes(live, {{"roleRef", desired.value("roleRef", json::object())},
+                                        {"subjects", desired.value("subjects", json::array())}});
   else
     same = same && json_includes(live.value("spec", json::object()),
                                  desired.value("spec", json::object()));
@@ -101,6 +108,39 @@ std::vector<std::string> my_cnf_config_maps(const nlohmann::json& list) {
     auto name = meta(cm, "name");
     if (annotations.is_object() && annotations.contains(key) && name.is_string())
       out.push_back(name.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace br
+
+namespace br {
+
+std::map<std::string, std::vector<std::string>> pods_by_site(const json& pod_list) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& p : pod_list.value("items", json::array())) {
+    if (!p.is_object() || !p.contains("metadata") || !p["metadata"].is_object()) continue;
+    const auto& md = p["metadata"];
+    auto labels = md.value("labels", json::object());
+    if (!labels.is_object()) continue;
+    auto site = labels.value(std::string{render::label_site}, "");
+    auto name = md.value("name", "");
+    if (!site.empty() && !name.empty()) out[site].push_back(name);
+  }
+  return out;
+}
+
+std::vector<std::string> stale_site_objects(const json& list,
+                                            const std::vector<std::string>& sites) {
+  std::vector<std::string> out;
+  for (const auto& o : list.value("items", json::array())) {
+    if (!o.is_object() || !o.contains("metadata") || !o["metadata"].is_object()) continue;
+    auto labels = o["metadata"].value("labels", json::object());
+    if (!labels.is_object()) continue;
+    auto site = labels.value(std::string{render::label_site}, "");
+    if (site.empty()) continue;  // group-wide objects are not a site's
+    if (std::find(sites.begin(), sites.end(), site) == sites.end())
+      out.push_back(o["metadata"].value("name", ""));
   }
   return out;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ struct object_write {
 /// Pure: what makes the live object (null when absent) match the rendered one, by kind.
 /// ConfigMap: create, or update when data differs. PersistentVolumeClaim: create only (its spec
 /// is immutable). Deployment: create only (replacing one is a rollout: next_rollout_step).
+/// Role: update when its rules differ in any way (a rule left over would keep granting it).
+/// RoleBinding: update when roleRef or subjects differ.
 /// Service, PodDisruptionBudget and others: update when a rendered spec value, label, annotation
 /// or owner reference is missing or different in the live object (server-filled fields such as
 /// clusterIP or a port's protocol are not differences; an update keeps the live clusterIP).
@@ -54,5 +57,17 @@ namespace br {
 /// config-hash annotation). Only these may ever be deleted as unused: the group's durable state
 /// ConfigMap carries the group label too.
 std::vector<std::string> my_cnf_config_maps(const nlohmann::json& list);
+
+}  // namespace br
+
+namespace br {
+
+/// Pure: the names of the listed pods by their site label (pods without one are left out).
+std::map<std::string, std::vector<std::string>> pods_by_site(const nlohmann::json& pod_list);
+
+/// Pure: the names of the listed objects whose site label names a site not in `sites` (objects
+/// of a removed site); objects without a site label are never stale.
+std::vector<std::string> stale_site_objects(const nlohmann::json& list,
+                                            const std::vector<std::string>& sites);
 
 }  // namespace br

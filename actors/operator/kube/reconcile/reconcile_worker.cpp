@@ -7,7 +7,9 @@
 
 #include "actors/operator/kube/reconcile/reconcile_plan.hpp"
 #include "actors/operator/kube/core/status_writer.hpp"
+#include "config/render/gr_member.hpp"
 #include "config/render/group_objects.hpp"
+#include "config/render/member_rbac.hpp"
 #include "config/render/names.hpp"
 #include "config/render/rollout.hpp"
 #include "io/kube/retry.hpp"
@@ -26,6 +28,8 @@ const kube::resource_ref* resource_of(const std::string& kind) {
   if (kind == "Service") return &kube::resources::services;
   if (kind == "PodDisruptionBudget") return &kube::resources::pdbs;
   if (kind == "ServiceAccount") return &kube::resources::serviceaccounts;
+  if (kind == "Role") return &kube::resources::roles;
+  if (kind == "RoleBinding") return &kube::resources::rolebindings;
   return nullptr;
 }
 
@@ -67,6 +71,87 @@ std::optional<loaded_group> load(kube::client& c, const kube_platform_options& o
   report["generation"] = lg.group.metadata.generation;
   report["version"] = lg.version;
   return lg;
+}
+
+enum class write_outcome { none, written, failed, not_leading };
+
+/// Creates or updates `desired` as plan_object_write says (nothing when it matches `live`,
+/// null when absent), recording it in the report ("created"/"updated", or an error).
+write_outcome write_planned(kube::client& c, const kube_platform_options& o,
+                            const kube::resource_ref& res, const json& live, const json& desired,
+                            json& report) {
+  const auto kind = desired.value("kind", "");
+  const auto name = name_of(desired);
+  auto w = plan_object_write(live, desired);
+  if (w.kind == object_write_kind::none) return write_outcome::none;
+  if (!o.may_write()) {
+    report["state"] = "error";
+    report["errors"].push_back("not leading: the lease guard is not valid");
+    return write_outcome::not_leading;
+  }
+  auto r = w.kind == object_write_kind::create ? c.create(res, o.ns, w.object, o.call_timeout)
+                                               : c.update(res, w.object, o.call_timeout);
+  if (!r) {
+    report["state"] = "error";
+    report["errors"].push_back((w.kind == object_write_kind::create ? "create " : "update ") +
+                               kind + " " + name + ": " + r.error().describe());
+    return write_outcome::failed;
+  }
+  report[w.kind == object_write_kind::create ? "created" : "updated"].push_back(kind + "/" + name);
+  return write_outcome::written;
+}
+
+/// Group Replication: each site's member ServiceAccount, Role and RoleBinding
+/// (render/member_rbac.hpp), the Role naming the site's pods as listed now (a Deployment's pod
+/// names are only known once it made them; a new pod's sidecar retries until the next pass
+/// names it); those of a site no longer in the spec are deleted. False when not leading.
+bool apply_member_rbac(kube::client& c, const kube_platform_options& o, const loaded_group& lg,
+                       json& report) {
+  auto fail = [&](const std::string& what) {
+    report["state"] = "error";
+    report["errors"].push_back(what);
+  };
+  kube::list_options lo;
+  lo.label_selector = std::string{render::label_group} + "=" + o.group;
+  auto pods = c.list(kube::resources::pods, o.ns, lo, o.call_timeout);
+  if (!pods) {
+    fail("list pods for the member Roles: " + pods.error().describe());
+    return true;
+  }
+  auto names = pods_by_site(*pods);
+  std::vector<std::string> sites;
+  for (const auto& s : lg.group.spec.sites) {
+    sites.push_back(s.name);
+    for (const auto& obj : render::render_member_rbac(lg.group, s.name, names[s.name], lg.version)) {
+      const auto* res = resource_of(obj.value("kind", ""));
+      auto live = c.get(*res, o.ns, name_of(obj), o.call_timeout);
+      if (!live && !live.error().not_found()) {
+        fail("get " + obj.value("kind", "") + " " + name_of(obj) + ": " + live.error().describe());
+        continue;
+      }
+      if (write_planned(c, o, *res, live ? *live : json(nullptr), obj, report) ==
+          write_outcome::not_leading)
+        return false;
+    }
+  }
+  // A removed site's binding first (it carries the authority), then its Role and account.
+  for (const auto* res : {&kube::resources::rolebindings, &kube::resources::roles,
+                          &kube::resources::serviceaccounts}) {
+    auto live = c.list(*res, o.ns, lo, o.call_timeout);
+    if (!live) {
+      fail("list " + res->plural + ": " + live.error().describe());
+      continue;
+    }
+    for (const auto& name : stale_site_objects(*live, sites)) {
+      if (!o.may_write()) return false;
+      auto r = c.remove(*res, o.ns, name, {}, o.call_timeout);
+      if (r || r.error().not_found())
+        report["deleted"].push_back(res->plural + "/" + name);
+      else
+        fail("delete " + res->plural + " " + name + ": " + r.error().describe());
+    }
+  }
+  return true;
 }
 
 std::string ensure_finalizer(kube::client& c, const kube_platform_options& o) {
@@ -133,22 +218,12 @@ json reconcile_pass(kube::client& c, const kube_platform_options& o) {
         for (const auto& r : decision.reasons) site["drift"].push_back(r);
       report["sites"].push_back(site);
     }
-    auto w = plan_object_write(live_obj, obj);
-    if (w.kind == object_write_kind::none) continue;
-    if (!o.may_write()) {
-      fail("not leading: the lease guard is not valid");
-      return report;
-    }
-    auto r = w.kind == object_write_kind::create ? c.create(*res, o.ns, w.object, o.call_timeout)
-                                                 : c.update(*res, w.object, o.call_timeout);
-    if (!r) {
-      fail((w.kind == object_write_kind::create ? "create " : "update ") + kind + " " + name +
-           ": " + r.error().describe());
-      continue;
-    }
-    report[w.kind == object_write_kind::create ? "created" : "updated"].push_back(kind + "/" + name);
-    if (kind == "Deployment") report["sites"].back()["exists"] = true;
+    auto w = write_planned(c, o, *res, live_obj, obj, report);
+    if (w == write_outcome::not_leading) return report;
+    if (w == write_outcome::written && kind == "Deployment") report["sites"].back()["exists"] = true;
   }
+  if (render::is_group_replication(lg->group.spec) && !apply_member_rbac(c, o, *lg, report))
+    return report;
 
   // my.cnf ConfigMaps no live Deployment mounts and no desired one names.
   kube::list_options lo;
