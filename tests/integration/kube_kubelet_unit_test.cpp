@@ -100,6 +100,32 @@ BOOST_AUTO_TEST_CASE(volume_projection_decodes_secrets_and_honours_items_and_mod
                  .error.find("couldn't find key zz") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(a_projected_service_account_volume_is_written) {
+  // The Group Replication member pod's token volume (config/render/workload.cpp).
+  json pod = {{"metadata", {{"name", "p1"}, {"namespace", "ns1"}}},
+              {"spec", {{"serviceAccountName", "mysql-g-a-member"}}}};
+  json v = {{"name", "member-token"},
+            {"projected",
+             {{"sources",
+               json::array({{{"serviceAccountToken", {{"path", "token"}, {"expirationSeconds", 3607}}}},
+                            {{"configMap", {{"name", "kube-root-ca.crt"},
+                                            {"items", json::array({{{"key", "ca.crt"}, {"path", "ca.crt"}}})}}}},
+                            {{"downwardAPI", {{"items", json::array({{{"path", "namespace"},
+                                                                      {"fieldRef", {{"fieldPath", "metadata.namespace"}}}}})}}}}})}}}};
+  auto r = project_projected(v, pod, refs());
+  BOOST_TEST_REQUIRE(r.error.empty(), r.error);
+  BOOST_TEST_REQUIRE(r.files.size() == 2u);  // no kube-root-ca.crt here: skipped
+  BOOST_TEST(r.files[0].path == "token");
+  BOOST_TEST(r.files[0].content == "process-kubelet:ns1:mysql-g-a-member");
+  BOOST_TEST(r.files[1].path == "namespace");
+  BOOST_TEST(r.files[1].content == "ns1");
+  json cfg = v;
+  cfg["projected"]["sources"] = json::array({{{"configMap", {{"name", "gone"}}}}});
+  BOOST_TEST(project_projected(cfg, pod, refs()).error == "configmap \"gone\" not found");
+  cfg["projected"]["sources"] = json::array({{{"clusterTrustBundle", json::object()}}});
+  BOOST_TEST(!project_projected(cfg, pod, refs()).error.empty());
+}
+
 BOOST_AUTO_TEST_CASE(services_select_ready_pods_by_label_and_resolve_named_ports) {
   auto p = [](const std::string& name, const std::string& role, const std::string& ip, bool ready) {
     return json{{"metadata", {{"name", name}, {"namespace", "ns1"}, {"labels", {{"app", "mysql"}, {"role", role}}}}},

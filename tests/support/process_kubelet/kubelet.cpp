@@ -810,8 +810,8 @@ bool process_kubelet::materialise_volumes(pod_state& p, std::string& err) {
         ::chmod(dir.c_str(), 0777);
         if (fs_group) ::chown(dir.c_str(), static_cast<uid_t>(-1), static_cast<gid_t>(*fs_group));
       }
-    } else if (v.contains("configMap") || v.contains("secret")) {
-      auto files = project_volume(v, refs);
+    } else if (v.contains("configMap") || v.contains("secret") || v.contains("projected")) {
+      auto files = v.contains("projected") ? project_projected(v, p.pod, refs) : project_volume(v, refs);
       if (!files.error.empty()) {
         err = "MountVolume.SetUp failed for volume \"" + name + "\": " + files.error;
         return false;
@@ -826,8 +826,8 @@ bool process_kubelet::materialise_volumes(pod_state& p, std::string& err) {
         if (fs_group) ::chown(path.c_str(), static_cast<uid_t>(-1), static_cast<gid_t>(*fs_group));
       }
     } else {
-      err = "volume \"" + name + "\": only persistentVolumeClaim, emptyDir, configMap and secret "
-            "volumes are run by the process kubelet";
+      err = "volume \"" + name + "\": only persistentVolumeClaim, emptyDir, configMap, secret "
+            "and projected volumes are run by the process kubelet";
       return false;
     }
   }

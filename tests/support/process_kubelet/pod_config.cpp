@@ -175,6 +175,40 @@ volume_files project_volume(const json& volume, const pod_refs& refs) {
   return r;
 }
 
+volume_files project_projected(const json& volume, const json& pod, const pod_refs& refs) {
+  volume_files r;
+  const json projected = volume.value("projected", json::object());
+  const int mode = projected.value("defaultMode", 0644);
+  const json md = pod.value("metadata", json::object());
+  for (const auto& src : projected.value("sources", json::array())) {
+    if (src.contains("configMap") || src.contains("secret")) {
+      const bool secret = src.contains("secret");
+      json v = {{secret ? "secret" : "configMap", src[secret ? "secret" : "configMap"]}};
+      v.begin().value()["defaultMode"] = mode;
+      if (secret) v["secret"]["secretName"] = src["secret"].value("name", "");
+      if (!secret && src["configMap"].value("name", "") == "kube-root-ca.crt")
+        v["configMap"]["optional"] = true;
+      auto files = project_volume(v, refs);
+      if (!files.error.empty()) return {{}, files.error};
+      r.files.insert(r.files.end(), files.files.begin(), files.files.end());
+    } else if (src.contains("serviceAccountToken")) {
+      const auto account = pod.value("spec", json::object()).value("serviceAccountName", "default");
+      r.files.push_back({src["serviceAccountToken"].value("path", "token"),
+                         "process-kubelet:" + md.value("namespace", "") + ":" + account, mode});
+    } else if (src.contains("downwardAPI")) {
+      for (const auto& it : src["downwardAPI"].value("items", json::array())) {
+        bool ok = false;
+        auto value = field_value(it.value("fieldRef", json::object()).value("fieldPath", ""), pod, "", ok);
+        if (!ok) return {{}, "downwardAPI item " + it.value("path", "") + ": unsupported fieldRef"};
+        r.files.push_back({it.value("path", ""), value, it.value("mode", mode)});
+      }
+    } else {
+      return {{}, "projected source " + src.dump() + " is not run by the process kubelet"};
+    }
+  }
+  return r;
+}
+
 std::map<int, std::vector<endpoint>> service_endpoints(const json& service,
                                                        const std::vector<json>& pods) {
   std::map<int, std::vector<endpoint>> out;

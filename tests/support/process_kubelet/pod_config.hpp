@@ -49,6 +49,14 @@ struct volume_files {
 /// The files a configMap or secret volume source projects (items or every key; defaultMode).
 volume_files project_volume(const json& volume, const pod_refs& refs);
 
+/// The files of a projected volume (the kube-api-access shape a ServiceAccount token is mounted
+/// with): configMap and secret sources as project_volume; downwardAPI items by fieldRef; a
+/// serviceAccountToken source is a SIMULATION: the file holds "process-kubelet:<ns>:<account>"
+/// (the API simulator authenticates by identity header, not by tokens). A configMap source
+/// named kube-root-ca.crt is skipped when absent (the process kubelet's API is plain HTTP and
+/// nothing publishes that ConfigMap); any other unknown source is an error.
+volume_files project_projected(const json& volume, const json& pod, const pod_refs& refs);
+
 /// A Service endpoint: a pod's IP and the resolved target port.
 struct endpoint {
   std::string ip;
