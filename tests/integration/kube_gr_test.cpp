@@ -48,8 +48,9 @@ int instance_of(const std::string& site) {
   return 0;
 }
 
-/// The sandbox's group communication address of an instance (tools/mysql-sandbox-gr.bash).
-std::string xcom(int i) { return "127.0.0.1:" + std::to_string(10000 + i); }
+/// The group communication address of a sandbox instance: its MySQL listener (the MySQL
+/// communication stack; in a cluster the headless site Service on port 3306).
+std::string xcom(int i) { return "127.0.0.1:" + std::to_string(sandbox().port(i)); }
 
 json group_object() {
   json s = json::array();
@@ -59,7 +60,7 @@ json group_object() {
                  {"lbIP", "192.0.2." + std::to_string(instance_of(name) - 100)},
                  {"taintNodeSelector", {{"shipstream.io/site." + group, name}}},
                  {"storage", {{"size", "1Gi"}}},
-                 // The sandbox members' XCom endpoints (in a cluster: the headless site Service).
+                 // The sandbox members' MySQL endpoints (in a cluster: the headless site Service).
                  {"groupReplication", {{"localAddress", xcom(instance_of(name))}}}});
   return {{"apiVersion", "shipstream.io/v1alpha1"},
           {"kind", "MysqlFailoverGroup"},
