@@ -37,8 +37,6 @@ inline constexpr std::string_view init_datadir_container_name = "init-datadir"; 
 inline constexpr int mysql_port = 3306;
 inline constexpr int sidecar_port = 8080;
 inline constexpr int sidecar_health_port = 8081;  // liveness-only listener (GET /livez), v >= 3
-/// Group Replication mode: the members' group communication (XCom) port, container port "gr".
-inline constexpr int gr_port = 33061;
 
 /// "mysql-<g>-<site>": the site's Deployment and Service.
 std::string site_name(std::string_view group, std::string_view site);

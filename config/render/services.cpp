@@ -59,15 +59,15 @@ json render_site_service(const config::failover_group& g, std::size_t site_index
   // reachable peer sidecar, and hiding it could make a healthy primary fence itself.
   json ports = json::array({port("mysql", mysql_port), port("sidecar", sidecar_port)});
   const bool gr = is_group_replication(g.spec);
-  // Group Replication: the members reach each other's group communication here, joiners and
-  // recovering members included (hence not-ready addresses too).
-  if (gr) ports.push_back(port("gr", gr_port));
+  // Group Replication: the members reach each other's group communication on the mysql port
+  // (the MySQL communication stack), joiners and recovering members included (hence not-ready
+  // addresses too).
   json svc = templated(
       service(object_metadata(g, site_name(group, site), site, opts.reconciler_version),
               std::move(selector), std::move(ports), true),
       g.spec.sites.at(site_index).service_template, opts.reconciler_version);
   // Headless in Group Replication mode: the name resolves to the pod's own address, which is
-  // what group_replication_local_address needs (XCom refuses an address not on the host) and
+  // what group_replication_local_address needs (the member checks it reaches itself there) and
   // what the other members' distributed recovery connects to (report_host).
   if (gr) svc["spec"]["clusterIP"] = "None";
   return svc;

@@ -10,8 +10,8 @@
 namespace br::render {
 
 /// mysql-<g>-<site>: MySQL 3306 and sidecar 8080 of one site, selected by group + site labels.
-/// Group Replication mode: also the group communication port "gr" (33061), and headless
-/// (clusterIP None): the name is the member's address (gr_member.hpp).
+/// Group Replication mode: headless (clusterIP None): the name is the member's address
+/// (gr_member.hpp), its group communication on the mysql port (the MySQL communication stack).
 nlohmann::json render_site_service(const config::failover_group& g, std::size_t site_index,
                                    const render_options& opts);
 

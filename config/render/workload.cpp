@@ -81,11 +81,10 @@ json mysql_container_spec(const config::group_spec& spec) {
   std::string pre_stop =
       "MYSQL_PWD=\"$MYSQL_ROOT_PASSWORD\" mysql -uroot -h127.0.0.1 --connect-timeout=5 "
       "-e 'SET GLOBAL super_read_only=ON' || true";
+  // Group Replication needs no port of its own: the members' group communication runs over
+  // MySQL connections (group_replication_communication_stack MYSQL, gr_member.cpp).
   json ports =
       json::array({{{"name", "mysql"}, {"containerPort", mysql_port}, {"protocol", "TCP"}}});
-  // Group Replication: the members' group communication (XCom), reached through the site Service.
-  if (is_group_replication(spec))
-    ports.push_back({{"name", "gr"}, {"containerPort", gr_port}, {"protocol", "TCP"}});
   return {
       {"name", std::string{mysql_container}},
       {"image", spec.image},

@@ -4,7 +4,7 @@
 // the group_replication plugin loaded; the sites' MySQL and group communication addresses are
 // overridden to them). The operator runs under the chart's RBAC. One scenario, in order: the
 // group's objects are rendered for Group Replication (my.cnf, headless site Services with the
-// group port, -readers, the sidecar's settings); the operator bootstraps the group from empty
+// mysql port, -readers, the sidecar's settings); the operator bootstraps the group from empty
 // servers and status.groupReplication shows 3 ONLINE; the pods' labels follow the verdict (the
 // PRIMARY in -primary, the SECONDARIES in -replicas, all three in -readers); kill -9 of the
 // primary's mysqld: the group elects, status follows, FailoverObserved, the labels move and the
@@ -195,9 +195,9 @@ BOOST_AUTO_TEST_CASE(rendered_bootstrapped_routed_and_failed_over) {
       auto svc = get(kube::resources::services, "mysql-" + group + "-" + s);
       BOOST_TEST_REQUIRE(svc.is_object());
       BOOST_TEST(svc["spec"].value("clusterIP", "") == "None");
-      bool gr_port = false;
-      for (const auto& p : svc["spec"]["ports"]) gr_port = gr_port || p.value("port", 0) == 33061;
-      BOOST_TEST(gr_port);
+      bool mysql_port = false;  // the group communicates there (the MySQL stack)
+      for (const auto& p : svc["spec"]["ports"]) mysql_port = mysql_port || p.value("port", 0) == 3306;
+      BOOST_TEST(mysql_port);
       auto dep = get(kube::resources::deployments, "mysql-" + group + "-" + s);
       std::string cm;
       for (const auto& v : dep["spec"]["template"]["spec"]["volumes"])
