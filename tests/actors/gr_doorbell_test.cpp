@@ -41,7 +41,9 @@ struct doorbell_fixture : operator_fixture {
     auto s = sup;
     child_spec c{"group:g", "group_supervisor",
                  [s](caf::local_actor*, const std::string&) { return s; }};
-    table->track("test", "g", c, ring(), {"a", "b"}).start(nullptr, "root");
+    table->track("test", "g", c, ring(), {"a", "b"}, true).start(nullptr, "root");
+    // An async group with the same sites and keys (and, here, the same supervisor).
+    table->track("test", "h", c, ring(), {"a", "b"}, false).start(nullptr, "root");
     operator_api_options o;
     o.groups = table;
     o.dashboard = false;
@@ -54,15 +56,15 @@ struct doorbell_fixture : operator_fixture {
                                              {"selfState", "ONLINE"}}}};
   }
 
-  /// POSTs `b` through the real route (signed with `key` unless 0); the response.
-  http::response post(const std::string& b, char key) {
+  /// POSTs `b` through the real route (signed with `key` unless 0, for group test/`group`).
+  http::response post(const std::string& b, char key, const std::string& group = "g") {
     http::request req;
     req.method = "POST";
     req.path = req.target = "/sidecar/report";
     req.body = b;
     if (key != 0)
       req.headers.emplace_back(auth::signature_header,
-                               auth::sign_body(key_of(key), auth::purpose::report, "test/g", b));
+                               auth::sign_body(key_of(key), auth::purpose::report, "test/" + group, b));
     http::response got;
     auto m = routes.find("POST", "/sidecar/report");
     BOOST_REQUIRE(m.found != nullptr);
@@ -151,6 +153,15 @@ BOOST_AUTO_TEST_CASE(a_signed_report_wakes_every_poller_and_nothing_else_does) {
   b["sentAtMs"] = fencing["sentAtMs"].get<int64_t>() - 100;
   BOOST_TEST(post(b.dump(), 'b').status == 200);
   BOOST_TEST(probes().at("a") == 3);
+}
+
+BOOST_AUTO_TEST_CASE(an_async_group_takes_no_doorbell) {
+  const auto start = probes();
+  auto got = post(body("a", "h").dump(), 'a', "h");
+  BOOST_TEST(got.status == 400, got.body);
+  BOOST_TEST(got.body.find("is an async group") != std::string::npos, got.body);
+  advance(1s);
+  BOOST_TEST((probes() == start), "a doorbell woke an async group's pollers");
 }
 
 BOOST_AUTO_TEST_CASE(a_flood_of_wakes_costs_one_probe_per_gap) {

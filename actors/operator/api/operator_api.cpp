@@ -101,6 +101,11 @@ http::response handle_report(group_table& groups, const http::request& req,
                            auth::group_key(ns, name), req.body, *sig))
     return response::error(401, "report not signed by site " + site + "'s key");
   if (doorbell) {
+    // Only a Group Replication group is woken by its members (review finding L1: a wake of an
+    // async group's pollers would feed its failure debounce extra probes).
+    if (!e.group_replication)
+      return response::error(400, "kind: gr-observed is for Group Replication groups; " +
+                                      key_of(ns, name) + " is an async group");
     if (!groups.accept_doorbell(key_of(ns, name), site, j["sentAtMs"].get<int64_t>()))
       return response::error(409, "sentAtMs: not newer than the last gr-observed report of site " +
                                       site);
@@ -124,12 +129,13 @@ http::response handle_report(group_table& groups, const http::request& req,
 
 child_spec group_table::track(const std::string& namespace_name, const std::string& group,
                               child_spec c, std::shared_ptr<const auth::key_ring> keys,
-                              std::vector<std::string> sites) {
+                              std::vector<std::string> sites, bool group_replication) {
   auto inner = c.start;
   auto key = key_of(namespace_name, group);
   {
     std::lock_guard<std::mutex> lk(mx_);
-    groups_[key] = entry{namespace_name, group, {}, std::move(keys), std::move(sites)};
+    groups_[key] =
+        entry{namespace_name, group, {}, std::move(keys), std::move(sites), group_replication};
     // Reports only for the sites the group has now (a site removed from the spec leaves).
     auto& have = reports_[key];
     for (auto it = have.begin(); it != have.end();) {

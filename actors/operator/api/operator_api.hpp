@@ -37,13 +37,15 @@ class group_table {
     /// Null: /active-site answers 503 and every report is refused.
     std::shared_ptr<const auth::key_ring> keys;
     std::vector<std::string> sites;  ///< spec.sites: the only sites a report may name
+    /// spec.replication.mode groupReplication: only such a group takes gr-observed doorbells.
+    bool group_replication = false;
   };
 
   /// Wraps `c` (a group supervisor child) so every (re)start records its handle here, with the
   /// group's keys and sites.
   child_spec track(const std::string& namespace_name, const std::string& group, child_spec c,
                    std::shared_ptr<const auth::key_ring> keys = nullptr,
-                   std::vector<std::string> sites = {});
+                   std::vector<std::string> sites = {}, bool group_replication = false);
 
   /// Drops every held handle (call while the actor system still runs: a handle must not
   /// outlive its system).

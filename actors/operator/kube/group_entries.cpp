@@ -150,7 +150,8 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
   if (o.groups) {
     std::vector<std::string> sites;
     for (const auto& s : spec.sites) sites.push_back(s.name);
-    child = o.groups->track(e.ns, e.name, child, d.creds.keys, sites);
+    child = o.groups->track(e.ns, e.name, child, d.creds.keys, sites,
+                            spec.replication.mode == config::replication_mode::group_replication);
   }
   auto path = group_path(self, e);
   e.supervisor = child.start(self, path);

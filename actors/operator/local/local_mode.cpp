@@ -162,7 +162,9 @@ children_factory standalone_children(std::shared_ptr<const standalone_setup> set
     for (const auto& s : setup->group.spec.sites) sites.push_back(s.name);
     out.push_back(groups->track(setup->namespace_name, name,
                                 group_supervisor_child(name, setup->group.spec, setup->creds, rt),
-                                setup->keys, sites));
+                                setup->keys, sites,
+                                setup->group.spec.replication.mode ==
+                                    config::replication_mode::group_replication));
     return out;
   };
 }
