@@ -67,6 +67,12 @@ struct watcher_fixture : test::det_fixture {
     });
     h->set_mysql(mysql);
     h->set_operator_http(http);
+    w = sys.spawn(gr_watcher, options(250ms), h);
+    run();
+  }
+
+  /// Site a of ns/g reporting to the operator, reading every `interval`, 100 ms between reports.
+  static gr_watcher_options options(caf::timespan interval) {
     auto ring = std::make_shared<auth::key_ring>();
     ring->signer = site_key();
     gr_watcher_options o;
@@ -75,10 +81,9 @@ struct watcher_fixture : test::det_fixture {
     o.pod_namespace = "ns";
     o.group = "g";
     o.operator_address = "operator:8080";
-    o.interval = 250ms;
+    o.interval = interval;
     o.min_report_gap = 100ms;
-    w = sys.spawn(gr_watcher, o, h);
-    run();
+    return o;
   }
 
   ~watcher_fixture() {
@@ -131,18 +136,8 @@ BOOST_AUTO_TEST_CASE(changes_faster_than_the_gap_are_coalesced_into_the_newest) 
   // once, the second waits for the end of the 100 ms gap and carries the newest view.
   caf::anon_send_exit(w, caf::exit_reason::kill);
   run();
-  auto ring = std::make_shared<auth::key_ring>();
-  ring->signer = site_key();
-  gr_watcher_options o;
-  o.auth = {ring, auth::group_key("ns", "g"), "a"};
-  o.site = "a";
-  o.pod_namespace = "ns";
-  o.group = "g";
-  o.operator_address = "operator:8080";
-  o.interval = 40ms;
-  o.min_report_gap = 100ms;
   calls->clear();
-  w = sys.spawn(gr_watcher, o, h);
+  w = sys.spawn(gr_watcher, options(40ms), h);
   run();
   BOOST_TEST_REQUIRE(calls->size() == 1u);  // t=0: first observation
   *current = member("v:3", "PRIMARY", "ONLINE");

@@ -89,6 +89,31 @@ struct sim_fixture {
   }
 };
 
+
+/// Site a's local MySQL worker, answering every probe with `read()`.
+template <class Read>
+br::local_mysql_actor spawn_member(caf::actor_system& sys, Read read) {
+  return sys.spawn([read](br::local_mysql_actor::pointer) -> br::local_mysql_actor::behavior_type {
+    return {[read](br::probe_atom) { return read(); },
+            [](br::self_fence_atom, const std::string&) { return br::mysql_outcome{}; },
+            [](br::unfence_atom) { return br::mysql_outcome{}; },
+            [](br::heartbeat_atom, int64_t) { return br::mysql_outcome{}; }};
+  });
+}
+
+/// Site a's watcher ringing its own pod through the sidecar's client (no operator address).
+br::sidecar::gr_watcher_options watcher_options(const sim_fixture& f) {
+  br::sidecar::gr_watcher_options o;
+  o.site = "a";
+  o.pod_namespace = ns;
+  o.group = "orders";
+  o.interval = 50ms;
+  o.pod.client = f.sidecar_a;
+  o.pod.pod_namespace = ns;
+  o.pod.pod_name = pod_a;
+  return o;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kube_gr_doorbell)
@@ -143,27 +168,13 @@ BOOST_AUTO_TEST_CASE(the_watcher_rings_its_own_pod_on_each_change) {
     *out = o;
   };
   set_view("1700:1");
-  auto mysql = sys.spawn([current, out](br::local_mysql_actor::pointer)
-                             -> br::local_mysql_actor::behavior_type {
-    return {[current, out](br::probe_atom) {
-              std::lock_guard<std::mutex> lk(*current);
-              return *out;
-            },
-            [](br::self_fence_atom, const std::string&) { return br::mysql_outcome{}; },
-            [](br::unfence_atom) { return br::mysql_outcome{}; },
-            [](br::heartbeat_atom, int64_t) { return br::mysql_outcome{}; }};
+  auto mysql = spawn_member(sys, [current, out] {
+    std::lock_guard<std::mutex> lk(*current);
+    return *out;
   });
   auto h = std::make_shared<br::sidecar::sidecar_handles>();
   h->set_mysql(mysql);
-  br::sidecar::gr_watcher_options o;
-  o.site = "a";
-  o.pod_namespace = ns;
-  o.group = "orders";
-  o.interval = 50ms;
-  o.pod.client = f.sidecar_a;
-  o.pod.pod_namespace = ns;
-  o.pod.pod_name = pod_a;
-  auto w = sys.spawn(br::sidecar::gr_watcher, o, h);
+  auto w = sys.spawn(br::sidecar::gr_watcher, watcher_options(f), h);
   auto token = [](const std::string& view) {
     br::mysql_outcome x;
     x.ok = true;
@@ -191,23 +202,10 @@ BOOST_AUTO_TEST_CASE(a_forbidden_patch_is_retried_until_the_role_names_the_pod) 
   br::mysql_outcome view;
   view.ok = true;
   view.probe.gr = {true, "a", "g1", "ONLINE", "1700:1", {{"a", "h", 3306, "ONLINE", "PRIMARY", "9.7.4"}}};
-  auto mysql = sys.spawn([view](br::local_mysql_actor::pointer) -> br::local_mysql_actor::behavior_type {
-    return {[view](br::probe_atom) { return view; },
-            [](br::self_fence_atom, const std::string&) { return br::mysql_outcome{}; },
-            [](br::unfence_atom) { return br::mysql_outcome{}; },
-            [](br::heartbeat_atom, int64_t) { return br::mysql_outcome{}; }};
-  });
+  auto mysql = spawn_member(sys, [view] { return view; });
   auto h = std::make_shared<br::sidecar::sidecar_handles>();
   h->set_mysql(mysql);
-  br::sidecar::gr_watcher_options o;
-  o.site = "a";
-  o.pod_namespace = ns;
-  o.group = "orders";
-  o.interval = 50ms;
-  o.pod.client = f.sidecar_a;
-  o.pod.pod_namespace = ns;
-  o.pod.pod_name = pod_a;
-  auto w = sys.spawn(br::sidecar::gr_watcher, o, h);
+  auto w = sys.spawn(br::sidecar::gr_watcher, watcher_options(f), h);
   BOOST_TEST_REQUIRE(br::test::eventually([&] { return !f.sim.denials().empty(); }, 10s, 20ms));
   BOOST_TEST(f.annotation(pod_a) == "");
   // The operator's next pass names the pod in a's Role.

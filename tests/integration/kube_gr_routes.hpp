@@ -12,6 +12,14 @@
 
 namespace br::test {
 
+/// Members ONLINE in a status.groupReplication object.
+inline int online_members(const nlohmann::json& gr) {
+  int n = 0;
+  for (const auto& m : gr.value("members", nlohmann::json::array()))
+    n += m.value("state", "") == "ONLINE";
+  return n;
+}
+
 struct gr_routes {
   kube::client& c;
   std::string ns, group;

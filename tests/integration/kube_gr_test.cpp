@@ -141,11 +141,7 @@ struct gr_fixture {
   }
   json gr() { return status().value("groupReplication", json::object()); }
 
-  int online() {
-    int n = 0;
-    for (const auto& m : gr().value("members", json::array())) n += m.value("state", "") == "ONLINE";
-    return n;
-  }
+  int online() { return test::online_members(gr()); }
 
   /// The site's (only) pod's labels; null when there is not exactly one.
   json pod_labels(const std::string& s) {

@@ -52,11 +52,7 @@ struct gr_kubelet_fixture : br::test::kubelet_e2e::operator_on_kubelet {
   test::gr_routes routes{*c, ns, group, sites};
 
   json gr() { return status().value("groupReplication", json::object()); }
-  int online() {
-    int n = 0;
-    for (const auto& m : gr().value("members", json::array())) n += m.value("state", "") == "ONLINE";
-    return n;
-  }
+  int online() { return test::online_members(gr()); }
   size_t events(const std::string& reason) {
     auto r = c->list(kube::resources::events, ns);
     size_t n = 0;
