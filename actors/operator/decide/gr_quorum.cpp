@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "actors/operator/decide/site_order.hpp"
 #include "config/replication_mode.hpp"
 
 namespace br::gr {
@@ -37,12 +38,6 @@ std::vector<std::string> ahead_of(const std::vector<quorum_member>& members,
   return out;
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 /// The first member (in order) whose known set contains every other candidate's known set;
 /// nullptr when a set is unknown or none contains all (incomparable).
 const quorum_member* dominant(const std::vector<const quorum_member*>& candidates,
@@ -76,9 +71,9 @@ recovery_plan planned(recovery_kind kind, const quorum_member& chosen,
   auto ahead = ahead_of(members, chosen);
   if (!ahead.empty() && !chosen.gtid_executed)
     return blocked("refused: the gtid_executed of " + chosen.site +
-                   " is not known, so it cannot be compared with " + join(ahead) + "'s");
+                   " is not known, so it cannot be compared with " + join_names(ahead) + "'s");
   if (!ahead.empty())
-    return blocked("refused: " + join(ahead) + " holds transactions " + chosen.site +
+    return blocked("refused: " + join_names(ahead) + " holds transactions " + chosen.site +
                    " lacks; recovering from " + chosen.site + " would discard them");
   recovery_plan p;
   p.kind = kind;
@@ -186,7 +181,7 @@ recovery_plan plan_quorum_recovery(const std::vector<quorum_member>& members, st
     if (!m.reachable) missing.push_back(m.site);
   if (members.size() < declared) missing.push_back("(" + std::to_string(declared - members.size()) + " never read)");
   if (!missing.empty())
-    return blocked("refused: no member is ONLINE and " + join(missing) +
+    return blocked("refused: no member is ONLINE and " + join_names(missing) +
                    " cannot be read; a re-bootstrap needs every member's transactions");
   std::vector<const quorum_member*> all;
   for (const auto& m : members) all.push_back(&m);
