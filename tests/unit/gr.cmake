@@ -33,3 +33,9 @@ br_test(unit_gr_doorbell
           ${PROJECT_SOURCE_DIR}/actors/operator/decide/wake_gate.cpp
   LIBS nlohmann_json::nlohmann_json
   LABELS "unit;gr")
+# The status admission webhook's rules (decide/gr_status_admission.hpp, issue 23 acceptance 3).
+br_test(unit_gr_status_admission
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_status_admission_test.cpp
+          ${PROJECT_SOURCE_DIR}/actors/operator/decide/gr_status_admission.cpp
+  LIBS nlohmann_json::nlohmann_json
+  LABELS "unit;gr;webhook")
