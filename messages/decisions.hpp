@@ -317,10 +317,16 @@ typename Inspector::result_type inspect(Inspector& f, recovery_classification& x
 enum class reclone_kind : uint8_t {
   divergent_prefix,  ///< `<site>:<8+ chars of the recorded divergentGtid>`
   cold_confirm,      ///< `<site>:confirm=<group>` (no divergence recorded)
+  restore_token,     ///< `<site>:restore=<token>` (after the in-place restore of that token)
 };
 
 inline std::string to_string(reclone_kind x) {
-  return x == reclone_kind::divergent_prefix ? "divergent_prefix" : "cold_confirm";
+  switch (x) {
+    case reclone_kind::divergent_prefix: return "divergent_prefix";
+    case reclone_kind::cold_confirm: return "cold_confirm";
+    case reclone_kind::restore_token: return "restore_token";
+  }
+  return "cold_confirm";
 }
 
 struct reclone_validation {

@@ -247,12 +247,14 @@ struct restore_freeze_record {
   std::string token;    ///< the confirm token armed last ("" = never); each is used once
   bool frozen = false;  ///< while set, step starts no plan and clears no fence
   std::string site;     ///< the active site whose data the restore replaces (fenced meanwhile)
+  /// Sites recloned from the restored one on this token's word (each once; reclone_token.hpp).
+  std::vector<std::string> recloned;
   bool operator==(const restore_freeze_record&) const = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, restore_freeze_record& x) {
-  return f(caf::meta::type_name("restore_freeze_record"), x.token, x.frozen, x.site);
+  return f(caf::meta::type_name("restore_freeze_record"), x.token, x.frozen, x.site, x.recloned);
 }
 
 struct durable_state {

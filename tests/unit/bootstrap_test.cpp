@@ -225,6 +225,9 @@ BOOST_AUTO_TEST_CASE(reclone_check_rows) {
       {U1 + ":1-4," + U2 + ":1-3", e, U2 + ":1-2", false, U2 + ":1-3"},  // more than confirmed
       {U1 + ":1-11", e, U2 + ":1-2", false, U1 + ":11"},         // the donor's own UUID, ahead
       {"x", e, "", false, ""},                                   // does not parse
+      // after an in-place restore: its token confirms everything beyond the restored donor
+      {U1 + ":1-40," + U2 + ":1-2", e, restore_discard("2026-11-26T15:00:00Z"), true, U1 + ":11-40,\n" + U2 + ":1-2"},
+      {U1 + ":1-11", e, "restore=", false, ""},                  // no token: not the marker
   };
   for (const auto& r : rows) {
     BOOST_TEST_CONTEXT(r.recipient << " / " << r.confirmed) {

@@ -160,7 +160,7 @@ BOOST_AUTO_TEST_CASE(durable_state_json_rejects_unknown_enums) {
 BOOST_AUTO_TEST_CASE(durable_state_json_keeps_the_restore_freeze) {
   durable_state s;
   BOOST_TEST(!durable_state_to_json(s).contains("restoreFreeze"));
-  s.restore_freeze = {"2026-11-26T15:00:00Z", true, "a"};
+  s.restore_freeze = {"2026-11-26T15:00:00Z", true, "a", {}};
   auto back = durable_state_from_json(durable_state_to_json(s));
   BOOST_REQUIRE(static_cast<bool>(back));
   BOOST_TEST(back->restore_freeze.token == "2026-11-26T15:00:00Z");
@@ -171,6 +171,10 @@ BOOST_AUTO_TEST_CASE(durable_state_json_keeps_the_restore_freeze) {
   BOOST_REQUIRE(static_cast<bool>(back));
   BOOST_TEST(!back->restore_freeze.frozen);
   BOOST_TEST(back->restore_freeze.token == "2026-11-26T15:00:00Z");
+  s.restore_freeze.recloned = {"b", "c"};  // the sites recloned on the restore's word
+  back = durable_state_from_json(durable_state_to_json(s));
+  BOOST_TEST_REQUIRE(static_cast<bool>(back));
+  BOOST_TEST((back->restore_freeze == s.restore_freeze));
 }
 
 BOOST_AUTO_TEST_CASE(candidate_sets_are_what_each_candidate_can_reach) {

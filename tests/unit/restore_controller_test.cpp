@@ -439,7 +439,7 @@ BOOST_AUTO_TEST_CASE(restore_in_place_phase_rows) {
     return json{{"activeSite", "pdx"},
                 {"restoreInPlace", {{"phase", phase}, {"confirmTokenUsed", T1}, {"targetSite", "pdx"}, {"scope", "full"}}}};
   };
-  const restore_freeze_record frozen{T1, true, "pdx"}, lifted{T1, false, "pdx"};
+  const restore_freeze_record frozen{T1, true, "pdx", {}}, lifted{T1, false, "pdx", {}};
   auto job = [](bool exists, bool succeeded, bool failed, std::string result = "") {
     job_view j;
     j.exists = exists;

@@ -48,7 +48,7 @@ durable_state viewed(uint64_t epoch, const std::string& active) {
 }
 
 durable_state with_freeze(durable_state d, bool frozen, const std::string& site) {
-  if (frozen) d.restore_freeze = {T1, true, site};
+  if (frozen) d.restore_freeze = {T1, true, site, {}};
   return d;
 }
 
@@ -79,14 +79,14 @@ BOOST_AUTO_TEST_CASE(arming_table) {
       {"first token, healthy group", [](auto&) {}, T1, true, true, "recorded"},
       {"not RFC 3339", [](auto&) {}, "tomorrow", false, false, "not an RFC 3339 time"},
       {"the used token again (an operator restart never runs it twice)",
-       [](auto& f) { f.now = {T1, false, "a"}; }, T1, false, false, "not newer"},
-      {"an older token", [](auto& f) { f.now = {T1, false, "a"}; }, T0, false, false, "not newer"},
-      {"the same instant written differently", [](auto& f) { f.now = {T1, false, "a"}; },
+       [](auto& f) { f.now = {T1, false, "a", {}}; }, T1, false, false, "not newer"},
+      {"an older token", [](auto& f) { f.now = {T1, false, "a", {}}; }, T0, false, false, "not newer"},
+      {"the same instant written differently", [](auto& f) { f.now = {T1, false, "a", {}}; },
        "2026-11-26T16:00:00+01:00", false, false, "not newer"},
-      {"a newer token", [](auto& f) { f.now = {T1, false, "a"}; }, T2, true, true, "recorded"},
-      {"frozen, the same token: nothing changes", [](auto& f) { f.now = {T1, true, "a"}; }, T1, true, false,
+      {"a newer token", [](auto& f) { f.now = {T1, false, "a", {}}; }, T2, true, true, "recorded"},
+      {"frozen, the same token: nothing changes", [](auto& f) { f.now = {T1, true, "a", {}}; }, T1, true, false,
        "already frozen"},
-      {"frozen, another token", [](auto& f) { f.now = {T1, true, "a"}; }, T2, false, false, "lifted first"},
+      {"frozen, another token", [](auto& f) { f.now = {T1, true, "a", {}}; }, T2, false, false, "lifted first"},
       {"no active primary", [](auto& f) { f.active_site.clear(); }, T1, false, false, "no active primary"},
       {"the active site not writable", [](auto& f) { f.active_writable = false; }, T1, false, false, "not writable"},
       {"a plan runs", [](auto& f) { f.plan_running = true; }, T1, false, false, "a plan is running"},
@@ -116,7 +116,7 @@ BOOST_AUTO_TEST_CASE(lifting_table) {
   auto f = healthy();
   BOOST_TEST(check_lift(f, T1).accepted);  // not frozen: nothing to lift
   BOOST_TEST(!check_lift(f, T1).changes);
-  f.now = {T1, true, "a"};
+  f.now = {T1, true, "a", {}};
   auto other = check_lift(f, T2);
   BOOST_TEST(!other.accepted);
   BOOST_TEST(other.reason.find("belongs to token " + T1) != std::string::npos, other.reason);
@@ -133,7 +133,7 @@ BOOST_AUTO_TEST_CASE(the_token_is_recorded_before_the_fence_and_used_once) {
   f.run(input::annotate{restore_freeze_key, "freeze:" + T1});
   BOOST_REQUIRE(f.answer.has_value());
   BOOST_TEST(f.answer->rfind("accepted:", 0) == 0u, *f.answer);
-  BOOST_TEST(f.persisted_next().restore_freeze == (restore_freeze_record{T1, true, "a"}));
+  BOOST_TEST(f.persisted_next().restore_freeze == (restore_freeze_record{T1, true, "a", {}}));
   BOOST_TEST(f.fenced().empty());  // nothing is changed before the store holds the token
   f.store_ok();
   BOOST_TEST(f.fenced() == std::vector<std::string>{"a"});

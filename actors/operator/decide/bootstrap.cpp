@@ -163,13 +163,23 @@ clone_need_result clone_need(const std::string& recipient, const std::string& do
                                                : "a subset of the donor's set"};
 }
 
+namespace {
+constexpr std::string_view restore_discard_prefix = "restore=";
+}
+
+std::string restore_discard(const std::string& token) {
+  return std::string(restore_discard_prefix) + token;
+}
+
 reclone_check_result reclone_check(const std::string& recipient, const std::string& donor_executed,
                                    const std::string& confirmed) {
   reclone_check_result out;
   gtid_parse_error pe;
   auto r = gtid_set::parse(recipient, &pe);
   auto e = gtid_set::parse(donor_executed);
-  auto ok = gtid_set::parse(confirmed);
+  const bool by_restore = confirmed.rfind(restore_discard_prefix, 0) == 0 &&
+                          confirmed.size() > restore_discard_prefix.size();
+  auto ok = gtid_set::parse(by_restore ? std::string() : confirmed);
   if (!r || !e || !ok) {
     out.reason = "a GTID set does not parse" + (r ? std::string() : " (" + pe.to_string() + ")");
     return out;
@@ -177,7 +187,7 @@ reclone_check_result reclone_check(const std::string& recipient, const std::stri
   auto extra = r->subtract(*e);
   out.discarded = extra.to_string();
   out.discarded_count = extra.count();
-  if (extra.subset_of(*ok)) {
+  if (by_restore || extra.subset_of(*ok)) {
     out.allowed = true;
     return out;
   }

@@ -102,6 +102,8 @@ clone_need_result clone_need(const std::string& recipient, const std::string& do
 /// donor (`recipient` minus `donor_executed`) must be inside `confirmed` (the divergentGtid the
 /// request's prefix matched; empty for a cold `confirm=` request). `discarded` is that extra set
 /// (server format, "" = nothing is thrown away); when not allowed, `reason` says what was found.
+/// `confirmed` = restore_discard(<token>) (a `<site>:restore=<token>` request after an in-place
+/// restore): everything beyond the restored donor is confirmed discarded.
 struct reclone_check_result {
   bool allowed = false;
   std::string discarded;
@@ -110,6 +112,8 @@ struct reclone_check_result {
 };
 reclone_check_result reclone_check(const std::string& recipient, const std::string& donor_executed,
                                    const std::string& confirmed);
+/// A reclone plan's confirmation by the in-place restore of `token` ("restore=<token>").
+std::string restore_discard(const std::string& token);
 
 /// An existing group: the first non-active site (declared order) that is reachable, fenced
 /// (read-only), has an empty gtid_executed and no channel, is not RecoveryBlocked, while the

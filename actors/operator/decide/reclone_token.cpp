@@ -55,7 +55,8 @@ reclone_validation accept(std::string site, reclone_kind kind) {
 reclone_validation validate_reclone_token(std::string_view annotation, const std::string& group,
                                           const std::vector<std::string>& sites,
                                           const std::map<std::string, std::string>& divergent_gtid,
-                                          const std::string& active_site) {
+                                          const std::string& active_site,
+                                          const restore_freeze_record& restore) {
   auto value = trim(annotation);
   if (value.empty())
     return reject(
@@ -84,6 +85,19 @@ reclone_validation validate_reclone_token(std::string_view annotation, const std
   }
   auto token = trim(value.substr(colon + 1));
   if (token.empty()) return reject("empty confirmation token after \"" + site + ":\"");
+  constexpr std::string_view restore_form = "restore=";
+  if (token.substr(0, restore_form.size()) == restore_form) {
+    std::string named(trim(token.substr(restore_form.size())));
+    if (restore.token.empty() || named != restore.token)
+      return reject("restore token \"" + named + "\" is not the in-place restore recorded last (" +
+                    (restore.token.empty() ? std::string("none") : restore.token) + ")");
+    if (restore.frozen)
+      return reject("the in-place restore of token " + named + " has not ended (the group is frozen)");
+    if (site == restore.site) return reject(site + " is the restored site");
+    if (std::find(restore.recloned.begin(), restore.recloned.end(), site) != restore.recloned.end())
+      return reject(site + " was already recloned for the in-place restore of token " + named);
+    return accept(site, reclone_kind::restore_token);
+  }
   constexpr std::string_view confirm = "confirm=";
   if (token.substr(0, confirm.size()) == confirm) {
     auto named = trim(token.substr(confirm.size()));

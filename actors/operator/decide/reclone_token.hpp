@@ -7,6 +7,11 @@
 //                            ",\n" separator compares equal to ",").
 //   <site>:confirm=<group>   cold reclone (PVC loss, manual rebuild): only when the site has no
 //                            recorded divergentGtid, and <group> must equal the group's name.
+//   <site>:restore=<token>   after an in-place restore (spec.restoreInPlace): <token> is the
+//                            restore's confirm, recorded by the coordinator and used (the freeze
+//                            lifted); it stands as the confirmation that everything the site holds
+//                            beyond the restored primary is discarded, whatever divergence is
+//                            recorded. Each site once per token, never the restored site.
 // Rejected, each with its own reason text for the RecloneRejected Warning event: empty value,
 // no site, unknown site, the active primary, bare <site> (with or without a recorded
 // divergentGtid: the older bare form is no longer accepted), empty token, confirm= for a site
@@ -20,6 +25,7 @@
 #include <vector>
 
 #include "messages/decisions.hpp"
+#include "messages/operator.hpp"
 
 namespace br {
 
@@ -29,6 +35,7 @@ inline constexpr size_t reclone_min_prefix = 8;
 reclone_validation validate_reclone_token(std::string_view annotation, const std::string& group,
                                           const std::vector<std::string>& sites,
                                           const std::map<std::string, std::string>& divergent_gtid,
-                                          const std::string& active_site);
+                                          const std::string& active_site,
+                                          const restore_freeze_record& restore = {});
 
 }  // namespace br

@@ -46,7 +46,7 @@ restore_freeze_verdict check_freeze(const restore_freeze_facts& f, const std::st
   if (f.bootstrap_running) return refuse("a bootstrap is running; wait for it to end");
   if (f.planned_deferred) return refuse("a planned failover is Deferred; cancel it first");
   v.accepted = v.changes = true;
-  v.next = {token, true, f.active_site};
+  v.next = {token, true, f.active_site, {}};
   v.reason = "token " + token + " recorded; the group is frozen and " + f.active_site + " is fenced for the restore";
   return v;
 }

@@ -3,6 +3,7 @@
 // the new view is published. Also the two requests that start plans: reclone and switchover.
 #include <chrono>
 
+#include "actors/operator/decide/bootstrap.hpp"
 #include "actors/operator/decide/coordinator_decide.hpp"
 #include "actors/operator/decide/manual_fence.hpp"
 #include "actors/operator/decide/restore_freeze.hpp"
@@ -193,6 +194,9 @@ void done_persisted(context& c, const change_plan_done& x, bool ok) {
   if (plan.kind == plan_kind::reclone)
     how += plan.discard_gtid.empty()
                ? std::string(" of a site holding nothing beyond ") + plan.source
+           : plan.discard_gtid.rfind("restore=", 0) == 0
+               ? "; what it held beyond " + plan.source + " is discarded by the in-place restore (" +
+                     plan.discard_gtid + ")"
                : "; the confirmed divergent transactions were replaced: " + plan.discard_gtid;
   c.emit("Normal", "RecoveryComplete", plan.candidate + " rejoined as a replica (" + how + ")",
          plan.candidate);
@@ -346,7 +350,7 @@ void on_annotate(context& c, const input::annotate& in) {
   for (const auto& [site, r] : st.durable.recovery)
     if (!r.divergent_gtid.empty()) divergent[site] = r.divergent_gtid;
   auto v = validate_reclone_token(in.value, c.rules.group, c.rules.sites, divergent,
-                                  st.view.active_site);
+                                  st.view.active_site, st.durable.restore_freeze);
   if (!v.accepted) {
     auto f = c.fields(v.site);
     f["reason"] = v.reason;
@@ -363,6 +367,13 @@ void on_annotate(context& c, const input::annotate& in) {
   // request confirmed: the matched divergentGtid, or nothing for a cold reclone.
   std::string confirmed;
   if (v.kind == reclone_kind::divergent_prefix) confirmed = divergent[v.site];
+  if (v.kind == reclone_kind::restore_token) {
+    // The token confirms the discard once per site: recorded with the plan, before it runs.
+    auto rec = st.durable.restore_freeze;
+    rec.recloned.push_back(v.site);
+    persist(c, change_restore_freeze{rec, st.durable.restore_freeze});
+    confirmed = restore_discard(rec.token);
+  }
   start_plan(c, plan_kind::reclone, v.site, "", false, false, confirmed);
   c.answer = "accepted: reclone of " + v.site + " (" + to_string(v.kind) + ")";
 }

@@ -220,6 +220,7 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
     j["restoreFreeze"] = {{"token", s.restore_freeze.token},
                           {"frozen", s.restore_freeze.frozen},
                           {"site", s.restore_freeze.site}};
+  if (!s.restore_freeze.recloned.empty()) j["restoreFreeze"]["recloned"] = s.restore_freeze.recloned;
   return j;
 }
 
@@ -291,6 +292,7 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
       s.restore_freeze.token = get<std::string>(r, "token");
       s.restore_freeze.frozen = get<bool>(r, "frozen");
       s.restore_freeze.site = get<std::string>(r, "site");
+      if (r.contains("recloned")) s.restore_freeze.recloned = get<std::vector<std::string>>(r, "recloned");
     }
     const auto& rec = member(j, "recovery");
     if (!rec.is_object()) throw bad_member("wrong type of member recovery");
