@@ -9,6 +9,7 @@ packages=(
   libcaf-dev default-libmysqlclient-dev libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev
   libssl-dev      # Ed25519 view and acknowledgement signatures (libcrypto)
   libboost-test-dev prometheus-cpp-dev
+  libhiredis-dev  # io/redis: the RESP client of the Dragonfly manager
   prometheus      # promtool, used by tests to lint /metrics output
   debootstrap     # tools/mysql-sandbox builds a Debian sid chroot for MySQL 9.7
   curl ca-certificates

@@ -1,0 +1,248 @@
+// The Dragonfly manager's steering decisions (see dragonfly_steer.hpp).
+#include "actors/operator/decide/dragonfly_steer.hpp"
+
+namespace br::dragonfly {
+namespace {
+
+
+const site_observation* find(const steer_input& in, const std::string& site) {
+  for (const auto& s : in.sites)
+    if (s.site == site) return &s;
+  return nullptr;
+}
+
+bool follows(const site_observation& r, const site_observation& m) {
+  return r.info.role == server_role::replica && r.info.master_host == m.host &&
+         r.info.master_port == static_cast<int64_t>(m.port);
+}
+
+bool never_wrote(const site_observation& s) {
+  return s.info.connected_replicas == 0 && s.info.master_repl_offset == 0;
+}
+
+site_verdict classify(const site_observation& s, const std::string& master) {
+  site_verdict v;
+  v.site = s.site;
+  if (!s.reachable) {
+    v.cls = site_class::unreachable;
+    v.why = "no answer";
+    return v;
+  }
+  const auto& i = s.info;
+  if (i.role == server_role::unknown) {
+    v.cls = site_class::unknown;
+    v.why = "INFO replication has no role";
+    return v;
+  }
+  if (i.role == server_role::replica) {
+    v.cls = site_class::replica;
+    v.ready = i.link_up && i.last_io_seconds_ago >= 0 && !i.sync_in_progress && !i.loading;
+    v.why = "replica of " + i.master_host + ":" + std::to_string(i.master_port) +
+            (i.link_up ? ", link up" : ", link down") + (i.sync_in_progress ? ", syncing" : "") +
+            (i.loading ? ", loading" : "") + ", offset " + std::to_string(i.replica_offset);
+    return v;
+  }
+  if (s.site == master) {
+    v.cls = site_class::master;
+    v.ready = true;
+    v.why = "master, offset " + std::to_string(i.master_repl_offset) + ", " +
+            std::to_string(i.connected_replicas) + " replicas";
+    return v;
+  }
+  if (never_wrote(s)) {
+    v.cls = site_class::unconfigured;
+    v.why = "a master that never took writes (offset 0, no replicas): safe to attach";
+    return v;
+  }
+  v.cls = site_class::stale_master;
+  v.why = "a master other than " + (master.empty() ? std::string("the expected one") : master) +
+          " holding writes (offset " + std::to_string(i.master_repl_offset) + ", " +
+          std::to_string(i.connected_replicas) + " replicas): left for a person";
+  return v;
+}
+
+action act(action_kind k, const std::string& site) {
+  action a;
+  a.kind = k;
+  a.site = site;
+  return a;
+}
+
+action replicaof(const std::string& site, const site_observation& master) {
+  action a = act(action_kind::replicaof, site);
+  a.host = master.host;
+  a.port = master.port;
+  return a;
+}
+
+action event(const char* type, const char* reason, std::string message) {
+  action a = act(action_kind::event, "");
+  a.event_type = type;
+  a.reason = reason;
+  a.message = std::move(message);
+  return a;
+}
+
+// The reachable replica to promote when the master is lost: MySQL's active site first, else the
+// highest offset (declared order breaks ties). Null when none.
+const site_observation* promotion_candidate(const steer_input& in, const std::string& old_master) {
+  const site_observation* best = nullptr;
+  for (const auto& s : in.sites) {
+    if (s.site == old_master || !s.reachable || s.info.role != server_role::replica) continue;
+    if (s.site == in.mysql_active) return &s;
+    if (!best || s.info.replica_offset > best->info.replica_offset) best = &s;
+  }
+  return best;
+}
+
+// The recorded master came back empty (restarted without its data) while a replica that followed
+// it still holds data.
+bool restarted_empty(const steer_input& in, const site_observation& m) {
+  if (!m.reachable || m.info.role != server_role::master || !never_wrote(m)) return false;
+  for (const auto& s : in.sites)
+    if (s.site != m.site && s.reachable && follows(s, m) && s.info.replica_offset > 0) return true;
+  return false;
+}
+
+// Before any master is recorded: MySQL's active site when it answers as a master; else the one
+// master that holds data (replicas follow it) when there is exactly one; else MySQL's active site.
+std::string first_master(const steer_input& in) {
+  const auto* a = find(in, in.mysql_active);
+  if (a && a->reachable && a->info.role == server_role::master) return a->site;
+  const site_observation* only = nullptr;
+  for (const auto& s : in.sites) {
+    if (!s.reachable || s.info.role != server_role::master || never_wrote(s)) continue;
+    if (only) return in.mysql_active;
+    only = &s;
+  }
+  return only ? only->site : in.mysql_active;
+}
+
+}  // namespace
+
+std::string_view to_string(site_class c) {
+  switch (c) {
+    case site_class::master: return "master";
+    case site_class::replica: return "replica";
+    case site_class::stale_master: return "stale-master";
+    case site_class::unconfigured: return "unconfigured";
+    case site_class::unreachable: return "unreachable";
+    case site_class::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+steer_plan plan_steering(const steer_input& in) {
+  steer_plan p;
+  const std::string observed_master = in.master_site.empty() ? first_master(in) : in.master_site;
+  for (const auto& s : in.sites) p.sites.push_back(classify(s, observed_master));
+  std::string master = in.master_site;
+  std::vector<action> acts;
+  bool moved = false;  // the master changes in this plan: it is not serving as one yet
+
+  if (master.empty()) {
+    const auto* a = find(in, observed_master);
+    if (a && a->reachable && a->info.role == server_role::master) {
+      master = a->site;
+      moved = true;
+      acts.push_back(act(action_kind::label_master, master));
+      acts.push_back(event("Normal", "DragonflyMasterChosen",
+                           master + (master == in.mysql_active ? " (MySQL's active site)"
+                                                               : " (the only master holding data)") +
+                               " is the cache master"));
+    }
+  } else if (const auto* m = find(in, master); m) {
+    const bool gone = !m->reachable && in.master_unreachable_polls >= in.lost_after_polls;
+    const bool emptied = restarted_empty(in, *m);
+    if (gone || emptied) {
+      if (const auto* c = promotion_candidate(in, master); c) {
+        acts.push_back(act(action_kind::promote, c->site));
+        acts.push_back(act(action_kind::label_master, c->site));
+        acts.push_back(event("Warning", "DragonflyMasterLost",
+                             "the cache master " + master +
+                                 (gone ? " is unreachable for " + std::to_string(in.master_unreachable_polls) + " polls"
+                                       : " restarted empty") +
+                                 "; promoted the replica " + c->site + " (REPLICAOF NO ONE; sessions after its last sync are lost)"));
+        master = c->site;
+        moved = true;
+      }
+    } else if (m->reachable && m->info.role == server_role::master && master != in.mysql_active) {
+      const auto* t = find(in, in.mysql_active);
+      if (t && t->reachable && follows(*t, *m)) {
+        const bool synced = t->info.link_up && t->info.replica_offset >= m->info.master_repl_offset;
+        if (in.takeover_supported && synced) {
+          acts.push_back(act(action_kind::takeover, t->site));
+        } else {
+          acts.push_back(act(action_kind::strip_traffic, m->site));
+          acts.push_back(act(action_kind::promote, t->site));
+        }
+        acts.push_back(act(action_kind::label_master, t->site));
+        acts.push_back(replicaof(m->site, *t));
+        acts.push_back(event(in.takeover_supported && synced ? "Normal" : "Warning", "DragonflyMasterMoved",
+                             "the cache master moves from " + m->site + " to " + t->site +
+                                 " (MySQL's active site) by " +
+                                 (in.takeover_supported && synced ? std::string("REPLTAKEOVER (sessions kept)")
+                                                                  : std::string("REPLICAOF NO ONE (") +
+                                                                        (synced ? "no REPLTAKEOVER" : "not synced") +
+                                                                        ": sessions after its last sync are lost)")));
+        master = t->site;
+        moved = true;
+      }
+    }
+  }
+
+  // Attach the others to the master; steer traffic off stale masters.
+  const site_observation* mo = master.empty() ? nullptr : find(in, master);
+  const std::string old_master = in.master_site;
+  for (const auto& v : p.sites) {
+    if (v.site == master) continue;
+    const auto* s = find(in, v.site);
+    // A master demoted in this plan is handled above; the observed master class only exists for it.
+    if (moved && v.site == old_master) continue;
+    switch (v.cls) {
+      case site_class::replica:
+        if (mo && !follows(*s, *mo)) acts.push_back(replicaof(v.site, *mo));
+        break;
+      case site_class::unconfigured:
+        if (mo) acts.push_back(replicaof(v.site, *mo));
+        break;
+      case site_class::stale_master:
+        acts.push_back(act(action_kind::strip_traffic, v.site));
+        acts.push_back(event("Warning", "DragonflyStaleMaster", v.site + ": " + v.why));
+        break;
+      default:
+        break;
+    }
+  }
+  p.master_site = master;
+
+  // Phase, from what was observed (a master chosen in this plan is not serving yet).
+  bool stale = false, unreachable = false, replicas_ready = true;
+  for (const auto& v : p.sites) {
+    stale |= v.cls == site_class::stale_master;
+    unreachable |= v.cls == site_class::unreachable;
+    if (v.site == master) continue;
+    if (v.cls == site_class::unconfigured) replicas_ready = false;
+    if (v.cls == site_class::replica && (!v.ready || !mo || !follows(*find(in, v.site), *mo))) replicas_ready = false;
+  }
+  const site_verdict* mv = nullptr;
+  for (const auto& v : p.sites)
+    if (v.site == master) mv = &v;
+  if (!mv || moved || mv->cls != site_class::master) {
+    p.phase = "ConfiguringReplication";
+    p.phase_reason = master.empty() ? "no cache master on " + in.mysql_active
+                                    : "the cache master " + master + " is not serving yet";
+  } else if (stale || unreachable) {
+    p.phase = "Degraded";
+    p.phase_reason = stale ? "a stale master holds writes" : "a site's cache server does not answer";
+  } else if (!replicas_ready) {
+    p.phase = "ConfiguringReplication";
+    p.phase_reason = "a replica is not in sync yet";
+  } else {
+    p.phase = "Ready";
+  }
+  if (!in.paused) p.actions = std::move(acts);
+  return p;
+}
+
+}  // namespace br::dragonfly

@@ -1,0 +1,36 @@
+// What the Dragonfly manager reads from a cache server (Dragonfly, or Valkey standing in for it):
+// its INFO replication and INFO persistence facts. Parsed by io/redis/info.hpp, judged by
+// actors/operator/decide/dragonfly_steer.hpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace br::dragonfly {
+
+enum class server_role : uint8_t { unknown, master, replica };
+
+inline std::string_view to_string(server_role r) {
+  switch (r) {
+    case server_role::master: return "master";
+    case server_role::replica: return "replica";
+    case server_role::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+struct replication_info {
+  server_role role = server_role::unknown;
+  int64_t connected_replicas = -1;   ///< connected_slaves (master); -1 unknown
+  int64_t master_repl_offset = -1;   ///< this server's replication offset; -1 unknown
+  std::string master_host;           ///< replica: whom it follows
+  int64_t master_port = 0;
+  bool link_up = false;              ///< replica: master_link_status:up
+  int64_t last_io_seconds_ago = -1;  ///< replica: master_last_io_seconds_ago; -1 unknown/never
+  bool sync_in_progress = false;     ///< replica: master_sync_in_progress:1
+  int64_t replica_offset = -1;       ///< replica: slave_repl_offset (falls back to master_repl_offset)
+  bool loading = false;              ///< INFO persistence loading:1
+};
+
+}  // namespace br::dragonfly
