@@ -210,6 +210,26 @@ BOOST_AUTO_TEST_CASE(group_status_lists_the_last_failover_losses) {
   BOOST_TEST(back.last_failover_losses.size() == 2u);
 }
 
+// The freeze shows as RestoreInPlaceFrozen True (the reconciler labels no pod primary then);
+// lifted, the condition is gone.
+BOOST_AUTO_TEST_CASE(group_status_shows_the_restore_freeze) {
+  status_inputs in;
+  in.sites = {"a"};
+  in.view = {3, "a", "", 0, {}};
+  in.durable.restore_freeze = {"2026-11-26T15:00:00Z", true, "a", {}};
+  auto frozen = [](const nlohmann::json& j) -> nlohmann::json {
+    for (const auto& c : j.value("conditions", nlohmann::json::array()))
+      if (c.value("type", "") == "RestoreInPlaceFrozen") return c;
+    return nullptr;
+  };
+  nlohmann::json j = build_group_status(in);
+  BOOST_TEST_REQUIRE(frozen(j).is_object(), j.dump());
+  BOOST_TEST(frozen(j)["status"] == "True");
+  BOOST_TEST(frozen(j)["message"].get<std::string>().find("2026-11-26T15:00:00Z") != std::string::npos);
+  in.durable.restore_freeze.frozen = false;
+  BOOST_TEST(frozen(build_group_status(in)).is_null());
+}
+
 BOOST_AUTO_TEST_CASE(durable_state_json_keeps_switchover_facts_and_losses) {
   durable_state s;
   s.plan.kind = plan_kind::switchover;

@@ -359,6 +359,53 @@ BOOST_AUTO_TEST_CASE(healthy_replicas_and_rollout_facts_from_the_coordinator_sta
   BOOST_TEST(!in.transition);
 }
 
+// The pod labels follow spec.restoreInPlace's freeze through the one writer (the router): no
+// pod labelled primary while the coordinator shows RestoreInPlaceFrozen True; the primary
+// back only once the active site is writable again (the freeze lifted, the site unfenced).
+BOOST_AUTO_TEST_CASE(no_primary_label_while_an_in_place_restore_freezes_the_group) {
+  config::group_spec spec;
+  for (const char* n : {"a", "b"}) {
+    config::site_spec s;
+    s.name = n;
+    spec.sites.push_back(s);
+  }
+  spec.replication.max_lag_seconds = 10;
+  topology_view view;
+  view.active_site = "a";
+  auto status_with = [](const char* a_state, const char* frozen) {
+    json st = {{"sites",
+                {{{"name", "a"}, {"state", a_state}, {"replicating", false}},
+                 {{"name", "b"}, {"state", "read-only"}, {"replicating", true}, {"secondsBehindSource", 0}}}},
+               {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}};
+    if (*frozen) st["conditions"].push_back({{"type", "RestoreInPlaceFrozen"}, {"status", frozen}});
+    return st;
+  };
+  struct row {
+    const char* name;
+    const char* a_state;
+    const char* frozen;  // "" = no condition
+    std::optional<std::string> primary;  // nullopt = nothing steered
+  };
+  const std::vector<row> rows = {
+      {"settled: a primary", "writable", "", std::string("a")},
+      {"frozen, a still writable (the fence not seen yet): no primary", "writable", "True", std::string("")},
+      {"frozen, a fenced: no primary", "read-only", "True", std::string("")},
+      {"lifted, a not writable yet: nothing steered", "read-only", "", std::nullopt},
+      {"lifted (condition False), a writable again: a primary", "writable", "False", std::string("a")},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      auto t = async_steering(spec, status_with(r.a_state, r.frozen), view);
+      BOOST_TEST(t.has_value() == r.primary.has_value());
+      if (!t || !r.primary) continue;
+      BOOST_TEST(t->primary == *r.primary);
+      BOOST_TEST(t->replicas == std::vector<std::string>{"b"});
+      BOOST_TEST(desired_pod_labels("a", t->primary, t->replicas).role == (r.primary->empty() ? "replica" : "primary"));
+      BOOST_TEST(desired_pod_labels("a", t->primary, t->replicas).healthy == (r.primary->empty() ? "no" : "yes"));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(credentials_are_generated_only_for_a_group_that_never_ran) {
   config::failover_group g;
   g.metadata.name = "g";

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "actors/operator/decide/planned_failover.hpp"
+#include "actors/operator/decide/restore_freeze.hpp"
 
 namespace br {
 
@@ -208,6 +209,14 @@ config::group_status build_group_status(const status_inputs& in) {
     st.conditions.push_back(
         {"SitesFenced", "True", "ManuallyFenced", "fenced by request: " + names, std::nullopt});
   }
+  // spec.restoreInPlace's freeze (decide/restore_freeze.hpp): while it holds, the reconciler
+  // labels no pod primary (restore_frozen in kube/reconcile/reconciler.hpp).
+  if (in.durable.restore_freeze.frozen)
+    st.conditions.push_back({std::string(restore_frozen_condition), "True", "Frozen",
+                             "frozen by the in-place restore of token " + in.durable.restore_freeze.token +
+                                 "; " + in.durable.restore_freeze.site +
+                                 " fenced, no pod labelled primary, no failover until it ends",
+                             std::nullopt});
   return st;
 }
 

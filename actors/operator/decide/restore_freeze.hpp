@@ -19,6 +19,9 @@ namespace br {
 /// The coordinator's request key (the controller's input, not an annotation a person sets).
 inline constexpr const char* restore_freeze_key = "restore-in-place";
 
+/// The status condition type shown (True) while a freeze holds.
+inline constexpr std::string_view restore_frozen_condition = "RestoreInPlaceFrozen";
+
 struct restore_freeze_facts {
   std::string active_site;        ///< "" while no primary is confirmed
   bool active_writable = false;   ///< the active site's latest report: writable and reachable

@@ -6,6 +6,7 @@
 #include "actors/common/child_lookup.hpp"
 #include "actors/common/registry.hpp"
 #include "actors/operator/decide/gr_route.hpp"
+#include "actors/operator/decide/restore_freeze.hpp"
 #include "actors/operator/kube/reconcile/reconcile_worker.hpp"
 #include "config/render/traffic.hpp"
 #include "config/rfc3339.hpp"
@@ -298,6 +299,25 @@ bool steering_settled(const json& status, const topology_view& view) {
   return st && st->value("state", "") == "writable";
 }
 
+bool restore_frozen(const json& status) {
+  for (const auto& c : status.value("conditions", json::array()))
+    if (c.is_object() && c.value("type", "") == restore_frozen_condition && c.value("status", "") == "True")
+      return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<steering_target> async_steering(const config::group_spec& spec, const json& status,
+                                              const topology_view& view) {
+  if (restore_frozen(status))
+    return steering_target{"", healthy_replicas(spec, status, view.active_site)};
+  if (!steering_settled(status, view)) return std::nullopt;
+  return steering_target{view.active_site, healthy_replicas(spec, status, view.active_site)};
+}
+
+namespace {
+
 /// Heals what a failed or missed steering write left behind (all three are idempotent and
 /// write nothing when already right): pod labels, the DNSEndpoint, the node taints. `primary`
 /// "" (a Group Replication view not yet following its PRIMARY): the labels only.
@@ -351,9 +371,8 @@ void with_coordinator(rec_ptr self, const json& report, const config::failover_g
                         // elects and fences itself, so no deposing view is waited for.
                         if (auto r = gr_route_of(*value.group_replication, value.active_site))
                           heal_steering(self, g.spec, r->primary, r->secondaries);
-                      } else if (steering_settled(status, view)) {
-                        heal_steering(self, g.spec, view.active_site,
-                                      healthy_replicas(g.spec, status, view.active_site));
+                      } else if (auto t = async_steering(g.spec, status, view)) {
+                        heal_steering(self, g.spec, t->primary, t->replicas);
                       }
                       auto in = rollout_facts(g.spec, report, status, view);
                       in.rolling = s.rolling;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,6 +59,20 @@ rollout_inputs rollout_facts(const config::group_spec& spec, const nlohmann::jso
 std::vector<std::string> healthy_replicas(const config::group_spec& spec,
                                           const nlohmann::json& coordinator_status,
                                           const std::string& active_site);
+
+/// What an async group's pod labels (and, with a primary, DNS and taints) follow now.
+struct steering_target {
+  std::string primary;  ///< "" = no pod labelled primary
+  std::vector<std::string> replicas;
+};
+
+/// Pure: nullopt while the view is in transition or its active site was not seen writable (the
+/// executor steers then); while an in-place restore freezes the group (the coordinator's
+/// condition RestoreInPlaceFrozen True) no primary at all, so the restored site serves nothing
+/// until the freeze is lifted and it is writable again: the router stays the labels' one writer.
+std::optional<steering_target> async_steering(const config::group_spec& spec,
+                                              const nlohmann::json& coordinator_status,
+                                              const topology_view& view);
 
 /// Pure: the reconciler's part of the status from one pass ("conditions" WorkloadReady and
 /// ReconcileSuccess, "updatePhase", and "reconcileInfo" after a successful pass). `previous`
