@@ -182,6 +182,16 @@ client_result perform(const client_request& req) noexcept {
       curl_easy_setopt(h, CURLOPT_USERNAME, req.username.c_str());
       curl_easy_setopt(h, CURLOPT_PASSWORD, req.password.c_str());
     }
+    curl_blob ca{};
+    if (!req.ca_pem.empty()) {
+      ca.data = const_cast<char*>(req.ca_pem.data());
+      ca.len = req.ca_pem.size();
+      ca.flags = CURL_BLOB_COPY;
+      curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
+    }
+    curl_slist* connect_to = nullptr;
+    for (const auto& c : req.connect_to) connect_to = curl_slist_append(connect_to, c.c_str());
+    if (connect_to) curl_easy_setopt(h, CURLOPT_CONNECT_TO, connect_to);
     if (req.low_speed_bytes > 0) {
       curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, req.low_speed_bytes);
       curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(req.low_speed_time.count()));
@@ -221,8 +231,9 @@ client_result perform(const client_request& req) noexcept {
                            : std::string{curl_easy_strerror(rc)};
       if (out.error != client_error::none) out.status = 0;
     }
-    curl_slist_free_all(headers);
     curl_easy_cleanup(h);
+    curl_slist_free_all(headers);
+    curl_slist_free_all(connect_to);
   } catch (const std::exception& e) {
     out.error = client_error::other;
     out.message = e.what();

@@ -59,6 +59,12 @@ struct client_request {
   /// (timeout). 0 = off.
   long low_speed_bytes = 0;
   std::chrono::seconds low_speed_time{30};
+  /// https: verify the server against this PEM CA bundle instead of the system's (the peer and
+  /// its host name are always verified). "" = the system bundle.
+  std::string ca_pem;
+  /// Connection redirects, curl's "host:port:connect-host:connect-port" form
+  /// (CURLOPT_CONNECT_TO): connect elsewhere while the URL's host is still the one verified.
+  std::vector<std::string> connect_to;
 };
 
 /// Performs one request on a fresh easy handle. Blocks the caller for at most `timeout`

@@ -183,6 +183,8 @@ std::uint16_t server::start() {
   const auto addr = asio::ip::make_address(c.opts.address, ec);
   if (ec) fail("bad address");
   const detail::tcp::endpoint ep{addr, c.opts.port};
+  if (!c.opts.tls_cert_file.empty() && !c.tls)
+    c.tls = std::make_unique<detail::tls_files>(c.opts.tls_cert_file, c.opts.tls_key_file);
   c.acceptor.emplace(asio::make_strand(c.ioc));
   if (c.acceptor->open(ep.protocol(), ec); ec) fail("open");
   if (c.acceptor->set_option(asio::socket_base::reuse_address(true), ec); ec) fail("reuse_address");
@@ -207,8 +209,10 @@ std::uint16_t server::start() {
   }
   asio::post(c.acceptor->get_executor(), [&c] { detail::do_accept(c); });
   impl_->started = true;
-  br::log::info("http server listening",
-                {{"server", c.opts.name}, {"address", c.opts.address}, {"port", impl_->port}});
+  br::log::info("http server listening", {{"server", c.opts.name},
+                                         {"address", c.opts.address},
+                                         {"port", impl_->port},
+                                         {"tls", c.tls != nullptr}});
   return impl_->port;
 }
 

@@ -30,6 +30,13 @@ struct server_options {
   std::chrono::milliseconds idle_timeout{30000};    // keep-alive wait for the next request
   std::chrono::milliseconds handler_timeout{5000};  // then 503 "timeout waiting for <route>"
   std::chrono::milliseconds stop_grace{2000};       // stop() waits this long for in-flight requests
+  // HTTPS when tls_cert_file is set: the PEM certificate chain and key (TLS 1.2 or newer), read
+  // again when either file changes (checked at most once a second, on a new connection; a pair
+  // that does not load keeps the previous one). Every limit and timeout above applies as well;
+  // upgrade routes are not served over TLS (400).
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::chrono::milliseconds handshake_timeout{5000};  // TLS: from connection to handshake done
   std::shared_ptr<prometheus::Registry> registry;   // null -> no metrics
 };
 
@@ -41,7 +48,8 @@ class server {
   server& operator=(const server&) = delete;
 
   /// Binds, listens, starts the thread pool, logs "http server listening" and returns the bound
-  /// port. Throws std::system_error when it cannot bind; calling it twice returns the port.
+  /// port. Throws std::system_error when it cannot bind, std::runtime_error when the TLS files
+  /// do not load; calling it twice returns the port.
   std::uint16_t start();
   /// The bound port (0 before start()).
   std::uint16_t port() const;

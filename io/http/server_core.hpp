@@ -7,6 +7,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -14,15 +15,18 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <variant>
 
 #include "io/http/http_metrics.hpp"
 #include "io/http/server.hpp"
+#include "io/http/tls_context.hpp"
 
 namespace br::http::detail {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 using tcp = asio::ip::tcp;
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
 
 /// Responders may outlive the io_context; they post into it only while the gate is open.
 struct post_gate {
@@ -58,6 +62,8 @@ struct core {
   std::chrono::steady_clock::time_point last_reject_log{};  // at most one line per 10 s
   std::uint64_t next_id = 0;
 
+  std::unique_ptr<tls_files> tls;  // set by start() when opts.tls_cert_file is
+
   asio::io_context ioc;
   std::optional<tcp::acceptor> acceptor;
   std::optional<asio::steady_timer> accept_retry;
@@ -84,6 +90,10 @@ class session : public std::enable_shared_from_this<session> {
  private:
   enum class phase { reading, handling, writing, lingering, closed, handed_over };
 
+  beast::tcp_stream& lowest();  // the TCP stream under TLS, or the plain one
+  /// Runs `then` once the TLS handshake is done (at once on plain HTTP); closes on failure.
+  template <class Then>
+  void after_handshake(Then then);
   void read_next();
   void read_header();
   void on_header(beast::error_code ec);
@@ -103,7 +113,8 @@ class session : public std::enable_shared_from_this<session> {
 
   core& c_;
   std::uint64_t id_;
-  beast::tcp_stream stream_;
+  std::shared_ptr<asio::ssl::context> tls_;  // the context stream_ uses; null on plain HTTP
+  std::variant<beast::tcp_stream, tls_stream> stream_;
   asio::any_io_executor exec_;  // the connection's strand; safe to read from any thread
   beast::flat_buffer buffer_;
   std::optional<beast::http::request_parser<beast::http::string_body>> parser_;

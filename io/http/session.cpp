@@ -1,6 +1,7 @@
 // One HTTP/1.1 connection: deadlines, routing, async handler completion, keep-alive, close.
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/write.hpp>
 
 #include "io/http/server_core.hpp"
@@ -15,6 +16,9 @@ using std::chrono::steady_clock;
 namespace {
 
 bool quiet_close_error(const beast::error_code& ec) {
+  // TLS: a peer closing without close_notify, or any TLS-level failure after the handshake.
+  if (ec == asio::ssl::error::stream_truncated || ec.category() == asio::error::get_ssl_category())
+    return true;
   return ec == asio::error::operation_aborted || ec == beast::error::timeout ||
          ec == bhttp::error::end_of_stream || ec == bhttp::error::partial_message ||
          ec == asio::error::eof || ec == asio::error::connection_reset ||
@@ -30,16 +34,23 @@ std::string_view sv(beast::string_view s) {
   return {s.data(), s.size()};
 }
 
+std::variant<beast::tcp_stream, tls_stream> make_stream(tcp::socket&& socket,
+                                                        asio::ssl::context* tls) {
+  if (tls) return std::variant<beast::tcp_stream, tls_stream>{std::in_place_index<1>, std::move(socket), *tls};
+  return std::variant<beast::tcp_stream, tls_stream>{std::in_place_index<0>, std::move(socket)};
+}
+
 }  // namespace
 
 session::session(core& c, tcp::socket&& socket, std::uint64_t id)
     : c_(c),
       id_(id),
-      stream_(std::move(socket)),
-      exec_(stream_.get_executor()),
+      tls_(c.tls ? c.tls->current() : nullptr),
+      stream_(make_stream(std::move(socket), tls_.get())),
+      exec_(lowest().get_executor()),
       handler_timer_(exec_) {
   beast::error_code ec;
-  auto ep = stream_.socket().remote_endpoint(ec);
+  auto ep = lowest().socket().remote_endpoint(ec);
   if (!ec) remote_ = ep.address().to_string();
 }
 
@@ -48,16 +59,43 @@ session::~session() {
   if (rejecting_) c_.rejection_done();
 }
 
+beast::tcp_stream& session::lowest() {
+  return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(s); },
+                    stream_);
+}
+
+template <class Then>
+void session::after_handshake(Then then) {
+  auto* tls = std::get_if<tls_stream>(&stream_);
+  if (!tls) return then();
+  lowest().expires_after(c_.opts.handshake_timeout);
+  tls->async_handshake(asio::ssl::stream_base::server,
+                       [self = shared_from_this(), then = std::move(then)](beast::error_code ec) mutable {
+                         if (ec) {
+                           if (br::log::current_level() <= br::log::level::debug)
+                             br::log::debug("tls handshake failed", {{"server", self->c_.opts.name},
+                                                                      {"client", self->remote_},
+                                                                      {"error", ec.message()}});
+                           return self->close_now();
+                         }
+                         then();
+                       });
+}
+
 void session::start() {
-  asio::dispatch(exec_, [self = shared_from_this()] { self->read_next(); });
+  asio::dispatch(exec_, [self = shared_from_this()] {
+    self->after_handshake([self] { self->read_next(); });
+  });
 }
 
 void session::reject(const char* name, const char* message) {
   rejecting_ = true;
   asio::dispatch(exec_, [self = shared_from_this(), name, message] {
-    self->cur_name_ = name;
-    self->cur_started_ = steady_clock::now();
-    self->send(response::error(503, message), true, true);
+    self->after_handshake([self, name, message] {
+      self->cur_name_ = name;
+      self->cur_started_ = steady_clock::now();
+      self->send(response::error(503, message), true, true);
+    });
   });
 }
 
@@ -76,13 +114,17 @@ void session::read_next() {
   phase_ = phase::reading;
   if (first_request_ || buffer_.size() > 0) return read_header();
   // Keep-alive: wait for the first byte under the idle timeout, then the header deadline.
-  stream_.expires_after(c_.opts.idle_timeout);
-  stream_.async_read_some(buffer_.prepare(2048),
+  lowest().expires_after(c_.opts.idle_timeout);
+  std::visit(
+      [this](auto& s) {
+        s.async_read_some(buffer_.prepare(2048),
                           [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                             if (ec) return self->close_now();
                             self->buffer_.commit(n);
                             self->read_header();
                           });
+      },
+      stream_);
 }
 
 void session::read_header() {
@@ -95,10 +137,14 @@ void session::read_header() {
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(c_.opts.max_header_bytes));
   parser_->body_limit(static_cast<std::uint64_t>(c_.opts.max_body_bytes));
-  stream_.expires_after(c_.opts.header_timeout);
-  bhttp::async_read_header(
-      stream_, buffer_, *parser_,
-      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  lowest().expires_after(c_.opts.header_timeout);
+  std::visit(
+      [this](auto& s) {
+        bhttp::async_read_header(
+            s, buffer_, *parser_,
+            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+      },
+      stream_);
 }
 
 void session::take_request_line() {
@@ -123,21 +169,29 @@ void session::on_header(beast::error_code ec) {
 
 void session::send_continue() {
   static constexpr std::string_view msg = "HTTP/1.1 100 Continue\r\n\r\n";
-  stream_.expires_after(c_.opts.write_timeout);
-  asio::async_write(stream_, asio::buffer(msg.data(), msg.size()),
-                    [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                      if (ec) return self->close_now();
-                      self->read_body();
-                    });
+  lowest().expires_after(c_.opts.write_timeout);
+  std::visit(
+      [this](auto& s) {
+        asio::async_write(s, asio::buffer(msg.data(), msg.size()),
+                          [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                            if (ec) return self->close_now();
+                            self->read_body();
+                          });
+      },
+      stream_);
 }
 
 void session::read_body() {
-  stream_.expires_after(c_.opts.body_timeout);
-  bhttp::async_read(stream_, buffer_, *parser_,
-                    [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                      if (ec) return self->on_read_error(ec);
-                      self->dispatch();
-                    });
+  lowest().expires_after(c_.opts.body_timeout);
+  std::visit(
+      [this](auto& s) {
+        bhttp::async_read(s, buffer_, *parser_,
+                          [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                            if (ec) return self->on_read_error(ec);
+                            self->dispatch();
+                          });
+      },
+      stream_);
 }
 
 void session::on_read_error(beast::error_code ec) {
@@ -185,9 +239,10 @@ void session::dispatch() {
 
   const route& rt = *m.found;
   if (rt.on_upgrade && wants_upgrade(h)) {
+    if (tls_) return send(response::error(400, "upgrade is not served over TLS"), false, false);
     // Extension point: the route owns the socket from here on.
-    upgraded_ptr conn{
-        new upgraded_connection{std::move(stream_), std::move(buffer_), parser_->release()}};
+    upgraded_ptr conn{new upgraded_connection{std::move(std::get<beast::tcp_stream>(stream_)),
+                                              std::move(buffer_), parser_->release()}};
     phase_ = phase::handed_over;
     c_.unregister(id_);
     c_.metrics.observe(cur_name_, cur_method_, 101, steady_clock::now() - cur_started_);
@@ -271,11 +326,15 @@ void session::send(response r, bool close_after, bool linger) {
                                     {"method", cur_method_},
                                     {"status", r.status}});
   }
-  stream_.expires_after(c_.opts.write_timeout);
-  bhttp::async_write(stream_, res_,
-                     [self = shared_from_this(), keep](beast::error_code ec, std::size_t) {
-                       self->on_write(keep, ec);
-                     });
+  lowest().expires_after(c_.opts.write_timeout);
+  std::visit(
+      [this, keep](auto& s) {
+        bhttp::async_write(s, res_,
+                           [self = shared_from_this(), keep](beast::error_code ec, std::size_t) {
+                             self->on_write(keep, ec);
+                           });
+      },
+      stream_);
 }
 
 void session::on_write(bool keep_alive, beast::error_code ec) {
@@ -283,7 +342,7 @@ void session::on_write(bool keep_alive, beast::error_code ec) {
   if (keep_alive) return read_next();
   if (linger_) return linger_close();
   beast::error_code ignored;
-  stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
   close_now();
 }
 
@@ -292,18 +351,22 @@ void session::on_write(bool keep_alive, beast::error_code ec) {
 void session::linger_close() {
   phase_ = phase::lingering;
   beast::error_code ignored;
-  stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-  stream_.expires_after(
+  lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+  lowest().expires_after(
       std::min<std::chrono::milliseconds>(c_.opts.body_timeout, std::chrono::milliseconds{2000}));
   drain();
 }
 
 void session::drain() {
-  stream_.async_read_some(asio::buffer(scratch_),
+  std::visit(
+      [this](auto& s) {
+        s.async_read_some(asio::buffer(scratch_),
                           [self = shared_from_this()](beast::error_code ec, std::size_t) {
                             if (ec || self->phase_ != phase::lingering) return self->close_now();
                             self->drain();
                           });
+      },
+      stream_);
 }
 
 void session::close_now() {
@@ -311,8 +374,8 @@ void session::close_now() {
   phase_ = phase::closed;
   handler_timer_.cancel();
   beast::error_code ignored;
-  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-  stream_.socket().close(ignored);
+  lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
+  lowest().socket().close(ignored);
 }
 
 }  // namespace br::http::detail

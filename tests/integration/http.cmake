@@ -6,3 +6,9 @@ br_test(integration_http
   LIBS br_io_http
   LABELS integration
   TIMEOUT 180)
+# The same server over TLS (server_options tls_*): the piece the status webhook and issue 26 use.
+br_test(integration_http_tls
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/http_tls_test.cpp
+  LIBS br_io_http br_io_crypto
+  LABELS "integration;tls;webhook"
+  TIMEOUT 120)
