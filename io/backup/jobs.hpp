@@ -66,6 +66,7 @@ struct restore_outcome {
   std::string gtid_executed;  ///< the target's after the restore (compact)
   uint64_t loaded_bytes = 0;  ///< uncompressed SQL loaded
   std::vector<std::string> dropped;  ///< replace: the schemas dropped before the load
+  std::string discarded_gtids;       ///< replace: executed before it, not restored: now in gtid_purged
   std::string message;
 };
 

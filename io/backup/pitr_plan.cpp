@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "config/rfc3339.hpp"
+#include "io/backup/archive_lineage.hpp"
 
 namespace br::backup {
 namespace {
@@ -23,6 +24,19 @@ struct candidate {
   int64_t last = 0;
   bool taken = false;
 };
+
+/// Why a bound cannot be reached from a backup that predates break `b`.
+std::string crossing_error(const lineage_break& b, int64_t snapshot_unix, const stop_bound& stop) {
+  const std::string at = binlog::rfc3339(b.unix_seconds);
+  std::string what = stop.what == stop_bound::kind::datetime ? "--stop-datetime " + binlog::rfc3339(stop.unix_seconds)
+                     : stop.what == stop_bound::kind::latest ? std::string("the newest archived point")
+                                                             : std::string("--stop-gtid");
+  return what + " lies past an in-place restore: the binary logs of site " + b.site + " were reset at " + at + " (" +
+         b.site + "/" + b.file + " starts a new history after " + b.previous_file + " ended with " + b.previous_end +
+         "), after this backup's consistent point " + binlog::rfc3339(snapshot_unix) +
+         ". The restore discarded what came after its own point, so the archive cannot carry this backup past it: "
+         "restore from a backup taken after " + at + ", or stop at or before " + at;
+}
 
 }  // namespace
 
@@ -53,11 +67,20 @@ std::string check_stop_bound(const stop_bound& stop, int64_t snapshot_unix, cons
   return "";
 }
 
-replay_plan plan_replay(const gtid_set& backup_gtids, const stop_bound& stop,
+replay_plan plan_replay(const gtid_set& backup_gtids, int64_t snapshot_unix, const stop_bound& stop,
                         const std::vector<binlog::manifest>& manifests) {
   replay_plan plan;
   plan.covered = backup_gtids;
   if (stop.what == stop_bound::kind::none) return plan;
+  auto breaks = find_lineage_breaks(manifests, plan.error);
+  if (!plan.error.empty()) return plan;
+  // The history this backup belongs to ends at the first break after it.
+  const auto brk = first_break_after(breaks, snapshot_unix);
+  if (brk && ((stop.what == stop_bound::kind::datetime && stop.unix_seconds > brk->unix_seconds) ||
+              stop.what == stop_bound::kind::latest)) {
+    plan.error = crossing_error(*brk, snapshot_unix, stop);
+    return plan;
+  }
   std::vector<candidate> all;
   int64_t newest = 0;
   std::string newest_file;
@@ -82,6 +105,7 @@ replay_plan plan_replay(const gtid_set& backup_gtids, const stop_bound& stop,
         newest = c.last;
         newest_file = m.site + "/" + e.name;
       }
+      if (brk && c.first >= brk->unix_seconds) continue;  // another history: never a candidate
       all.push_back(std::move(c));
     }
   }
@@ -131,6 +155,8 @@ replay_plan plan_replay(const gtid_set& backup_gtids, const stop_bound& stop,
                                       : binlog::rfc3339(newest) + " in " + newest_file) +
                  "): binlogs not archived yet cannot be replayed (flush the primary's binary logs and "
                  "wait for the archiver, or choose an earlier time)";
+  } else if (brk) {
+    plan.error = crossing_error(*brk, snapshot_unix, stop);
   } else {
     plan.error = "the binlog archive does not reach --stop-gtid: missing " +
                  stop.gtids.subtract(plan.covered).to_compact_string();

@@ -10,6 +10,13 @@
 // later than the newest archived event (the unarchived binlog tail), a GTID bound the archive
 // does not reach. A `latest` bound replays every archived transaction that follows the backup
 // (verification's "to the newest archived event"); only a gap refuses it.
+//
+// Lineage breaks (archive_lineage.hpp: an in-place restore reset a site's binary logs): from a
+// backup whose consistent point is before a break, a stop datetime after the break's second, a
+// `latest` bound, or a GTID bound the history before the break does not reach is refused, naming
+// the site, the file and the time of the reset (replaying across it would bring back the writes
+// the restore discarded, or leave them in place under the new history). A point up to the reset
+// from such a backup, and any point from a backup taken after it, are planned as before.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +57,8 @@ struct replay_plan {
   std::string error;               ///< "" = the plan replays everything up to the bound
 };
 
-replay_plan plan_replay(const gtid_set& backup_gtids, const stop_bound& stop,
+/// `snapshot_unix`: the backup's consistent point (backup.json snapshotTime), for the breaks.
+replay_plan plan_replay(const gtid_set& backup_gtids, int64_t snapshot_unix, const stop_bound& stop,
                         const std::vector<binlog::manifest>& manifests);
 
 /// "2026-11-26T14:03:00Z", "2026-11-26T14:03:00+01:00" or "2026-11-26 14:03:00" (UTC) to unix

@@ -5,6 +5,8 @@
 #include <array>
 #include <cctype>
 
+#include "io/binlog/binlog_name.hpp"
+
 namespace br::backup {
 
 std::string replace_refusal(const replace_facts& f, const std::string& target) {
@@ -36,6 +38,31 @@ std::vector<std::string> schemas_to_drop(const std::vector<std::string>& schemas
     if (std::find(kept.begin(), kept.end(), lower) == kept.end()) out.push_back(s);
   }
   return out;
+}
+
+std::optional<std::string> reset_statement(const std::vector<std::string>& binlog_names, std::string& error) {
+  constexpr uint64_t max_index = 2000000000;  // MySQL's bound for RESET BINARY LOGS AND GTIDS TO
+  if (binlog_names.empty()) return std::string("RESET BINARY LOGS AND GTIDS");
+  uint64_t highest = 0;
+  for (const auto& n : binlog_names) {
+    auto p = binlog::parse_binlog_name(n);
+    if (!p) {
+      error = "binary log " + n + " has no index number: cannot choose the name to reset to";
+      return std::nullopt;
+    }
+    highest = std::max(highest, p->number);
+  }
+  if (highest + 1 > max_index) {
+    error = "the binary log index " + std::to_string(highest) + " leaves no higher one to reset to (MySQL's limit is " +
+            std::to_string(max_index) + ")";
+    return std::nullopt;
+  }
+  return "RESET BINARY LOGS AND GTIDS TO " + std::to_string(highest + 1);
+}
+
+std::string mark_discarded_statement(const gtid_set& before) {
+  return "SET GLOBAL gtid_purged = CONCAT('+', GTID_SUBTRACT('" + before.to_compact_string() +
+         "', @@GLOBAL.gtid_executed))";
 }
 
 std::string quote_identifier(const std::string& name) {

@@ -2,8 +2,11 @@
 // about to be replaced, and the schemas it drops. Pure; the facts are read by restore_job.cpp.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "messages/gtid_set.hpp"
 
 namespace br::backup {
 
@@ -27,6 +30,20 @@ std::string replace_refusal(const replace_facts& f, const std::string& target);
 /// performance_schema (MySQL's) and bloodraven (the operator's: accounts, fencing state; the
 /// dump's copies of its tables are loaded over it). Order kept.
 std::vector<std::string> schemas_to_drop(const std::vector<std::string>& schemas);
+
+/// The reset of a replace: `RESET BINARY LOGS AND GTIDS TO <highest index + 1>` over the names of
+/// SHOW BINARY LOGS, so no binlog name of the old history is written again (the site's archive
+/// holds them: a repeated name is a conflict for the archiver, or, of the same size, taken as
+/// archived). No names (binary logging off): the plain reset. nullopt, with `error`, when a name
+/// has no index or the next index is past MySQL's 2000000000.
+std::optional<std::string> reset_statement(const std::vector<std::string>& binlog_names, std::string& error);
+
+/// After the load (and replay) of a replace: the GTIDs the server had executed before the reset
+/// (`before`) that the restored data does not hold are added to gtid_purged, so its server_uuid
+/// never issues one of their numbers again (its next write would otherwise reuse the first
+/// discarded number: two transactions under one GTID in the archive and the replicas). One
+/// statement, the subtraction done by the server at that moment. Adding an empty set is a no-op.
+std::string mark_discarded_statement(const gtid_set& before);
 
 /// `name` quoted as a MySQL identifier (backticks doubled).
 std::string quote_identifier(const std::string& name);

@@ -135,7 +135,7 @@ restore_outcome run_restore(const restore_request& r) {
       if (!m.value) return fail(o.key + ": " + m.error);
       manifests.push_back(std::move(*m.value));
     }
-    plan = plan_replay(*backup_gtids, r.stop, manifests);
+    plan = plan_replay(*backup_gtids, *snapshot, r.stop, manifests);
     if (!plan.error.empty()) return fail(plan.error);
   }
 
@@ -192,18 +192,47 @@ restore_outcome run_restore(const restore_request& r) {
     if (sum != b.sha256) return fail(b.dump_key + ": SHA-256 " + sum + " differs from backup.json's " + b.sha256);
   }
   // Replace: only now, with the dump in hand and checked, is anything of the target's removed.
+  // The GTIDs it discards are marked as purged once the restored data is in (mark_discarded),
+  // also when the load or the replay fails after the reset (best effort, below).
+  struct mark_on_exit {
+    const mysql_target& t;
+    std::string statement;  ///< "" = nothing to mark
+    ~mark_on_exit() {
+      if (statement.empty()) return;
+      auto c = open_session(t);
+      auto x = c ? c->exec(statement) : mysql::result<uint64_t>(c.error());
+      if (!x) log::warn("restore: could not mark the discarded GTIDs as purged after a failure", {{"error", x.error().to_string()}});
+    }
+  } mark_discarded{r.target, ""};
+  std::optional<gtid_set> executed_before;
   if (r.replace) {
     auto c = open_session(r.target);
     if (!c) return fail("cannot connect to the target to replace its data: " + c.error().to_string());
     if (auto x = c->exec("SET SESSION sql_log_bin = 0"); !x) return fail("cannot turn off sql_log_bin: " + x.error().to_string());
+    auto before = c->query("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.log_bin");
+    if (!before || before->rows.empty()) return fail("cannot read the target's gtid_executed before the replace");
+    executed_before = gtid_set::parse(before->rows[0][0].value_or(""));
+    if (!executed_before) return fail("the target's gtid_executed cannot be parsed: " + before->rows[0][0].value_or(""));
+    std::vector<std::string> binlogs;
+    if (before->rows[0][1].value_or("0") == "1") {
+      auto logs = c->query("SHOW BINARY LOGS");
+      if (!logs) return fail("SHOW BINARY LOGS failed: " + logs.error().to_string());
+      for (const auto& row : logs->rows) binlogs.push_back(row[0].value_or(""));
+    }
+    std::string reset_error;
+    auto reset = reset_statement(binlogs, reset_error);
+    if (!reset) return fail(reset_error);
+    log::info("restore: replacing", {{"target", r.target.describe()},
+                                     {"gtidExecutedBefore", executed_before->to_compact_string()},
+                                     {"reset", *reset}});
     for (const auto& schema : drop) {
       log::info("restore: dropping schema (replace)", {{"schema", schema}, {"target", r.target.describe()}});
       if (auto x = c->exec("DROP SCHEMA " + quote_identifier(schema)); !x)
         return fail("DROP SCHEMA " + schema + " failed: " + x.error().to_string());
       out.dropped.push_back(schema);
     }
-    if (auto x = c->exec("RESET BINARY LOGS AND GTIDS"); !x)
-      return fail("RESET BINARY LOGS AND GTIDS failed: " + x.error().to_string());
+    if (auto x = c->exec(*reset); !x) return fail(*reset + " failed: " + x.error().to_string());
+    mark_discarded.statement = mark_discarded_statement(*executed_before);
   }
   std::vector<std::string> client_args = {"--defaults-file=" + opt, "--host=" + r.target.host,
                                           "--port=" + std::to_string(r.target.port), "--protocol=TCP",
@@ -258,10 +287,23 @@ restore_outcome run_restore(const restore_request& r) {
 
   auto c2 = open_session(r.target);
   if (!c2) return fail("cannot connect to the target after the restore: " + c2.error().to_string());
+  if (executed_before) {
+    auto restored = c2->query("SELECT @@GLOBAL.gtid_executed");
+    auto restored_set = restored && !restored->rows.empty() ? gtid_set::parse(restored->rows[0][0].value_or("")) : std::nullopt;
+    if (!restored_set) return fail("cannot read the restored gtid_executed");
+    if (auto x = c2->exec(mark_discarded.statement); !x)
+      return fail("cannot add the discarded GTIDs " + executed_before->subtract(*restored_set).to_compact_string() +
+                  " to gtid_purged: " + x.error().to_string());
+    mark_discarded.statement.clear();
+    out.discarded_gtids = executed_before->subtract(*restored_set).to_compact_string();
+  }
   auto g = c2->query("SELECT @@GLOBAL.gtid_executed");
   if (!g || g->rows.empty()) return fail("cannot read the restored gtid_executed");
   auto set = gtid_set::parse(g->rows[0][0].value_or(""));
   out.gtid_executed = set ? set->to_compact_string() : g->rows[0][0].value_or("");
+  if (executed_before && !(set && set->contains(*executed_before)))
+    return fail("after marking the discarded GTIDs the target's gtid_executed " + out.gtid_executed +
+                " still lacks some of " + executed_before->to_compact_string());
   (void)now;
   out.ok = true;
   return out;

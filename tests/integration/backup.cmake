@@ -42,3 +42,18 @@ br_test(integration_backup_replace
 if(TARGET integration_backup_replace)
   set_tests_properties(integration_backup_replace PROPERTIES DISABLED TRUE)
 endif()
+
+# The PITR archive across `restore --replace` on real MySQL 9.7: binlog names continue past the
+# archived ones (no archiver conflict), discarded GTIDs never reused, a PITR from a backup after
+# the replace gives the new history, from a backup before it refused past the reset and the old
+# history before it. Sandbox instances 216-217 (BR_REPLACE_LINEAGE_FIRST_INSTANCE), reset at the
+# start, stopped after. Label backup, DISABLED in plain ctest like integration_backup.
+br_test(integration_backup_replace_lineage
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/backup_replace_lineage_test.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/mysql_sandbox.cpp
+  LIBS br_io_mysql br_io_binlog br_sidecar_archive
+  LABELS "integration;mysql;process;backup" RUN_SERIAL DEPENDS bloodraven TIMEOUT 600)
+if(TARGET integration_backup_replace_lineage)
+  set_tests_properties(integration_backup_replace_lineage PROPERTIES DISABLED TRUE)
+endif()

@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
@@ -24,6 +25,26 @@ inline mysql_sandbox& sandbox() {
   static mysql_sandbox s;
   return s;
 }
+
+/// The instance number in environment variable `var`, else `fallback`.
+inline int instance_from_env(const char* var, int fallback) {
+  const char* v = std::getenv(var);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+/// Sandbox instances started and reset to fresh servers for one test, stopped when it ends.
+struct fresh_instances {
+  std::vector<int> ids;
+  explicit fresh_instances(std::vector<int> i) : ids(std::move(i)) {
+    for (int id : ids) sandbox().must({"up-ids", std::to_string(id)});
+    for (int id : ids) sandbox().reset(id);
+  }
+  ~fresh_instances() {
+    for (int id : ids) sandbox().run({"stop", std::to_string(id)});
+  }
+  fresh_instances(const fresh_instances&) = delete;
+  fresh_instances& operator=(const fresh_instances&) = delete;
+};
 
 inline mysql::connection open_root(int i) {
   auto o = sandbox().options(i, "root");

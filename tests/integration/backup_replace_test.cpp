@@ -6,8 +6,10 @@
 // apart (the source's gtid_executed recorded after each) are written, logs flushed and archived.
 // Refused, nothing changed: S with a replica (S+1) attached; S writable. Then S is fenced and
 // replaced: rows 1-3 only, the later schema gone, the operator's schema and MySQL's accounts kept,
-// gtid_executed equal to the backup's, fenced again. Then replaced again to a second between
-// markers 2 and 3: markers 1-2 and gtid_executed equal to the source's after marker 2.
+// the GTIDs after the backup reported as discarded and kept in gtid_executed (purged), fenced
+// again. Then replaced again to a second between markers 2 and 3: markers 1-2, discarded = the
+// source's set after marker 3 minus its set after marker 2. The archive's lineage after a
+// replace: backup_replace_lineage_test.cpp.
 #include <boost/test/unit_test.hpp>
 
 #include <thread>
@@ -24,26 +26,14 @@ using namespace std::chrono_literals;
 
 namespace {
 
-int first_instance() {
-  const char* v = std::getenv("BR_REPLACE_FIRST_INSTANCE");
-  return v && *v ? std::atoi(v) : 207;
-}
-
 using rows = std::vector<std::string>;
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(restore_replace_on_mysql_97) {
-  const int src = first_instance(), replica = src + 1;
+  const int src = instance_from_env("BR_REPLACE_FIRST_INSTANCE", 207), replica = src + 1;
   const auto started = std::chrono::steady_clock::now();
-  for (int i : {src, replica}) sandbox().must({"up-ids", std::to_string(i)});
-  for (int i : {src, replica}) sandbox().reset(i);
-  struct stopper {
-    std::vector<int> ids;
-    ~stopper() {
-      for (int i : ids) sandbox().run({"stop", std::to_string(i)});
-    }
-  } stop_after{{src, replica}};
+  fresh_instances servers({src, replica});
 
   test::temp_dir tmp("br-replace");
   test::backup_storage storage(tmp.path.string(), src);
@@ -145,8 +135,11 @@ BOOST_AUTO_TEST_CASE(restore_replace_on_mysql_97) {
     BOOST_TEST(scalar(t, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME='later'") == "0");
     BOOST_TEST(scalar(t, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='bloodraven' AND TABLE_NAME='kept'") == "1");
     BOOST_TEST(scalar(t, "SELECT COUNT(*) FROM mysql.user WHERE user='after_backup'") == "1");
-    BOOST_TEST(gtids(t) == backup_set);
-    BOOST_TEST(j["gtidExecuted"] == backup_set);
+    // What the replace discarded stays executed (as purged): its numbers are never issued again.
+    BOOST_TEST(gtids(t) == before_set);
+    BOOST_TEST(j["gtidExecuted"] == before_set);
+    BOOST_TEST(j["discardedGtids"] == gtid_set::parse(before_set)->subtract(*gtid_set::parse(backup_set)).to_compact_string());
+    BOOST_TEST(scalar(t, "SELECT @@GLOBAL.gtid_purged") != "");
     BOOST_TEST(scalar(t, "SELECT @@GLOBAL.super_read_only") == "1");  // fenced again
   }
   // Again, to a second between markers 2 and 3 (the archive of the server's history before the
@@ -159,8 +152,10 @@ BOOST_AUTO_TEST_CASE(restore_replace_on_mysql_97) {
     BOOST_TEST(column(t, "SELECT id FROM appdb.markers ORDER BY id") == (rows{"1", "2"}), boost::test_tools::per_element());
     BOOST_TEST(column(t, "SELECT id FROM appdb.t ORDER BY id") == (rows{"1", "2", "3", "4", "5"}), boost::test_tools::per_element());
     BOOST_TEST(column(t, "SELECT id FROM shop.orders ORDER BY id") == (rows{"11"}), boost::test_tools::per_element());
-    BOOST_TEST(gtids(t) == after[1]);
-    BOOST_TEST(j["gtidExecuted"] == after[1]);
+    BOOST_TEST(gtids(t) == before_set);
+    BOOST_TEST(j["gtidExecuted"] == before_set);
+    // Replayed exactly the source's history up to marker 2: the rest is what was discarded.
+    BOOST_TEST(j["discardedGtids"] == gtid_set::parse(before_set)->subtract(*gtid_set::parse(after[1])).to_compact_string());
     BOOST_TEST(scalar(t, "SELECT @@GLOBAL.super_read_only") == "1");
   }
   BOOST_TEST_MESSAGE("integration_backup_replace took "

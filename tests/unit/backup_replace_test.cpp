@@ -1,5 +1,6 @@
 // `restore --replace` (spec.restoreInPlace's Job): which live targets are refused, with what
-// message, and which schemas a replace drops (never MySQL's own nor the operator's).
+// message, and which schemas a replace drops (never MySQL's own nor the operator's); the reset
+// that keeps binlog names increasing and the statement that keeps discarded GTIDs from reuse.
 #include <boost/test/unit_test.hpp>
 
 #include "io/backup/replace_target.hpp"
@@ -60,6 +61,41 @@ BOOST_AUTO_TEST_CASE(identifiers_are_quoted) {
   BOOST_TEST(quote_identifier("appdb") == "`appdb`");
   BOOST_TEST(quote_identifier("a`b") == "`a``b`");
   BOOST_TEST(quote_identifier("") == "``");
+}
+
+BOOST_AUTO_TEST_CASE(reset_keeps_binlog_names_increasing_table) {
+  struct row {
+    std::string what;
+    std::vector<std::string> names;
+    std::string statement;  // "" = refused
+    std::string error_part;
+  };
+  const std::vector<row> rows = {
+      {"past the highest index", {"binlog.000003", "binlog.000004", "binlog.000005"}, "RESET BINARY LOGS AND GTIDS TO 6", ""},
+      {"by number, not by text", {"binlog.999999", "binlog.1000000"}, "RESET BINARY LOGS AND GTIDS TO 1000001", ""},
+      {"unsorted", {"binlog.000009", "binlog.000002"}, "RESET BINARY LOGS AND GTIDS TO 10", ""},
+      {"binary logging off: the plain reset", {}, "RESET BINARY LOGS AND GTIDS", ""},
+      {"a name without an index", {"binlog.000001", "binlog"}, "", "binary log binlog has no index number"},
+      {"MySQL's last index", {"binlog.2000000000"}, "", "leaves no higher one"},
+      {"one below it", {"binlog.1999999999"}, "RESET BINARY LOGS AND GTIDS TO 2000000000", ""},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.what) {
+      std::string error;
+      auto st = reset_statement(r.names, error);
+      BOOST_TEST(st.value_or("") == r.statement);
+      if (r.error_part.empty()) BOOST_TEST(error == "");
+      else BOOST_TEST(error.find(r.error_part) != std::string::npos, error);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(discarded_gtids_are_subtracted_by_the_server) {
+  auto before = br::gtid_set::parse("3e11fa47-71ca-11e1-9e33-c80aa9429562:1-110,\n4e11fa47-71ca-11e1-9e33-c80aa9429562:1-3");
+  BOOST_TEST_REQUIRE(before.has_value());
+  BOOST_TEST(mark_discarded_statement(*before) ==
+             "SET GLOBAL gtid_purged = CONCAT('+', GTID_SUBTRACT('3e11fa47-71ca-11e1-9e33-c80aa9429562:1-110,"
+             "4e11fa47-71ca-11e1-9e33-c80aa9429562:1-3', @@GLOBAL.gtid_executed))");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -340,6 +340,7 @@ int restore(int argc, char** argv) {
   result["binlogsReplayed"] = files;
   result["loadedBytes"] = out.loaded_bytes;
   result["gtidExecuted"] = out.gtid_executed;
+  if (r.replace) result["discardedGtids"] = out.discarded_gtids;
   result["completionTime"] = binlog::rfc3339(now_unix());
   return finish("BLOODRAVEN_RESTORE", true, result, v["result-file"]);
 }
