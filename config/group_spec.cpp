@@ -120,6 +120,7 @@ void read(const json& v, const std::string& path, site_spec& out, field_errors& 
       .field("mysqlConf", out.mysql_conf)
       .field("address", out.address)
       .field("sidecarAddress", out.sidecar_address)
+      .field("dragonflyAddress", out.dragonfly_address)
       .field("resources", out.resources)
       .field("serviceTemplate", out.service_template)
       .field("groupReplication", out.group_replication)

@@ -74,6 +74,7 @@ struct site_spec {
   string_map mysql_conf;                // per-site my.cnf overrides, applied after the group's
   std::optional<address_spec> address;  // standalone mode
   std::string sidecar_address;          // "sidecarAddress" host:port, standalone mode
+  std::string dragonfly_address;        // "dragonflyAddress" host:port of its cache, standalone mode
   /// mysqld's container resources for this site; replaces spec.resources as a whole.
   std::optional<resource_requirements> resources;
   /// The site Service mysql-<g>-<site> (labels, annotations, type, extra ports).

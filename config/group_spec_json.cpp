@@ -32,6 +32,7 @@ json site_json(const site_spec& s) {
   put(j, "mysqlConf", s.mysql_conf);
   if (s.address) j["address"] = {{"host", s.address->host}, {"port", s.address->port}};
   put(j, "sidecarAddress", s.sidecar_address);
+  put(j, "dragonflyAddress", s.dragonfly_address);
   if (s.resources) j["resources"] = to_json(*s.resources);
   if (s.service_template) j["serviceTemplate"] = to_json(*s.service_template);
   if (s.group_replication) j["groupReplication"] = to_json(*s.group_replication);

@@ -76,6 +76,8 @@ struct checker {
         if (s.address) fail(site_path(i, "address"), "only used in standalone mode; remove it");
         if (!s.sidecar_address.empty())
           fail(site_path(i, "sidecarAddress"), "only used in standalone mode; remove it");
+        if (!s.dragonfly_address.empty())
+          fail(site_path(i, "dragonflyAddress"), "only used in standalone mode; remove it");
       } else if (!s.address) {
         fail(site_path(i, "address"),
              "required in standalone mode (host and port of the MySQL server)");
@@ -87,6 +89,12 @@ struct checker {
       if (!s.sidecar_address.empty() && !parse_host_port(s.sidecar_address))
         fail(site_path(i, "sidecarAddress"),
              "invalid address " + in_quotes(s.sidecar_address) + ": expected host:port");
+      if (!s.dragonfly_address.empty() && !parse_host_port(s.dragonfly_address))
+        fail(site_path(i, "dragonflyAddress"),
+             "invalid address " + in_quotes(s.dragonfly_address) + ": expected host:port");
+      else if (!kube && spec.dragonfly.enabled && s.dragonfly_address.empty())
+        fail(site_path(i, "dragonflyAddress"),
+             "required in standalone mode when spec.dragonfly.enabled (host:port of the site's cache server)");
     }
     if (!gr && candidates < 2)
       fail("spec.sites", "at least two sites must have role primary-candidate, got " +
@@ -301,10 +309,10 @@ struct checker {
   // never accepted and ignored. A member with a CRD default is refused only when it differs
   // from that default (the API server fills the default in).
   void unimplemented() {
-    if (spec.dragonfly.enabled)
+    if (spec.dragonfly.enabled && mode == run_mode::kubernetes)
       fail("spec.dragonfly.enabled",
-           "not implemented yet: Dragonfly co-management does not exist in this operator; remove "
-           "spec.dragonfly or set enabled: false");
+           "not implemented yet in Kubernetes mode: Dragonfly co-management runs in standalone mode "
+           "only so far; remove spec.dragonfly or set enabled: false");
     if (spec.credentials) {
       const auto& c = *spec.credentials;
       auto unread = [&](const char* key, const std::string& value) {

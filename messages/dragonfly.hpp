@@ -9,6 +9,12 @@
 
 namespace br::dragonfly {
 
+/// The cache user the standalone router's health check logs in as (AUTH user password, then ROLE).
+/// It may run ROLE only; the Dragonfly manager switches it on for the cache master and off
+/// everywhere else (ACL SETUSER), which is standalone mode's "traffic label": a server whose
+/// check user is off is taken out of the router, whatever ROLE it would answer.
+inline constexpr const char* traffic_check_user = "bloodraven-traffic";
+
 enum class server_role : uint8_t { unknown, master, replica };
 
 inline std::string_view to_string(server_role r) {

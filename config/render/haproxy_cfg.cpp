@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "messages/dragonfly.hpp"
+
 namespace br::render {
 
 namespace {
@@ -20,6 +22,7 @@ struct checked_site {
   br::site_role role;
   config::address_spec mysql;
   config::address_spec sidecar;
+  config::address_spec cache;  ///< spec.dragonfly.enabled only
 };
 
 void check_port(config::field_errors& errs, const char* what, int port, bool zero_ok) {
@@ -42,6 +45,21 @@ void backend(std::ostringstream& out, const char* name, const char* check_path,
   }
 }
 
+// The active cache endpoint: one server at a time (`first`), the one whose check user is on and
+// that answers ROLE with master (a RESP array whose first element is the 6-byte "master").
+void cache_backend(std::ostringstream& out, const std::vector<checked_site>& sites) {
+  out << "\nbackend cache\n"
+      << "  balance first\n"
+      << "  option tcp-check\n"
+      << "  tcp-check connect\n"
+      << "  tcp-check send \"AUTH " << br::dragonfly::traffic_check_user << " check\\r\\n\"\n"
+      << "  tcp-check expect string +OK\n"
+      << "  tcp-check send \"ROLE\\r\\n\"\n"
+      << "  tcp-check expect rstring '^\\*[0-9]+\\r\\n\\$6\\r\\nmaster'\n"
+      << "  tcp-check send \"QUIT\\r\\n\"\n";
+  for (const auto& s : sites) out << "  server " << s.name << " " << endpoint(s.cache.host, s.cache.port) << " check\n";
+}
+
 }  // namespace
 
 haproxy_result render_haproxy_cfg(const config::failover_group& g, const haproxy_options& o) {
@@ -51,6 +69,8 @@ haproxy_result render_haproxy_cfg(const config::failover_group& g, const haproxy
   check_port(r.errors, "statsPort", o.stats_port, true);
   const bool gr = g.spec.replication.mode == config::replication_mode::group_replication;
   if (gr) check_port(r.errors, "readersPort", o.readers_port, false);
+  const bool cache = g.spec.dragonfly.enabled;
+  if (cache) check_port(r.errors, "cachePort", o.cache_port, false);
   if (o.bind_host.empty()) r.errors.push_back({"router.bindHost", "must not be empty"});
   if (o.check_interval.count() <= 0 || o.check_timeout.count() <= 0 ||
       o.connect_timeout.count() <= 0 || o.session_timeout.count() <= 0)
@@ -61,7 +81,7 @@ haproxy_result render_haproxy_cfg(const config::failover_group& g, const haproxy
   for (std::size_t i = 0; i < g.spec.sites.size(); ++i) {
     const auto& s = g.spec.sites[i];
     auto path = "spec.sites[" + std::to_string(i) + "]";
-    checked_site c{s.name, s.role, {}, {}};
+    checked_site c{s.name, s.role, {}, {}, {}};
     bool ok = true;
     if (!s.address || s.address->host.empty()) {
       r.errors.push_back({path + ".address", "required for the standalone router"});
@@ -78,6 +98,17 @@ haproxy_result render_haproxy_cfg(const config::failover_group& g, const haproxy
       ok = false;
     } else {
       c.sidecar = *side;
+    }
+    if (cache) {
+      auto df = config::parse_host_port(s.dragonfly_address);
+      if (!df || df->host.empty()) {
+        r.errors.push_back({path + ".dragonflyAddress", s.dragonfly_address.empty()
+                                                            ? "required for the standalone router's cache frontend"
+                                                            : "must be host:port, got \"" + s.dragonfly_address + "\""});
+        ok = false;
+      } else {
+        c.cache = *df;
+      }
     }
     if (ok) sites.push_back(std::move(c));
   }
@@ -119,6 +150,13 @@ haproxy_result render_haproxy_cfg(const config::failover_group& g, const haproxy
         << "  bind " << endpoint(o.bind_host, o.readers_port) << "\n"
         << "  default_backend readers\n";
     backend(out, "readers", "/gr/reader", "roundrobin", sites, false);
+  }
+
+  if (cache) {
+    out << "\nfrontend cache\n"
+        << "  bind " << endpoint(o.bind_host, o.cache_port) << "\n"
+        << "  default_backend cache\n";
+    cache_backend(out, sites);
   }
 
   if (o.stats_port != 0)

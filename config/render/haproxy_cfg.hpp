@@ -17,6 +17,7 @@ struct haproxy_options {
   int replicas_port = 0;
   int readers_port = 0;  ///< Group Replication only (required there): every ONLINE member
   int stats_port = 0;  ///< HTTP stats page (CSV at /;csv), bound on bind_host
+  int cache_port = 0;  ///< spec.dragonfly.enabled only (required there): the active cache endpoint
   /// Short check cadence with fall 1 / rise 1: the sidecar already debounces (it answers 200 on
   /// /primary only when MySQL is writable), so the router must follow it within one interval.
   std::chrono::milliseconds check_interval{500};
@@ -43,6 +44,10 @@ struct haproxy_result {
 /// Group Replication groups (spec.replication.mode): the checks are the sidecar's GET
 /// /gr/primary, /gr/replica (ONLINE SECONDARY) and a third frontend `readers` (/gr/reader, every
 /// ONLINE member) on readers_port; each answers from the member's own quorate view.
+/// spec.dragonfly.enabled: a frontend `cache` on cache_port to the site whose cache server is the
+/// master the Dragonfly manager chose: the TCP check logs in as messages/dragonfly.hpp's
+/// traffic_check_user (on only there) and expects ROLE to answer master; every site needs
+/// `dragonflyAddress`.
 haproxy_result render_haproxy_cfg(const config::failover_group& g, const haproxy_options& o);
 
 }  // namespace br::render

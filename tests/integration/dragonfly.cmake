@@ -6,3 +6,8 @@ br_test(integration_redis_client
           ${PROJECT_SOURCE_DIR}/tests/support/valkey_server.cpp
   LIBS br_io_redis
   LABELS "integration;process;dragonfly;valkey" TIMEOUT 300)
+# tools/playground up --dragonfly end to end (acceptance 1, 3, 4 of issue 24 in standalone mode);
+# sandbox instances 26-27, real Valkey, HAProxy. About 60 s.
+add_test(NAME integration_playground_dragonfly COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/playground_dragonfly_test.sh)
+set_tests_properties(integration_playground_dragonfly PROPERTIES LABELS "integration;process;mysql;dragonfly;valkey"
+  RUN_SERIAL TRUE TIMEOUT 900 ENVIRONMENT "${BR_TEST_ENV}")

@@ -38,9 +38,15 @@ valkey_server::~valkey_server() = default;  // child_process SIGKILLs a running 
 
 void valkey_server::start() {
   proc_.reset();
+  // Its own directory, wiped at every start: a replica's full sync writes the master's RDB there,
+  // which a restart would load (a Dragonfly pod restarts on an empty emptyDir).
+  const std::string dir = "/tmp/br-valkey-" + std::to_string(port_);
+  std::error_code ec;
+  std::filesystem::remove_all(root_ + dir, ec);
+  std::filesystem::create_directories(root_ + dir);
   std::vector<std::string> args = {root_, "/usr/bin/valkey-server", "--port", std::to_string(port_),
                                    "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                                   "--dir", "/tmp", "--daemonize", "no", "--loglevel", "notice"};
+                                   "--dir", dir, "--daemonize", "no", "--loglevel", "notice"};
   if (!password_.empty()) {
     args.push_back("--requirepass");
     args.push_back(password_);

@@ -1,7 +1,8 @@
 // Test helper: a real Valkey 9 server on loopback (valkey-server from the sandbox's Debian sid
 // chroot, `tools/mysql-sandbox valkey-install`), standing in for Dragonfly: the same replication
 // protocol (INFO replication, REPLICAOF, AUTH) except REPLTAKEOVER. No persistence (no RDB, no
-// AOF: a restart comes back empty, like a Dragonfly pod on its emptyDir). The server is a child
+// AOF, its directory wiped at each start: a restart comes back empty, like a Dragonfly pod on its
+// emptyDir). The server is a child
 // of the test process and dies with it; every wait has a deadline; failures throw.
 #pragma once
 

@@ -58,6 +58,7 @@ std::string describe(const steer_plan& p) {
       case action_kind::takeover: out += "takeover " + a.site; break;
       case action_kind::promote: out += "promote " + a.site; break;
       case action_kind::strip_traffic: out += "strip " + a.site; break;
+      case action_kind::wait_sync: out += "wait " + a.site + " " + a.host; break;
       case action_kind::label_master: out += "label " + a.site; break;
       case action_kind::event: out += "event " + a.reason; break;
     }
@@ -125,6 +126,10 @@ BOOST_AUTO_TEST_CASE(table) {
        {X("a"), R("b", "a", 90, false), R("c", "a", 100, false)}, "a", "b", 3, false,
        "promote b; label b; event DragonflyMasterLost; replicaof c df-b", "b", "ConfiguringReplication",
        "unreachable replica replica"},
+      {"MySQL failed over away from the unreachable master's site: promoted at the first poll",
+       {X("a"), R("b", "a", 90, false), R("c", "a", 100, false)}, "a", "b", 1, false,
+       "promote b; label b; event DragonflyMasterLost; replicaof c df-b", "b", "ConfiguringReplication",
+       "unreachable replica replica"},
       {"the master lost and no replica answers: nothing to promote",
        {X("a"), X("b")}, "a", "a", 5, false, "", "a", "ConfiguringReplication", "unreachable unreachable"},
       {"the master restarted empty while a replica holds data: the replica is promoted",
@@ -137,14 +142,17 @@ BOOST_AUTO_TEST_CASE(table) {
        {M("a", 100, 1), R("b", "a", 100)}, "a", "b", 0, true,
        "takeover b; label b; replicaof a df-b; event DragonflyMasterMoved", "b", "ConfiguringReplication",
        "master+ replica+"},
-      {"MySQL moved to b, no REPLTAKEOVER: traffic off the old master, REPLICAOF NO ONE, the old follows",
+      {"MySQL moved to b, no REPLTAKEOVER: traffic off the old master, b catches up, REPLICAOF NO ONE",
        {M("a", 100, 1), R("b", "a", 100)}, "a", "b", 0, false,
-       "strip a; promote b; label b; replicaof a df-b; event DragonflyMasterMoved", "b", "ConfiguringReplication",
-       "master+ replica+"},
-      {"MySQL moved to b, takeover supported but b behind: the fallback",
+       "strip a; wait b a; promote b; label b; replicaof a df-b; event DragonflyMasterMoved", "b",
+       "ConfiguringReplication", "master+ replica+"},
+      {"MySQL moved to b, b streaming but behind, REPLTAKEOVER supported: it waits for b itself",
        {M("a", 100, 1), R("b", "a", 80)}, "a", "b", 0, true,
-       "strip a; promote b; label b; replicaof a df-b; event DragonflyMasterMoved", "b", "ConfiguringReplication",
+       "takeover b; label b; replicaof a df-b; event DragonflyMasterMoved", "b", "ConfiguringReplication",
        "master+ replica+"},
+      {"MySQL moved to b, b's link down (a full sync, a restart): the master stays until b is ready",
+       {M("a", 100, 1), R("b", "a", 0, false)}, "a", "b", 0, false, "", "a", "ConfiguringReplication",
+       "master+ replica"},
       {"MySQL moved to b, b's cache unreachable: the master stays, Degraded",
        {M("a", 100, 0), X("b")}, "a", "b", 0, true, "", "a", "Degraded", "master+ unreachable"},
       {"the old master back with writes after a promotion: stale, never rejoined",

@@ -227,4 +227,32 @@ BOOST_AUTO_TEST_CASE(a_site_without_address_is_an_error) {
   BOOST_TEST(res.errors[0].path == "spec.sites[0].address");
 }
 
+BOOST_AUTO_TEST_CASE(the_cache_frontend_follows_the_managers_check_user) {
+  auto g = group_of({{"s1", "primary-candidate", "127.0.0.1", 3301, "127.0.0.1:8101"},
+                     {"s2", "primary-candidate", "127.0.0.1", 3302, "127.0.0.1:8102"}},
+                    /*validate=*/false);
+  g.spec.dragonfly.enabled = true;
+  g.spec.sites[0].dragonfly_address = "127.0.0.1:6401";
+  auto missing = render_haproxy_cfg(g, ports(4000, 4001));
+  std::vector<std::string> paths;
+  for (const auto& e : missing.errors) paths.push_back(e.path);
+  BOOST_TEST(paths == (std::vector<std::string>{"router.cachePort", "spec.sites[1].dragonflyAddress"}),
+             br::config::to_string(missing.errors));
+  g.spec.sites[1].dragonfly_address = "127.0.0.1:6402";
+  auto o = ports(4000, 4001);
+  o.cache_port = 4003;
+  auto r = render_haproxy_cfg(g, o);
+  BOOST_TEST_REQUIRE(r.ok(), br::config::to_string(r.errors));
+  auto sec = sections(r.text);
+  BOOST_TEST(has(sec["frontend cache"], "bind 127.0.0.1:4003"), r.text);
+  BOOST_TEST(has(sec["backend cache"], "balance first"));
+  BOOST_TEST(has(sec["backend cache"], "tcp-check send \"AUTH bloodraven-traffic check\\r\\n\""), r.text);
+  BOOST_TEST(has(sec["backend cache"], "tcp-check send \"ROLE\\r\\n\""), r.text);
+  BOOST_TEST(servers(sec["backend cache"]) ==
+                 (std::vector<std::string>{"server s1 127.0.0.1:6401 check", "server s2 127.0.0.1:6402 check"}),
+             r.text);
+  g.spec.dragonfly.enabled = false;  // no cache frontend without Dragonfly
+  BOOST_TEST(sections(render_haproxy_cfg(g, o).text).count("frontend cache") == 0u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,7 @@
 // br_haproxy_cfg: prints the standalone router's haproxy.cfg for a group file (used by tools/playground).
 // Usage: br_haproxy_cfg GROUP.yaml PRIMARY_PORT REPLICAS_PORT [STATS_PORT] [CHECK_INTERVAL_MS]
-//        [READERS_PORT]   (READERS_PORT: Group Replication groups, required there)
+//        [READERS_PORT] [CACHE_PORT]   (READERS_PORT: Group Replication groups, required there, else 0;
+//        CACHE_PORT: groups with spec.dragonfly.enabled, required there)
 // Exit 0 with the config on stdout; 2 with every problem (field path first) on stderr.
 #include <cstdio>
 #include <fstream>
@@ -26,10 +27,10 @@ bool to_int(const char* s, int& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 4 || argc > 7) {
+  if (argc < 4 || argc > 8) {
     std::fprintf(stderr,
                  "usage: br_haproxy_cfg GROUP.yaml PRIMARY_PORT REPLICAS_PORT [STATS_PORT] "
-                 "[CHECK_INTERVAL_MS] [READERS_PORT]\n");
+                 "[CHECK_INTERVAL_MS] [READERS_PORT] [CACHE_PORT]\n");
     return 2;
   }
   std::ifstream in(argv[1]);
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
   int interval_ms = static_cast<int>(o.check_interval.count());
   if (!to_int(argv[2], o.primary_port) || !to_int(argv[3], o.replicas_port) ||
       (argc > 4 && !to_int(argv[4], o.stats_port)) || (argc > 5 && !to_int(argv[5], interval_ms)) ||
-      (argc > 6 && !to_int(argv[6], o.readers_port))) {
+      (argc > 6 && !to_int(argv[6], o.readers_port)) || (argc > 7 && !to_int(argv[7], o.cache_port))) {
     std::fprintf(stderr, "br_haproxy_cfg: ports and interval must be integers\n");
     return 2;
   }

@@ -21,6 +21,24 @@ pv() { # name: a value recorded by `up` in ports.env
   echo "$v"
 }
 
+# The cache servers' password (playground only; the operator gets it in BLOODRAVEN_DRAGONFLY_PASSWORD).
+CACHE_PASSWORD=dragonflypw
+dragonfly_on() { grep -qx 'DRAGONFLY=1' "$PG/ports.env" 2>/dev/null; }
+cache_cli() { # K args...: valkey-cli of the sandbox chroot against site K's cache server (2 s deadline)
+  local k=$1; shift
+  timeout 2 chroot "$SANDBOX_ROOT" /usr/bin/valkey-cli -h 127.0.0.1 -p "$(pv "CACHE_PORT_$k")" \
+    --user default --pass "$CACHE_PASSWORD" --no-auth-warning "$@"
+}
+cache_role() { # K -> "master" | "slave of PORT" (first lines of ROLE)
+  local out; out=$(cache_cli "$1" ROLE) || return 1
+  awk 'NR == 1 { r = $1 } NR == 3 && r == "slave" { p = $1 } END { print r (p ? " of " p : "") }' <<<"$out"
+}
+cache_master_index() { # -> K of the first site whose cache server answers ROLE master
+  local k n; n=$(pv SITES)
+  for ((k = 1; k <= n; k++)); do [[ $(cache_role "$k" 2>/dev/null) == master ]] && { echo "$k"; return 0; }; done
+  return 1
+}
+
 free_port() { # "used ports": a port nobody listens on, below the sandbox's 20000.. range
   local used=" $1 " p tries
   for ((tries = 0; tries < 500; tries++)); do

@@ -152,7 +152,9 @@ steer_plan plan_steering(const steer_input& in) {
                                " is the cache master"));
     }
   } else if (const auto* m = find(in, master); m) {
-    const bool gone = !m->reachable && in.master_unreachable_polls >= in.lost_after_polls;
+    // MySQL already left the master's site: an unreachable master there is not waited for.
+    const bool gone = !m->reachable && (in.master_unreachable_polls >= in.lost_after_polls ||
+                                        (!in.mysql_active.empty() && master != in.mysql_active));
     const bool emptied = restarted_empty(in, *m);
     if (gone || emptied) {
       if (const auto* c = promotion_candidate(in, master); c) {
@@ -160,31 +162,35 @@ steer_plan plan_steering(const steer_input& in) {
         acts.push_back(act(action_kind::label_master, c->site));
         acts.push_back(event("Warning", "DragonflyMasterLost",
                              "the cache master " + master +
-                                 (gone ? " is unreachable for " + std::to_string(in.master_unreachable_polls) + " polls"
-                                       : " restarted empty") +
+                                 (!gone ? std::string(" restarted empty")
+                                  : in.master_unreachable_polls >= in.lost_after_polls
+                                      ? " is unreachable for " + std::to_string(in.master_unreachable_polls) + " polls"
+                                      : " is unreachable and MySQL's active site is " + in.mysql_active) +
                                  "; promoted the replica " + c->site + " (REPLICAOF NO ONE; sessions after its last sync are lost)"));
         master = c->site;
         moved = true;
       }
     } else if (m->reachable && m->info.role == server_role::master && master != in.mysql_active) {
       const auto* t = find(in, in.mysql_active);
-      if (t && t->reachable && follows(*t, *m)) {
-        const bool synced = t->info.link_up && t->info.replica_offset >= m->info.master_repl_offset;
-        if (in.takeover_supported && synced) {
+      if (t && t->reachable && follows(*t, *m) && classify(*t, observed_master).ready) {
+        if (in.takeover_supported) {
           acts.push_back(act(action_kind::takeover, t->site));
         } else {
           acts.push_back(act(action_kind::strip_traffic, m->site));
+          action w = act(action_kind::wait_sync, t->site);
+          w.host = m->site;
+          acts.push_back(std::move(w));
           acts.push_back(act(action_kind::promote, t->site));
         }
         acts.push_back(act(action_kind::label_master, t->site));
         acts.push_back(replicaof(m->site, *t));
-        acts.push_back(event(in.takeover_supported && synced ? "Normal" : "Warning", "DragonflyMasterMoved",
+        acts.push_back(event("Normal", "DragonflyMasterMoved",
                              "the cache master moves from " + m->site + " to " + t->site +
                                  " (MySQL's active site) by " +
-                                 (in.takeover_supported && synced ? std::string("REPLTAKEOVER (sessions kept)")
-                                                                  : std::string("REPLICAOF NO ONE (") +
-                                                                        (synced ? "no REPLTAKEOVER" : "not synced") +
-                                                                        ": sessions after its last sync are lost)")));
+                                 (in.takeover_supported
+                                      ? std::string("REPLTAKEOVER")
+                                      : std::string("REPLICAOF NO ONE once it reached ") + m->site +
+                                            "'s offset with " + m->site + "'s traffic stopped")));
         master = t->site;
         moved = true;
       }

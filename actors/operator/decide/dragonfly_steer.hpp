@@ -53,6 +53,7 @@ enum class action_kind : uint8_t {
   takeover,       ///< REPLTAKEOVER on `site` (graceful: its master hands over, then follows it)
   promote,        ///< REPLICAOF NO ONE on `site` (sessions written after the last sync are lost)
   strip_traffic,  ///< dragonfly-traffic=disabled on `site` (the active endpoint stops selecting it)
+  wait_sync,      ///< wait (up to maxSyncWait) until `site` reached the offset its master `host` has now
   label_master,   ///< dragonfly-role=master, traffic enabled, on `site`; role=replica elsewhere
   event,          ///< an Event: type, reason, message
 };
@@ -82,13 +83,16 @@ struct steer_plan {
 /// Master choice, in this order:
 /// 1. none recorded: MySQL's active site when it answers as a master, else the only master that
 ///    holds data (rule 3 then moves it to MySQL's active site on a later poll).
-/// 2. the recorded master lost (unreachable for lost_after_polls polls, or back as an empty
-///    master while a replica that followed it holds data): promote a reachable replica, the one
+/// 2. the recorded master lost (unreachable for lost_after_polls polls, or at once when MySQL's
+///    active site is elsewhere, or back as an empty master while a replica that followed it
+///    holds data): promote a reachable replica, the one
 ///    on MySQL's active site first, else the highest offset; REPLICAOF NO ONE (the master is gone,
 ///    nothing to take over from).
-/// 3. the recorded master reachable but not on MySQL's active site, and that site's server a
-///    replica of it: move the master there (takeover when supported and the replica is synced,
-///    else strip the old master's traffic, REPLICAOF NO ONE, and the old master follows the new).
+/// 3. the recorded master reachable but not on MySQL's active site, and that site's server a ready
+///    replica of it (link up, streaming): move the master there: REPLTAKEOVER when supported (it
+///    waits for the replica itself), else strip the old master's traffic, wait until the replica
+///    reached the old master's offset, REPLICAOF NO ONE; the old master then follows the new one.
+///    A replica that is not ready is waited for (the cache stays where it is, serving).
 /// Then every other site that is a replica following another server or with its link down, or
 /// unconfigured, gets REPLICAOF the master; a stale master gets its traffic stripped and a Warning
 /// Event, never REPLICAOF.

@@ -3,6 +3,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/operator/dragonfly/dragonfly_manager.hpp"
 #include "actors/operator/group/failover_executor.hpp"
 #include "config/sidecar_config.hpp"
 
@@ -120,6 +121,30 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
   return c;
 }
 
+dragonfly::manager_config dragonfly_config(const std::string& group, const config::group_spec& spec,
+                                           const group_credentials& creds, const group_runtime& rt) {
+  dragonfly::manager_config c;
+  c.group = group;
+  for (const auto& s : spec.sites) {
+    dragonfly::cache_endpoint e;
+    e.site = s.name;
+    if (auto hp = config::parse_host_port(s.dragonfly_address)) {  // standalone: validated
+      e.host = hp->host;
+      e.port = static_cast<uint16_t>(hp->port);
+    } else {
+      e.host = s.name;  // Kubernetes mode: not wired yet (validation refuses it)
+      e.port = static_cast<uint16_t>(spec.dragonfly.port);
+    }
+    c.sites.push_back(std::move(e));
+  }
+  c.password = creds.dragonfly_password;
+  c.interval = spec.poll_interval;
+  c.takeover_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::nanoseconds(spec.dragonfly.planned_failover.max_sync_wait));
+  c.events = rt.platform.events;
+  return c;
+}
+
 std::vector<child_spec> group_children(const std::string& group, const config::group_spec& spec,
                                        const group_credentials& creds, const group_runtime& rt,
                                        const std::string& path) {
@@ -155,6 +180,7 @@ std::vector<child_spec> group_children(const std::string& group, const config::g
                      return as_child(sup->spawn(site_poller, cfg, io, supervisor_handle(sup)));
                    }});
   }
+  if (spec.dragonfly.enabled) out.push_back(dragonfly::manager_child(dragonfly_config(group, spec, creds, rt)));
   if (rt.extra_children)
     for (auto& c : rt.extra_children()) out.push_back(std::move(c));
   return out;

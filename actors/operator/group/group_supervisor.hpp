@@ -28,6 +28,8 @@ struct group_credentials {
   /// Kubernetes mode: the group's keys (Secret mysql-<g>-keys); null = the process-wide
   /// group_runtime::keys.
   std::shared_ptr<const auth::key_ring> keys;
+  /// spec.dragonfly's requirepass ("" = none); standalone: BLOODRAVEN_DRAGONFLY_PASSWORD.
+  std::string dragonfly_password;
 };
 
 /// Process-wide collaborators a group runs against.

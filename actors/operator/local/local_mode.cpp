@@ -106,6 +106,7 @@ int load_standalone(std::map<std::string, std::string>& flags, standalone_setup&
     }
     out.keys = std::make_shared<const auth::key_ring>(std::move(*k.ring));
   }
+  if (const char* pw = std::getenv("BLOODRAVEN_DRAGONFLY_PASSWORD")) out.creds.dragonfly_password = pw;
   out.creds.replication_user = out.group.spec.replication.user;
   out.creds.replication_password = out.group.spec.replication.password;
   return 0;

@@ -1,0 +1,241 @@
+// The Dragonfly manager actor (see dragonfly_manager.hpp).
+#include "actors/operator/dragonfly/dragonfly_manager.hpp"
+
+#include <caf/all.hpp>
+
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "actors/common/child_lookup.hpp"
+#include "actors/common/registry.hpp"
+#include "io/log/log.hpp"
+
+namespace br::dragonfly {
+namespace {
+
+struct manager_state {
+  manager_config cfg;
+  child_ref<coordinator_actor> coordinator;
+  std::vector<std::unique_ptr<cache_site>> sites;
+  std::string master_site;
+  int master_unreachable_polls = 0;
+  std::optional<bool> takeover_supported;
+  std::string takeover_message;
+  std::map<std::string, std::chrono::steady_clock::time_point> stale_reported;
+  std::string last_phase;
+  static inline const char* name = "dragonfly_manager";
+};
+
+using manager_self = ticking_actor::stateful_pointer<manager_state>;
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void emit(manager_self self, const std::string& type, const std::string& reason, const std::string& message,
+          const std::string& site = "") {
+  auto& st = self->state;
+  log::info("dragonfly: " + reason, {{"group", st.cfg.group}, {"site", site}, {"message", message}});
+  if (!st.cfg.events) return;
+  group_event e;
+  e.group = st.cfg.group;
+  e.type = type;
+  e.reason = reason;
+  e.message = message;
+  e.site = site;
+  e.time_ms = now_ms();
+  self->send(st.cfg.events, event_atom::value, std::move(e));
+}
+
+bool planned_failover_running(const config::group_status& gs) {
+  if (!gs.planned_failover) return false;
+  const auto& p = gs.planned_failover->phase;
+  return !p.empty() && p != "Succeeded" && p != "Failed" && p != "Deferred";
+}
+
+cache_site* site_of(manager_state& st, const std::string& name) {
+  for (auto& s : st.sites)
+    if (s->endpoint().site == name) return s.get();
+  return nullptr;
+}
+
+/// Steers traffic to or away from `site`: the platform's hook (Kubernetes labels), else the
+/// router's check user on that server (standalone: messages/dragonfly.hpp traffic_check_user).
+std::string traffic(manager_state& st, const std::string& site, bool master, bool on) {
+  if (st.cfg.traffic) return st.cfg.traffic(site, master, on);
+  auto* s = site_of(st, site);
+  if (!s) return "unknown site";
+  if (master && on)
+    return s->run({"ACL", "SETUSER", traffic_check_user, "reset", "on", "nopass", "+role"}, st.cfg.timeouts.io);
+  return s->run({"ACL", "SETUSER", traffic_check_user, "reset", "off"}, st.cfg.timeouts.io);
+}
+
+/// Waits until `replica` reached the offset `master` has now (its traffic already stopped), up to
+/// takeover_timeout (maxSyncWait). "" once it has, else why.
+std::string wait_sync(manager_state& st, const std::string& replica, const std::string& master) {
+  auto* r = site_of(st, replica);
+  auto* m = site_of(st, master);
+  if (!r || !m) return "unknown site";
+  std::string error;
+  auto target = m->observe(error);
+  if (!target.reachable) return "cannot read " + master + "'s offset: " + error;
+  const auto deadline = std::chrono::steady_clock::now() + st.cfg.takeover_timeout;
+  for (;;) {
+    auto o = r->observe(error);
+    if (o.reachable && o.info.link_up && o.info.replica_offset >= target.info.master_repl_offset) return "";
+    if (std::chrono::steady_clock::now() >= deadline)
+      return replica + " did not reach " + master + "'s offset " + std::to_string(target.info.master_repl_offset) +
+             " within maxSyncWait (at " + std::to_string(o.info.replica_offset) + ")";
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+/// Runs one action; "" on success.
+std::string apply(manager_self self, const action& a) {
+  auto& st = self->state;
+  auto* s = a.site.empty() ? nullptr : site_of(st, a.site);
+  switch (a.kind) {
+    case action_kind::replicaof:
+      return s ? s->run({"REPLICAOF", a.host, std::to_string(a.port)}, st.cfg.timeouts.io) : "unknown site";
+    case action_kind::promote:
+      return s ? s->run({"REPLICAOF", "NO", "ONE"}, st.cfg.timeouts.io) : "unknown site";
+    case action_kind::takeover: {
+      if (!s) return "unknown site";
+      auto secs = std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(st.cfg.takeover_timeout).count());
+      return s->run({"REPLTAKEOVER", std::to_string(secs)}, st.cfg.takeover_timeout + st.cfg.timeouts.io);
+    }
+    case action_kind::strip_traffic:
+      return traffic(st, a.site, false, false);
+    case action_kind::wait_sync:
+      return wait_sync(st, a.site, a.host);
+    case action_kind::label_master:
+      for (const auto& e : st.sites) {
+        const bool m = e->endpoint().site == a.site;
+        // Only the new master's must succeed: the others are replicas (ROLE fails their check
+        // anyway) or unreachable (a later strip or label reaches them).
+        if (auto err = traffic(st, e->endpoint().site, m, m); m && !err.empty()) return err;
+      }
+      return "";
+    case action_kind::event: {
+      if (a.reason == "DragonflyStaleMaster") {  // once per site per stale_event_every
+        const auto site = a.message.substr(0, a.message.find(':'));
+        auto now = std::chrono::steady_clock::now();
+        auto it = st.stale_reported.find(site);
+        if (it != st.stale_reported.end() && now - it->second < st.cfg.stale_event_every) return "";
+        st.stale_reported[site] = now;
+        emit(self, a.event_type, a.reason, a.message, site);
+        return "";
+      }
+      emit(self, a.event_type, a.reason, a.message);
+      return "";
+    }
+  }
+  return "";
+}
+
+void run_pass(manager_self self, const config::group_status& gs) {
+  auto& st = self->state;
+  // Every site at once: a hung server costs one deadline, not one per site.
+  std::vector<std::future<std::pair<site_observation, std::string>>> reads;
+  for (auto& s : st.sites)
+    reads.push_back(std::async(std::launch::async, [p = s.get()] {
+      std::string error;
+      auto o = p->observe(error);
+      return std::make_pair(std::move(o), std::move(error));
+    }));
+  steer_input in;
+  for (auto& r : reads) {
+    auto [o, error] = r.get();
+    if (!o.reachable) log::debug("dragonfly: site unreachable", {{"site", o.site}, {"error", error}});
+    in.sites.push_back(std::move(o));
+  }
+  if (!st.takeover_supported)
+    for (const auto& o : in.sites)
+      if (o.reachable) {
+        st.takeover_supported = site_of(st, o.site)->probe_takeover(st.takeover_message);
+        if (st.takeover_supported) emit(self, "Normal", "DragonflyCapability", st.takeover_message, o.site);
+        break;
+      }
+  if (!st.master_site.empty()) {
+    bool reachable = false;
+    for (const auto& o : in.sites)
+      if (o.site == st.master_site) reachable = o.reachable;
+    st.master_unreachable_polls = reachable ? 0 : st.master_unreachable_polls + 1;
+  }
+  in.master_site = st.master_site;
+  in.mysql_active = gs.active_site;
+  in.master_unreachable_polls = st.master_unreachable_polls;
+  in.lost_after_polls = st.cfg.lost_after_polls;
+  in.takeover_supported = st.takeover_supported.value_or(false);
+  in.paused = planned_failover_running(gs);
+  auto plan = plan_steering(in);
+  bool all_done = true;
+  for (const auto& a : plan.actions) {
+    if (auto err = apply(self, a); !err.empty()) {
+      all_done = false;
+      emit(self, "Warning", "DragonflyActionFailed",
+           std::string("on ") + a.site + ": " + err + " (the next poll decides again)", a.site);
+      break;
+    }
+  }
+  if (all_done && plan.master_site != st.master_site) {
+    st.master_site = plan.master_site;
+    st.master_unreachable_polls = 0;
+  }
+  if (plan.phase != st.last_phase) {
+    st.last_phase = plan.phase;
+    log::info("dragonfly: phase", {{"group", st.cfg.group}, {"phase", plan.phase}, {"reason", plan.phase_reason},
+                                    {"master", st.master_site}});
+  }
+  report_step(self, st.cfg.path, plan.phase + (st.master_site.empty() ? "" : ", master " + st.master_site));
+}
+
+ticking_actor::behavior_type manager(manager_self self, manager_config cfg, caf::actor supervisor) {
+  auto& st = self->state;
+  st.cfg = std::move(cfg);
+  st.coordinator = child_ref<coordinator_actor>(std::move(supervisor), "coordinator");
+  self->set_down_handler([=](caf::down_msg& dm) { self->state.coordinator.on_down(dm); });
+  for (const auto& e : st.cfg.sites)
+    st.sites.push_back(std::make_unique<cache_site>(e, st.cfg.password, st.cfg.timeouts));
+  announce(self, st.cfg.path, "dragonfly_manager");
+  report_step(self, st.cfg.path, "starting");
+  self->send(self, tick_atom::value);
+  return {
+      [=](tick_atom) {
+        auto next = [=] { self->delayed_send(self, self->state.cfg.interval, tick_atom::value); };
+        self->state.coordinator.with(
+            self,
+            [=](const coordinator_actor& c) {
+              self->request(c, std::chrono::seconds(2), status_atom::value)
+                  .then(
+                      [=](config::group_status gs) {
+                        run_pass(self, gs);
+                        next();
+                      },
+                      [=](caf::error& err) {
+                        log::warn("dragonfly: no status from the coordinator; this poll is skipped",
+                                  {{"group", self->state.cfg.group}, {"error", caf::to_string(err)}});
+                        next();
+                      });
+            },
+            next);
+      },
+  };
+}
+
+}  // namespace
+
+child_spec manager_child(manager_config cfg) {
+  return {"dragonfly", "dragonfly_manager", [cfg](caf::local_actor* sup, const std::string& p) -> caf::actor {
+            auto c = cfg;
+            c.path = p;
+            return as_child(sup->spawn<caf::detached>(manager, c, supervisor_handle(sup)));
+          }};
+}
+
+}  // namespace br::dragonfly
