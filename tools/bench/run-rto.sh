@@ -3,6 +3,11 @@
 # and a partition of the primary, per promotion policy, with the operator's phases shown separately.
 # Usage: tools/bench/run-rto.sh [--runs N=3] [--policies "Fast Safe"] [--faults "kill9 sigstop partition"]
 #                               [--poll-interval 1s] [--failure-threshold 3] [--deadline 90]
+#                               [--dragonfly off|reachable|stopped]
+# --dragonfly: the playground runs with a cache server per site and the Dragonfly manager
+# (reachable), or with every cache server SIGSTOPped after up (stopped: each of the manager's reads
+# hangs until its deadline), to show MySQL's failover does not wait for the cache; the policy
+# column then reads e.g. "Fast+df-stopped".
 # Needs root; uses tools/playground (sandbox instances 21, 22; build-release/ unless
 # BR_PLAYGROUND_BUILD_DIR is set). One playground per policy; between runs the old primary is
 # brought back (restart-site / thaw / heal) and must rejoin; if it does not within the deadline,
@@ -23,7 +28,7 @@ PLAY="$ROOT/tools/playground"
 export BR_PLAYGROUND_DIR=${BR_PLAYGROUND_DIR:-$ROOT/.playground}
 PG=$BR_PLAYGROUND_DIR
 
-runs=3 policies="Fast Safe" faults="kill9 sigstop partition" poll=1s threshold=3 deadline=90
+runs=3 policies="Fast Safe" faults="kill9 sigstop partition" poll=1s threshold=3 deadline=90 dragonfly=off
 while (($#)); do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -32,6 +37,7 @@ while (($#)); do
     --poll-interval) poll=$2; shift 2 ;;
     --failure-threshold) threshold=$2; shift 2 ;;
     --deadline) deadline=$2; shift 2 ;;
+    --dragonfly) dragonfly=$2; shift 2 ;;
     *) echo "run-rto: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -53,11 +59,20 @@ mkdir -p "$PG/bench"
 results=$PG/bench/rto-$(date -u +%Y%m%dT%H%M%S).tsv
 echo -e "policy\tfault\trun\tunavailable_ms\tdetection_ms\tgate_ms\tpromotion_ms\tsteering_ms\trebuilt" >"$results"
 
+[[ $dragonfly == off || $dragonfly == reachable || $dragonfly == stopped ]] ||
+  { echo "run-rto: --dragonfly must be off, reachable or stopped" >&2; exit 2; }
 up() { # policy
+  local df=()
+  [[ $dragonfly == off ]] || df=(--dragonfly)
   "$PLAY" down >/dev/null 2>&1 || true
   "$PLAY" up --sites 2 --policy "$1" --poll-interval "$poll" --failure-threshold "$threshold" \
-    --cooldown 5s >"$PG/bench/up.log" 2>&1 || { cat "$PG/bench/up.log" >&2; exit 1; }
+    --cooldown 5s "${df[@]}" >"$PG/bench/up.log" 2>&1 || { cat "$PG/bench/up.log" >&2; exit 1; }
+  if [[ $dragonfly == stopped ]]; then  # hung cache servers: every manager read waits its deadline
+    local f
+    for f in "$PG"/pids/cache-site*.pid; do kill -STOP "$(cut -d' ' -f1 "$f")"; done
+  fi
 }
+tag() { [[ $dragonfly == off ]] && echo "$1" || echo "$1+df-$dragonfly"; }
 
 healthy() { # every site answers in /status: one writable (the active one), the rest read-only
   local st
@@ -139,7 +154,7 @@ one_run() { # policy fault run -> one results line
     up "$policy"; rebuilt=1
   fi
   sleep 6   # failoverCooldown 5s
-  echo -e "$policy\t$fault\t$run\t$(diff_ms "$first_ok" "$last_ok")\t$(diff_ms "$init" "$t")\t$(diff_ms "$gate" "$init")\t$(diff_ms "$conf" "$gate")\t$(diff_ms "$first_ok" "$conf")\t$rebuilt"
+  echo -e "$(tag "$policy")\t$fault\t$run\t$(diff_ms "$first_ok" "$last_ok")\t$(diff_ms "$init" "$t")\t$(diff_ms "$gate" "$init")\t$(diff_ms "$conf" "$gate")\t$(diff_ms "$first_ok" "$conf")\t$rebuilt"
 }
 
 log "rto bench: policies '$policies', faults '$faults', $runs runs each, pollInterval $poll, failureThreshold $threshold, deadline ${deadline}s; medians over runs with a value"

@@ -117,6 +117,7 @@ stop_by_pidfile() { # name: SIGTERM, 10 s, then SIGKILL; no-op when not running
   [[ -f $f ]] || return 0
   read -r pid st <"$f" || true
   if is_running "$pid" "$st"; then
+    kill -CONT "$pid" 2>/dev/null || true   # a SIGSTOPped process cannot act on SIGTERM
     kill -TERM "$pid" 2>/dev/null || true
     if ! wait_gone "$pid" "$st" 10; then
       warn "$1 (pid $pid) ignored SIGTERM for 10 s; SIGKILL"
