@@ -125,6 +125,22 @@ void read(const json& v, const std::string& path, gr_member_status& out, field_e
       .field("reachable", out.reachable);
 }
 
+void read(const json& v, const std::string& path, gr_recovery_plan_status& out,
+          field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("kind", out.kind)
+      .field("survivor", out.survivor)
+      .field("rejoin", out.rejoin)
+      .field("reason", out.reason)
+      .field("atRisk", out.at_risk);
+}
+
+void read(const json& v, const std::string& path, gr_last_recovery_status& out,
+          field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("request", out.request).field("result", out.result).field("message", out.message);
+}
+
 void read(const json& v, const std::string& path, group_replication_status& out,
           field_errors& errs) {
   json_reader r{v, path, errs, /*strict=*/false};
@@ -137,7 +153,10 @@ void read(const json& v, const std::string& path, group_replication_status& out,
       .field("viewKnown", out.view_known)
       .field("message", out.message)
       .field("switchoverTarget", out.switchover_target)
-      .field("members", out.members);
+      .field("members", out.members)
+      .field("phase", out.phase)
+      .field("recoveryPlan", out.recovery_plan)
+      .field("lastRecovery", out.last_recovery);
 }
 
 void read(const json& v, const std::string& path, group_status& out, field_errors& errs) {
@@ -244,6 +263,18 @@ void to_json(json& j, const group_replication_status& g) {
        {"viewKnown", g.view_known},         {"members", g.members}};
   put(j, "message", g.message);
   put(j, "switchoverTarget", g.switchover_target);
+  put(j, "phase", g.phase);
+  if (g.recovery_plan) j["recoveryPlan"] = *g.recovery_plan;
+  if (g.last_recovery) j["lastRecovery"] = *g.last_recovery;
+}
+
+void to_json(json& j, const gr_recovery_plan_status& p) {
+  j = {{"kind", p.kind}, {"reason", p.reason}, {"rejoin", p.rejoin}, {"atRisk", p.at_risk}};
+  put(j, "survivor", p.survivor);
+}
+
+void to_json(json& j, const gr_last_recovery_status& r) {
+  j = {{"request", r.request}, {"result", r.result}, {"message", r.message}};
 }
 
 void to_json(json& j, const group_status& s) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <caf/meta/type_name.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,6 +46,24 @@ typename Inspector::result_type inspect(Inspector& f, gr_snapshot& x) {
            x.self_state, x.view_id, x.rows);
 }
 
+/// Whether a member's own table shows it in a majority view: itself ONLINE and ONLINE rows a
+/// strict majority of its rows (a member cut off from the others lists them UNREACHABLE).
+inline bool in_majority_view(const gr_snapshot& s) {
+  if (s.self_state != "ONLINE" || s.rows.empty()) return false;
+  std::size_t online = 0;
+  for (const auto& r : s.rows) online += r.state == "ONLINE" ? 1 : 0;
+  return online * 2 > s.rows.size();
+}
+
+/// Whether a member's own table shows it in a view that still has quorum: itself ONLINE and the
+/// rows not UNREACHABLE (ONLINE, RECOVERING: members XCom still hears) a strict majority.
+inline bool in_quorate_view(const gr_snapshot& s) {
+  if (s.self_state != "ONLINE" || s.rows.empty()) return false;
+  std::size_t heard = 0;
+  for (const auto& r : s.rows) heard += r.state != "UNREACHABLE" ? 1 : 0;
+  return heard * 2 > s.rows.size();
+}
+
 /// What gr_bootstrap / gr_start set (SET GLOBAL, the plugin stopped) before START
 /// GROUP_REPLICATION. The recovery account travels as the command's `source` target (like
 /// change_source's replication account) and only on the START statement, never stored.
@@ -76,13 +95,22 @@ struct gr_durable {
   /// operator restarted between START and `bootstrapped` looks for that group instead of
   /// starting another (decide_gr_bootstrap adopts it).
   std::string bootstrap_started;
+  /// Guarded quorum recovery (issue 23): the last request taken (its id, consumed once), what it
+  /// runs (recovery_kind "forceMembers" | "rebootstrap") on which member, and whether it is still
+  /// open. Recorded BEFORE the command is sent: a restarted operator never sends it again, it
+  /// only clears group_replication_force_members and closes the record.
+  std::string recovery_request;
+  std::string recovery_kind;
+  std::string recovery_site;
+  bool recovery_open = false;
   bool operator==(const gr_durable&) const = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, gr_durable& x) {
   return f(caf::meta::type_name("gr_durable"), x.group_name, x.bootstrapped, x.observed_view_max,
-           x.bootstrap_started);
+           x.bootstrap_started, x.recovery_request, x.recovery_kind, x.recovery_site,
+           x.recovery_open);
 }
 
 }  // namespace br

@@ -161,6 +161,25 @@ struct gr_member_status {
   bool operator==(const gr_member_status&) const = default;
 };
 
+/// status.groupReplication.recoveryPlan: while the group is Blocked by a quorum loss, the
+/// recovery the operator would run if asked now (issue 23; it computes it again when asked).
+struct gr_recovery_plan_status {
+  std::string kind;     // forceMembers | rebootstrap | blocked (refused, `reason` says why)
+  std::string survivor;
+  std::vector<std::string> rejoin;
+  std::string reason;
+  std::vector<std::string> at_risk;  // per other member: what it may lose
+  bool operator==(const gr_recovery_plan_status&) const = default;
+};
+
+/// status.groupReplication.lastRecovery: the latest recovery request and how it went.
+struct gr_last_recovery_status {
+  std::string request;
+  std::string result;  // QuorumRecoveryStarted | QuorumRecovered | QuorumRecoveryRefused | QuorumRecoveryFailed
+  std::string message;
+  bool operator==(const gr_last_recovery_status&) const = default;
+};
+
 /// status.groupReplication: the cross-validated view of a Group Replication group.
 struct group_replication_status {
   std::string group_name;
@@ -173,6 +192,9 @@ struct group_replication_status {
   std::string message;      // ours: the verdict, or what the group waits for
   std::string switchover_target;  // ours: a set_as_primary request in flight
   std::vector<gr_member_status> members;
+  std::string phase;  // Pending | Running | Blocked (quorum lost) | Recovering
+  std::optional<gr_recovery_plan_status> recovery_plan;
+  std::optional<gr_last_recovery_status> last_recovery;
   bool operator==(const group_replication_status&) const = default;
 };
 
@@ -213,10 +235,23 @@ typename Inspector::result_type inspect(Inspector& f, gr_member_status& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, gr_recovery_plan_status& x) {
+  return f(caf::meta::type_name("gr_recovery_plan_status"), x.kind, x.survivor, x.rejoin, x.reason,
+           x.at_risk);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, gr_last_recovery_status& x) {
+  return f(caf::meta::type_name("gr_last_recovery_status"), x.request, x.result, x.message);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, group_replication_status& x) {
   return f(caf::meta::type_name("group_replication_status"), x.group_name, x.bootstrapped,
            x.primary_member, x.has_quorum, x.view_id, x.observed_view_max, x.view_known, x.message,
-           x.switchover_target, x.members);
+           x.switchover_target, x.members, x.phase,
+           opt_field<gr_recovery_plan_status>{x.recovery_plan},
+           opt_field<gr_last_recovery_status>{x.last_recovery});
 }
 
 template <class Inspector>

@@ -56,6 +56,10 @@ enum class mysql_op : uint8_t {
   gr_start,        ///< settings `gr`, START (recovery account = `source`) -> value = own state
   gr_stop,         ///< STOP GROUP_REPLICATION
   gr_set_primary,  ///< group_replication_set_as_primary(`member_id`, timeout in seconds)
+  /// Guarded quorum recovery (issue 23): SET group_replication_force_members to
+  /// `gr.local_address`, wait for a majority view, then reset it to ''; with an empty address
+  /// only the reset (an interrupted recovery's clean-up) -> value = own state
+  gr_force_members,
 };
 
 
@@ -171,6 +175,7 @@ inline std::string to_string(mysql_op op) {
     case mysql_op::gr_start: return "gr_start";
     case mysql_op::gr_stop: return "gr_stop";
     case mysql_op::gr_set_primary: return "gr_set_primary";
+    case mysql_op::gr_force_members: return "gr_force_members";
   }
   return "unknown";
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <thread>
 
 #include "io/mysql/sql_text.hpp"
 
@@ -174,6 +175,66 @@ result<void> gr_set_primary(connection& conn, const std::string& member_id,
   return {};
 }
 
+namespace {
+
+/// SET group_replication_force_members = '' on `conn`, else on up to 3 fresh short sessions.
+result<void> reset_force_members(const connect_options& opts, connection& conn) {
+  constexpr const char* reset = "SET GLOBAL group_replication_force_members = ''";
+  auto r = conn.exec(reset);
+  if (r) return {};
+  auto fresh = opts;
+  fresh.connect_timeout = fresh.read_timeout = fresh.write_timeout = std::chrono::seconds(5);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto c = connection::open(fresh);
+    if (c && c->exec(reset)) return {};
+  }
+  return r.error();
+}
+
+}  // namespace
+
+result<std::string> gr_force_members(const connect_options& opts, connection& conn,
+                                     const std::string& address,
+                                     std::chrono::steady_clock::time_point deadline) {
+  if (address.empty()) {
+    if (auto r = reset_force_members(opts, conn); !r) return r.error();
+    return own_state(conn);
+  }
+  auto snap = read_gr_snapshot(conn);
+  if (!snap) return snap.error();
+  if (snap->self_state != "ONLINE")
+    return make_error(error_kind::other, "force_members refused: the member is " +
+                                             (snap->self_state.empty() ? std::string{"not in a group"}
+                                                                       : snap->self_state) +
+                                             ", not ONLINE");
+  if (in_quorate_view(*snap))
+    return make_error(error_kind::other,
+                      "force_members refused: the member is in a majority view (nothing to force)");
+  auto forced = conn.exec("SET GLOBAL group_replication_force_members = " + conn.quoter()(address));
+  result<void> waited{};
+  if (forced) {
+    while (true) {
+      auto now = read_gr_snapshot(conn);
+      if (now && in_majority_view(*now)) break;
+      if (!now && now.error().kind != error_kind::server_error) {
+        waited = now.error();
+        break;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) {
+        waited = make_error(error_kind::timeout, "no majority view after force_members");
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+  // Always cleared, whatever happened: the manual requires it before any later START.
+  auto reset = reset_force_members(opts, conn);
+  if (!forced) return forced.error();
+  if (!waited) return waited.error();
+  if (!reset) return reset.error();
+  return own_state(conn);
+}
+
 result<std::string> run_gr_command(connect_options opts, mysql_op op, const gr_settings& s,
                                    const mysql_target& recovery, const std::string& member_id,
                                    std::chrono::milliseconds timeout) {
@@ -209,6 +270,10 @@ result<std::string> run_gr_command(connect_options opts, mysql_op op, const gr_s
       if (!r) return r.error();
       return std::string{};
     }
+    case mysql_op::gr_force_members:
+      // The SET waits for the forced view; the whole command ends before the session deadline.
+      return gr_force_members(opts, *conn, s.local_address,
+                              std::chrono::steady_clock::now() + timeout * 3 / 4);
     default:
       return make_error(error_kind::other, "not a group replication command: " + to_string(op));
   }

@@ -53,7 +53,19 @@ result<void> gr_stop(connection& conn);
 result<void> gr_set_primary(connection& conn, const std::string& member_id,
                             std::chrono::seconds timeout);
 
-/// One of the commands above (op gr_bootstrap | gr_start | gr_stop | gr_set_primary) on a session
+/// Guarded quorum recovery on the survivor (issue 23; the MySQL manual's procedure): refuses
+/// (kind other) unless the member is ONLINE without a majority view; then SET GLOBAL
+/// group_replication_force_members = `address`, reads its view every 200 ms until it is in a
+/// majority view (or `deadline`), and always resets group_replication_force_members to ''
+/// afterwards (on fresh sessions when this one died: START GROUP_REPLICATION refuses while it is
+/// set). An empty `address` only resets it (an interrupted recovery's clean-up). Returns the
+/// member's own state.
+result<std::string> gr_force_members(const connect_options& opts, connection& conn,
+                                     const std::string& address,
+                                     std::chrono::steady_clock::time_point deadline);
+
+/// One of the commands above (op gr_bootstrap | gr_start | gr_stop | gr_set_primary |
+/// gr_force_members: the address is s.local_address) on a session
 /// of its own opened from `opts` with every deadline raised to `timeout` (a START waits for the
 /// member to join; a STOP for it to leave). `recovery` is the recovery account (gr_start /
 /// gr_bootstrap). Answers the member's own state after a START, "" otherwise.

@@ -173,6 +173,7 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
     case mysql_op::gr_start:
     case mysql_op::gr_stop:
     case mysql_op::gr_set_primary:
+    case mysql_op::gr_force_members:
       o.ok = false;  // the async executor never sends these
       o.error_kind = "other";
       o.error = "group replication command in an async fleet";

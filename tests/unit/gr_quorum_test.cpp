@@ -203,4 +203,62 @@ BOOST_AUTO_TEST_CASE(guarded_recovery_choice) {
   BOOST_TEST(p.reason.find("never read") != std::string::npos, p.reason);
 }
 
+BOOST_AUTO_TEST_CASE(quorum_block_rows) {
+  struct row {
+    std::string name;
+    std::vector<quorum_member> members;
+    quorum_facts facts;
+    bool blocked;
+  };
+  const quorum_facts lost{true, true, false};
+  std::vector<row> rows = {
+      {"two of three killed", {m("a", "O", "P"), m("b", "X"), m("c", "X")}, lost, true},
+      {"all three down", {m("a", "X"), m("b", "X"), m("c", "X")}, lost, true},
+      {"all three back OFFLINE", {m("a", "F"), m("b", "F"), m("c", "F")}, lost, true},
+      {"one of three killed", {m("a", "O", "P"), m("b", "O"), m("c", "X")}, lost, false},
+      {"never bootstrapped", {m("a", "F"), m("b", "F"), m("c", "F")}, {false, true, false}, false},
+      {"not every member polled yet", {m("a", "O", "P"), m("b", "X"), m("c", "X")}, {true, false, false}, false},
+      {"an agreed view with quorum (a forced one-member group)",
+       {m("a", "O", "P"), m("b", "F"), m("c", "X")}, {true, true, true}, false},
+  };
+  // Before its failure detection notices, the survivor's own table still shows the others: the
+  // group is not (yet) Blocked. The same while a member joins (RECOVERING is heard, not ONLINE).
+  auto seeing = m("a", "O", "P");
+  seeing.sees_majority = true;
+  rows.push_back({"the survivor still sees a majority of its view", {seeing, m("b", "X"), m("c", "X")}, lost, false});
+  rows.push_back({"a join in progress", {seeing, m("b", "R"), m("c", "F")}, lost, false});
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      auto v = quorum_block(r.members, 3, r.facts);
+      BOOST_TEST(v.blocked == r.blocked, v.reason);
+      BOOST_TEST(v.reason.empty() == !r.blocked, v.reason);
+      if (r.blocked) BOOST_TEST(v.reason.find("needed of 3") != std::string::npos, v.reason);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_survivor_that_sees_a_majority_is_not_forced) {
+  // The operator reaches only a, but a's own table shows a, b, c ONLINE: a partition between the
+  // operator and b, c, not a quorum loss. Forcing a alone would split the group.
+  auto a = m("a", "O", "S", upto(5));
+  a.sees_majority = true;
+  auto p = plan_quorum_recovery({a, m("b", "X"), m("c", "X")}, 3);
+  BOOST_TEST(to_string(p.kind) == "blocked", p.reason);
+  BOOST_TEST(p.reason.find("a still sees a majority of its group reachable") != std::string::npos, p.reason);
+}
+
+BOOST_AUTO_TEST_CASE(the_plan_says_what_each_other_member_may_lose) {
+  auto b = m("b", "X");
+  b.last_gtid = *br::gtid_set::parse(upto(9));  // held 8-9 beyond a at its last read
+  auto c = m("c", "X");
+  c.last_gtid = *br::gtid_set::parse(upto(4));
+  auto p = plan_quorum_recovery({m("a", "O", "P", upto(7)), b, c, m("d", "X"), m("e", "F", "", upto(6))}, 5);
+  BOOST_TEST_REQUIRE(to_string(p.kind) == "forceMembers", p.reason);
+  BOOST_TEST_REQUIRE(p.at_risk.size() == 4u);
+  BOOST_TEST(p.at_risk[0] == "b: 2 transaction(s) at its last read (" + U + ":8-9), and anything it committed after that");
+  BOOST_TEST(p.at_risk[1] == "c: nothing at its last read; anything it committed after that is lost");
+  BOOST_TEST(p.at_risk[2] == "d: unknown (never read); whatever it committed may be lost");
+  BOOST_TEST(p.at_risk[3] == "e: nothing (its transactions are all on a)");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(never_a_second_bootstrap) {
       {"bootstrapped, every member OFFLINE (total outage)",
        bootstrapped,
        {offline("a"), offline("b"), offline("c")},
-       "a second bootstrap would create a second group"},
+       "quorum lost: 0 ONLINE, 2 needed of 3"},  // Blocked: only a recovery request acts
       {"started before, a member does not answer",
        started,
        {offline("a"), offline("b"), down("c")},
@@ -679,6 +679,237 @@ BOOST_AUTO_TEST_CASE(sticky_records_never_go_back) {
   BOOST_TEST(m.bootstrapped);
   BOOST_TEST(m.observed_view_max == 3u);
   BOOST_TEST(m.bootstrap_started == "a");
+}
+
+// -- Quorum loss and guarded recovery (issue 23) ----------------------------------------------
+
+namespace {
+
+/// a ONLINE PRIMARY alone in its own table, b and c UNREACHABLE there (b, c killed).
+site_report lone(const std::string& site, const std::string& role = "PRIMARY") {
+  std::vector<row> rows;
+  for (const std::string s : {"a", "b", "c"})
+    rows.push_back({s, s == site ? "ONLINE" : "UNREACHABLE", s == site ? role : "SECONDARY"});
+  return member(site, rows, "v:3");
+}
+
+site_report with_gtid(site_report r, const std::string& set) {
+  r.probe.gtid_executed = set;
+  return r;
+}
+
+const std::string T = "11111111-2222-4333-8444-555555555555";
+
+/// A 3-member group with a as PRIMARY, then b and c killed: a alone, Blocked.
+void lose_quorum(gr_fixture& f) {
+  f.load(gr_fixture::running("a"));
+  f.all_online("a");
+  f.report(down("b"));
+  f.report(down("c"));
+  f.report(with_gtid(lone("a"), T + ":1-9"));
+}
+
+bool sent_any(const gr_fixture& f) { return !f.commands().empty() || !f.all<effect::persist>().empty(); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(quorum_loss_is_blocked_once_and_nothing_is_done) {
+  gr_fixture f;
+  lose_quorum(f);
+  auto s = gr_status_of(f.rules, f.st);
+  BOOST_TEST(s.phase == "Blocked");
+  BOOST_TEST(s.message.find("quorum lost: 1 ONLINE, 2 needed of 3") != std::string::npos, s.message);
+  BOOST_TEST_REQUIRE(s.recovery_plan.has_value());
+  BOOST_TEST(s.recovery_plan->kind == "forceMembers");
+  BOOST_TEST(s.recovery_plan->survivor == "a");
+  BOOST_TEST(s.recovery_plan->at_risk.size() == 2u);
+  BOOST_TEST(f.saw("QuorumLost"));
+  // Many rounds later, with a fence and a switchover asked for: one Event, no command, no write.
+  f.seen.clear();
+  for (int i = 0; i < 20; ++i) {
+    f.advance(1s);
+    f.report(with_gtid(lone("a"), T + ":1-9"));
+    BOOST_TEST(!sent_any(f));
+    f.report(down(i % 2 ? "b" : "c"));
+    BOOST_TEST(!sent_any(f));
+  }
+  f.run(input::annotate{fenced_sites_annotation, "b"});
+  BOOST_TEST(!sent_any(f));
+  f.run(input::annotate{planned_failover_annotation, "b"});
+  BOOST_TEST(!sent_any(f));
+  BOOST_TEST(!f.saw("QuorumLost"));  // once per episode
+  // b comes back OFFLINE: still Blocked (a is alone in a minority view), it is not started.
+  f.advance(30s);
+  f.report(offline("b"));
+  f.report(with_gtid(lone("a"), T + ":1-9"));
+  BOOST_TEST(!sent_any(f));
+  BOOST_TEST(gr_status_of(f.rules, f.st).phase == "Blocked");
+}
+
+BOOST_AUTO_TEST_CASE(recovery_forces_the_survivor_records_first_and_resets_the_denominator) {
+  gr_fixture f;
+  lose_quorum(f);
+  f.run(input::annotate{force_quorum_recovery_annotation, "req-1"});
+  BOOST_TEST_REQUIRE(f.answer.has_value());
+  BOOST_TEST(f.answer->rfind("accepted: force the membership to the surviving PRIMARY a", 0) == 0u,
+             *f.answer);
+  // Recorded before anything is sent.
+  BOOST_TEST(f.commands().empty());
+  auto next = f.persisted_next();
+  BOOST_TEST(next.gr.recovery_request == "req-1");
+  BOOST_TEST(next.gr.recovery_kind == "forceMembers");
+  BOOST_TEST(next.gr.recovery_site == "a");
+  BOOST_TEST(next.gr.recovery_open);
+  BOOST_TEST(f.has_event("QuorumRecoveryStarted"));
+  f.store_ok();
+  auto cmds = f.commands();
+  BOOST_TEST_REQUIRE(cmds.size() == 1u);
+  BOOST_TEST((cmds[0].op == mysql_op::gr_force_members));
+  BOOST_TEST(cmds[0].site == "a");
+  BOOST_TEST(cmds[0].settings.local_address == "a:33061");  // the survivor's own address only
+  BOOST_TEST(gr_status_of(f.rules, f.st).phase == "Recovering");
+  // The same request again (handed twice): not acted on.
+  f.run(input::annotate{force_quorum_recovery_annotation, "req-1"});
+  BOOST_TEST(f.answer->rfind("rejected: request req-1 was already taken", 0) == 0u, *f.answer);
+  BOOST_TEST(!sent_any(f));
+  f.done("a", mysql_op::gr_force_members);
+  next = f.persisted_next();
+  BOOST_TEST(!next.gr.recovery_open);
+  BOOST_TEST(next.gr.observed_view_max == 1u);  // the forced view: the survivor alone
+  f.store_ok();
+  BOOST_TEST(f.saw("QuorumRecovered"));
+  // a alone in a one-member view: the view is agreed, the group runs again.
+  f.advance(5s);
+  f.report(with_gtid(member("a", {{"a", "ONLINE", "PRIMARY"}}, "v:4"), T + ":1-9"));
+  auto s = gr_status_of(f.rules, f.st);
+  BOOST_TEST(s.phase == "Running", s.message);
+  BOOST_TEST(s.view_known);
+  BOOST_TEST(!s.recovery_plan.has_value());
+  BOOST_TEST_REQUIRE(s.last_recovery.has_value());
+  BOOST_TEST(s.last_recovery->result == "QuorumRecovered");
+  // The killed members come back OFFLINE: they are started, one at a time.
+  f.report(offline("b"));
+  cmds = f.commands();
+  BOOST_TEST_REQUIRE(cmds.size() == 1u, gr_status_of(f.rules, f.st).message);
+  BOOST_TEST((cmds[0].op == mysql_op::gr_start));
+  BOOST_TEST(cmds[0].site == "b");
+}
+
+BOOST_AUTO_TEST_CASE(recovery_is_refused_with_an_event_when_not_provably_safe) {
+  struct case_row {
+    const char* name;
+    std::vector<site_report> reports;  // after a 3-member group with a PRIMARY lost b and c
+    const char* reason;
+  };
+  const case_row rows[] = {
+      {"the group has quorum", {with_gtid(member("a", {{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"}}, "v:4"), T + ":1-9"),
+                                with_gtid(member("b", {{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"}}, "v:4"), T + ":1-9")},
+       "the group has quorum"},
+      {"total outage, c unreachable", {with_gtid(offline("a"), T + ":1-9"), with_gtid(offline("b"), T + ":1-5"), down("c")},
+       "c cannot be read"},
+      {"total outage, incomparable sets",
+       {with_gtid(offline("a"), T + ":1-9"), with_gtid(offline("b"), T + ":1-5,aaaaaaaa-2222-4333-8444-555555555555:1"),
+        with_gtid(offline("c"), T + ":1-5")},
+       "incomparable"},
+      {"an OFFLINE member holds what the survivor lacks",
+       {with_gtid(lone("a"), T + ":1-5"), with_gtid(offline("b"), T + ":1-9"), down("c")},
+       "b holds transactions a lacks"},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      gr_fixture f;
+      lose_quorum(f);
+      for (const auto& rep : r.reports) f.report(rep);
+      f.seen.clear();
+      f.run(input::annotate{force_quorum_recovery_annotation, "req-2"});
+      BOOST_TEST_REQUIRE(f.answer.has_value());
+      BOOST_TEST(f.answer->rfind("rejected: ", 0) == 0u, *f.answer);
+      BOOST_TEST(f.answer->find(r.reason) != std::string::npos, *f.answer);
+      BOOST_TEST(!sent_any(f));
+      BOOST_TEST(f.saw("QuorumRecoveryRefused"));
+      auto s = gr_status_of(f.rules, f.st);
+      BOOST_TEST_REQUIRE(s.last_recovery.has_value());
+      BOOST_TEST(s.last_recovery->result == "QuorumRecoveryRefused");
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(total_outage_rebootstraps_the_dominant_member_only) {
+  gr_fixture f;
+  lose_quorum(f);
+  f.report(with_gtid(offline("a"), T + ":1-7"));
+  f.report(with_gtid(offline("b"), T + ":1-9"));
+  f.report(with_gtid(offline("c"), T + ":1-8"));
+  BOOST_TEST(!sent_any(f));  // Blocked: no automatic bootstrap
+  auto s = gr_status_of(f.rules, f.st);
+  BOOST_TEST_REQUIRE(s.recovery_plan.has_value());
+  BOOST_TEST(s.recovery_plan->kind == "rebootstrap");
+  f.run(input::annotate{force_quorum_recovery_annotation, "2026-11-27T00:40:00Z"});
+  BOOST_TEST(f.answer->rfind("accepted: bootstrap the group again from b", 0) == 0u, *f.answer);
+  BOOST_TEST(f.persisted_next().gr.recovery_kind == "rebootstrap");
+  f.store_ok();
+  auto cmds = f.commands();
+  BOOST_TEST_REQUIRE(cmds.size() == 1u);
+  BOOST_TEST((cmds[0].op == mysql_op::gr_bootstrap));
+  BOOST_TEST(cmds[0].site == "b");
+  BOOST_TEST(cmds[0].settings.group_name == G);  // the same group, never a new name
+  f.done("b", mysql_op::gr_bootstrap);
+  BOOST_TEST(f.persisted_next().gr.observed_view_max == 1u);
+  f.store_ok();
+  // b ONLINE alone: a and c are started from it, one at a time.
+  f.advance(5s);
+  f.report(with_gtid(member("b", {{"b", "ONLINE", "PRIMARY"}}, "v:9"), T + ":1-9"));
+  BOOST_TEST(f.persisted_next().view.active_site == "b");  // the view follows the new primary
+  f.store_ok();
+  f.advance(3s);  // an unchanged report is evaluated again after a poll interval
+  f.report(with_gtid(offline("a"), T + ":1-7"));
+  cmds = f.commands();
+  BOOST_TEST_REQUIRE(cmds.size() == 1u, gr_status_of(f.rules, f.st).message);
+  BOOST_TEST((cmds[0].op == mysql_op::gr_start));
+  BOOST_TEST(cmds[0].site == "a");
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_recovery_closes_the_record_without_the_reset) {
+  gr_fixture f;
+  lose_quorum(f);
+  f.run(input::annotate{force_quorum_recovery_annotation, "req-3"});
+  f.store_ok();
+  f.done("a", mysql_op::gr_force_members, false);
+  auto next = f.persisted_next();
+  BOOST_TEST(!next.gr.recovery_open);
+  BOOST_TEST(next.gr.observed_view_max == 3u);
+  f.store_ok();
+  BOOST_TEST(f.saw("QuorumRecoveryFailed"));
+  BOOST_TEST(gr_status_of(f.rules, f.st).phase == "Blocked");
+}
+
+BOOST_AUTO_TEST_CASE(an_interrupted_recovery_is_never_sent_again_only_cleared) {
+  for (bool took_effect : {true, false}) {
+    BOOST_TEST_CONTEXT("force took effect before the restart: " << took_effect) {
+      gr_fixture f;
+      auto d = gr_fixture::running("a");
+      d.gr.recovery_request = "req-4";
+      d.gr.recovery_kind = "forceMembers";
+      d.gr.recovery_site = "a";
+      d.gr.recovery_open = true;
+      f.load(d);  // the operator restarted between the record and the end of the command
+      f.report(down("b"));
+      f.report(down("c"));
+      f.report(took_effect ? member("a", {{"a", "ONLINE", "PRIMARY"}}, "v:4") : lone("a"));
+      auto cmds = f.commands();
+      BOOST_TEST_REQUIRE(cmds.size() == 1u);
+      BOOST_TEST((cmds[0].op == mysql_op::gr_force_members));
+      BOOST_TEST(cmds[0].settings.local_address.empty());  // only the reset to ''
+      BOOST_TEST(f.saw("QuorumRecoveryInterrupted"));
+      f.done("a", mysql_op::gr_force_members);
+      auto next = f.persisted_next();
+      BOOST_TEST(!next.gr.recovery_open);
+      BOOST_TEST(next.gr.observed_view_max == (took_effect ? 1u : 3u));
+      f.store_ok();
+      f.run(input::annotate{force_quorum_recovery_annotation, "req-4"});  // its id again
+      BOOST_TEST(f.answer->find("already taken") != std::string::npos, *f.answer);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

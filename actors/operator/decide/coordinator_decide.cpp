@@ -171,7 +171,9 @@ config::group_status build_group_status(const status_inputs& in) {
     std::string not_online;
     for (const auto& m : g.members)
       if (m.state != "ONLINE") not_online += (not_online.empty() ? "" : ", ") + m.name + " " + m.state;
-    if (!g.view_known)
+    if (g.phase == "Blocked")
+      reason = "QuorumLost", message = g.message;
+    else if (!g.view_known)
       reason = "GroupViewUnknown", message = g.message;
     else if (!g.has_quorum)
       reason = "QuorumLost", message = g.message;
@@ -182,6 +184,10 @@ config::group_status build_group_status(const status_inputs& in) {
     bool healthy = reason == "Healthy";
     st.conditions.push_back({"Ready", healthy ? "True" : "False", reason, message, std::nullopt});
     st.conditions.push_back({"Degraded", healthy ? "False" : "True", reason, message, std::nullopt});
+    // Guarded quorum recovery (issue 23): the latest request's outcome; True while it runs.
+    if (g.last_recovery && !g.last_recovery->message.empty())
+      st.conditions.push_back({"QuorumRecovery", g.phase == "Recovering" ? "True" : "False",
+                               g.last_recovery->result, g.last_recovery->message, std::nullopt});
   }
   if (in.evaluated) {
     bool healthy = in.evaluation.verdict == group_verdict::healthy;

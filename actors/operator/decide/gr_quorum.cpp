@@ -57,6 +57,22 @@ const quorum_member* dominant(const std::vector<const quorum_member*>& candidate
   return nullptr;
 }
 
+/// What `m` may lose when the group is recovered from `chosen`, in one line.
+std::string risk_of(const quorum_member& m, const quorum_member& chosen) {
+  if (m.reachable && m.gtid_executed)
+    return m.site + ": nothing (its transactions are all on " + chosen.site + ")";
+  const auto& last = m.gtid_executed ? m.gtid_executed : m.last_gtid;
+  if (!last) return m.site + ": unknown (never read); whatever it committed may be lost";
+  const auto& mine = chosen.gtid_executed ? chosen.gtid_executed : chosen.last_gtid;
+  if (!mine)
+    return m.site + ": unknown (" + chosen.site + "'s transactions are not known)";
+  auto lost = last->subtract(*mine);
+  if (lost.empty())
+    return m.site + ": nothing at its last read; anything it committed after that is lost";
+  return m.site + ": " + std::to_string(lost.count()) + " transaction(s) at its last read (" +
+         lost.to_compact_string() + "), and anything it committed after that";
+}
+
 recovery_plan blocked(std::string why) {
   recovery_plan p;
   p.kind = recovery_kind::blocked;
@@ -79,7 +95,10 @@ recovery_plan planned(recovery_kind kind, const quorum_member& chosen,
   p.kind = kind;
   p.site = chosen.site;
   for (const auto& m : members)
-    if (m.site != chosen.site) p.rejoin.push_back(m.site);
+    if (m.site != chosen.site) {
+      p.rejoin.push_back(m.site);
+      p.at_risk.push_back(risk_of(m, chosen));
+    }
   p.reason = std::move(why);
   return p;
 }
@@ -109,6 +128,20 @@ std::size_t online_reachable(const std::vector<quorum_member>& members) {
 
 bool quorum_lost(const std::vector<quorum_member>& members, std::size_t declared) {
   return online_reachable(members) < quorum_of(declared);
+}
+
+quorum_verdict quorum_block(const std::vector<quorum_member>& members, std::size_t declared,
+                            const quorum_facts& facts) {
+  if (!facts.bootstrapped || !facts.all_reported || facts.agreed_with_quorum) return {};
+  if (std::any_of(members.begin(), members.end(),
+                  [](const quorum_member& m) { return m.reachable && m.sees_majority; }))
+    return {};  // the group's own view still has quorum
+  const std::size_t online = online_reachable(members);
+  const std::size_t need = quorum_of(declared);
+  if (online >= need) return {};
+  return {true, "quorum lost: " + count_text(online, need, declared) +
+                    " reachable; the operator only observes until a person asks for a recovery "
+                    "(kubectl bloodraven group recover)"};
 }
 
 permission may_fence(const std::vector<quorum_member>& members, std::size_t declared,
@@ -155,6 +188,11 @@ recovery_plan plan_quorum_recovery(const std::vector<quorum_member>& members, st
     if (is_online(m)) survivors.push_back(&m);
 
   if (!survivors.empty()) {
+    for (const auto* s : survivors)
+      if (s->sees_majority)
+        return blocked("refused: " + s->site +
+                       " still sees a majority of its group reachable: the group has quorum where "
+                       "the operator cannot see it; forcing a membership would split it");
     std::vector<const quorum_member*> primaries;
     for (const auto* s : survivors)
       if (s->role == member_role::primary) primaries.push_back(s);

@@ -47,6 +47,14 @@ struct quorum_member {
   bool reachable = false;  ///< the operator read it in the latest round
   bool fenced = false;     ///< fenced by hand (STOP GROUP_REPLICATION already done)
   std::optional<gtid_set> gtid_executed;  ///< nullopt: not known this round
+  /// It is ONLINE and its own replication_group_members lists a strict majority of its rows
+  /// reachable (not UNREACHABLE): its group still has quorum, whatever the operator can reach
+  /// (a join in progress, the others cut off from the operator only, or its failure detection
+  /// has not yet noticed the others are gone).
+  bool sees_majority = false;
+  /// Its gtid_executed at the operator's latest good read, whatever round (what an unreachable
+  /// member held when it was last seen); nullopt: never read.
+  std::optional<gtid_set> last_gtid;
 };
 
 struct permission {
@@ -60,6 +68,25 @@ std::size_t online_reachable(const std::vector<quorum_member>& members);
 /// Whether the group lost its majority: fewer than quorum_of(declared) members are reachable and
 /// ONLINE. The group is then Blocked: observed, nothing destructive done.
 bool quorum_lost(const std::vector<quorum_member>& members, std::size_t declared);
+
+struct quorum_facts {
+  bool bootstrapped = false;        ///< the group was bootstrapped (durable)
+  bool all_reported = false;        ///< every declared member was polled at least once
+  bool agreed_with_quorum = false;  ///< a majority agreed on a view that has quorum
+};
+
+struct quorum_verdict {
+  bool blocked = false;
+  std::string reason;  ///< one line when blocked
+};
+
+/// Whether the group is Blocked by a quorum loss: bootstrapped, every member polled once, no
+/// agreed view with quorum, no reachable member that sees a majority of its own view, and fewer
+/// than quorum_of(declared) members reachable and ONLINE.
+/// While Blocked the operator only observes (no START/STOP, fence, set_as_primary, bootstrap);
+/// only a person's recovery request (plan_quorum_recovery) acts.
+quorum_verdict quorum_block(const std::vector<quorum_member>& members, std::size_t declared,
+                            const quorum_facts& facts);
 
 /// A manual fence of `site` (STOP GROUP_REPLICATION: it leaves the group, super_read_only):
 /// refused for an unknown site and when the ONLINE members left would be fewer than
@@ -88,6 +115,10 @@ struct recovery_plan {
   std::string site;                 ///< the safe survivor
   std::vector<std::string> rejoin;  ///< the others, to START after it (declared order)
   std::string reason;               ///< one line, for the condition, the Event and the plugin
+  /// force_members / rebootstrap: one line per other member saying what it may lose (the
+  /// transactions it held at its last read that `site` lacks, or that it was never read).
+  std::vector<std::string> at_risk;
+  bool operator==(const recovery_plan&) const = default;
 };
 
 /// Guarded quorum recovery, computed only when a person asked for it.
@@ -96,6 +127,8 @@ struct recovery_plan {
 /// broken by declared order); two PRIMARYs, unknown or incomparable sets stay Blocked. The choice is
 /// also refused when any reachable member holds known transactions the survivor lacks (forcing
 /// would discard them although the operator can see them).
+/// A survivor whose own table still shows a majority ONLINE is not forced (Blocked: the group
+/// has quorum where the operator cannot see it; forcing would split it).
 /// Total outage (no ONLINE survivor): re-bootstrap only when every declared member is reachable
 /// with a known gtid_executed and one member's set contains all of them; otherwise Blocked.
 /// `members` in declared order.

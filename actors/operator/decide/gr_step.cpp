@@ -152,6 +152,7 @@ std::string op_name(mysql_op op) {
     case mysql_op::gr_start: return "START GROUP_REPLICATION";
     case mysql_op::gr_stop: return "STOP GROUP_REPLICATION";
     case mysql_op::gr_set_primary: return "group_replication_set_as_primary";
+    case mysql_op::gr_force_members: return "group_replication_force_members";
     default: return to_string(op);
   }
 }
@@ -241,6 +242,21 @@ std::string reported_group_name(const context& c) {
 
 bool stop_fenced_members(context& c);  // below
 
+const gr_snapshot* gr_snapshot_of(const context& c, const std::string& site) {
+  return snapshot_of(c, site);
+}
+
+gr::member_state gr_own_state(const gr_snapshot& s) { return own_state(s); }
+
+void gr_send(context& c, const std::string& site, mysql_op op, bool reset_only) {
+  send(c, site, op);
+  if (reset_only) std::get<effect::gr_command>(c.out.back()).settings.local_address.clear();
+}
+
+gr_settings gr_settings_for(const context& c, const std::string& site) {
+  return settings_for(c, site);
+}
+
 void gr_evaluate(context& c) {
   auto& st = c.st;
   auto& g = st.gr;
@@ -266,7 +282,10 @@ void gr_evaluate(context& c) {
     c.log(log_level::info, "group view", f);
     status_changed(c, true);
   }
-  if (g.view.known && !g.view.has_quorum)
+  gr_check_quorum(c);  // Blocked on a quorum loss (step_gr_recovery.cpp)
+  if (g.blocked)
+    c.alert_once("gr-quorum", "Warning", "QuorumLost", g.blocked_reason);
+  else if (g.view.known && !g.view.has_quorum)
     c.alert_once("gr-quorum", "Warning", "QuorumLost",
                  "the group has no quorum: " + g.view.reason + " (the operator only observes)");
   else if (g.view.known)
@@ -360,6 +379,14 @@ void gr_evaluate(context& c) {
              d.group_name + ": no command is sent (restore the spec's groupName)";
     return;
   }
+  // A recovery left open by an operator that stopped mid-way is closed first (never resent).
+  if (gr_recovery_interrupted(c)) return;
+  if (g.blocked) {
+    // Quorum lost: observe only. No fence, START, STOP, set_as_primary or bootstrap; only a
+    // person's recovery request acts (on_gr_recovery).
+    g.note = g.blocked_reason;
+    return;
+  }
   reconcile_fence(c);  // the fenced-sites annotation, checked again against this view
   if (busy(st)) return;
   if (quiet(c)) return;
@@ -396,6 +423,7 @@ void gr_evaluate(context& c) {
 
 void gr_persisted(context& c, const change_gr& x, bool ok) {
   auto& g = c.st.gr;
+  if (x.recovery_begin || x.recovery_end) gr_recovery_persisted(c, x, ok);
   if (!ok) return;  // the next evaluation decides again
   if (x.active) {
     const std::string& site = *x.active;
@@ -430,6 +458,7 @@ void on_gr_done(context& c, const input::gr_done& in) {
   }
   g.command_site.clear();
   g.last_command_end = c.clock.now;
+  if (on_gr_recovery_done(c, in)) return;
   bool ok = in.outcome && in.outcome->ok;
   auto f = c.fields(in.site);
   f["command"] = op_name(in.op);
@@ -543,6 +572,29 @@ config::group_replication_status gr_status_of(const group_rules& rules, const gr
   s.view_id = s.view_known ? g.view.view_id : std::string{};
   s.message = !g.note.empty() ? g.note : g.view.reason;
   s.switchover_target = g.switchover_target;
+  const auto& d = st.durable.gr;
+  s.phase = d.recovery_open ? "Recovering"
+            : g.blocked     ? "Blocked"
+            : !d.bootstrapped ? "Pending"
+                              : "Running";
+  if (g.blocked) s.message = g.blocked_reason;
+  if (g.blocked && g.preview) {
+    config::gr_recovery_plan_status p;
+    p.kind = std::string{gr::to_string(g.preview->kind)};
+    p.survivor = g.preview->site;
+    p.rejoin = g.preview->rejoin;
+    p.reason = g.preview->reason;
+    p.at_risk = g.preview->at_risk;
+    s.recovery_plan = std::move(p);
+  }
+  if (!g.recovery_reason.empty() || !d.recovery_request.empty()) {
+    config::gr_last_recovery_status r;
+    r.request = d.recovery_request;
+    r.result = g.recovery_reason;
+    r.message = g.recovery_message;
+    if (r.result.empty()) r.result = d.recovery_open ? "QuorumRecoveryStarted" : "Recorded";
+    s.last_recovery = std::move(r);
+  }
   for (const auto& site : rules.sites) {
     config::gr_member_status m;
     m.name = site;
@@ -583,6 +635,8 @@ step_result gr_step(const group_rules& rules, group_state state, const group_inp
                      on_fence_annotation(c, x.value);
                    else if (x.key == fence_request_key)
                      on_fence_request(c, x.value);
+                   else if (x.key == force_quorum_recovery_annotation)
+                     c.answer = on_gr_recovery(c, x.value);
                    else
                      c.answer = "rejected: " + x.key +
                                 " does not apply to a Group Replication group (the clone plugin's "

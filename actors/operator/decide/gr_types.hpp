@@ -10,12 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "actors/operator/decide/gr_quorum.hpp"
 #include "actors/operator/decide/gr_view.hpp"
 #include "messages/decisions.hpp"
 #include "messages/gr.hpp"
 #include "messages/mysql.hpp"
 
 namespace br {
+
+/// A person's request for a guarded quorum recovery (issue 23): its value is a request id (any
+/// text: a timestamp, a ticket), consumed once. `kubectl bloodraven group recover` sets it.
+inline constexpr const char* force_quorum_recovery_annotation =
+    "bloodraven.shipstream.io/force-quorum-recovery";
 
 /// The spec values of a Group Replication group (config::group_replication_spec and the sites').
 struct gr_rules {
@@ -51,6 +57,17 @@ struct gr_runtime {
   std::string switchover_target;
   std::optional<mono_time> switchover_deadline;
   std::string note;  ///< one line for the status: what the group waits for, or ""
+  /// Quorum loss (gr::quorum_block): the group is Blocked, the operator only observes.
+  bool blocked = false;
+  std::string blocked_reason;
+  /// While Blocked: the recovery the operator would run if asked now (status, the plugin).
+  std::optional<gr::recovery_plan> preview;
+  /// The latest recovery request's outcome for the QuorumRecovery condition: its reason
+  /// (QuorumRecoveryStarted | QuorumRecovered | QuorumRecoveryRefused | QuorumRecoveryFailed)
+  /// and message ("" = none this run).
+  std::string recovery_reason;
+  std::string recovery_message;
+  bool recovery_cleanup = false;  ///< the command in flight is an interrupted recovery's clean-up
 };
 
 /// The durable Group Replication record changes; `active` (when set) makes that site the view's
@@ -61,6 +78,12 @@ struct change_gr {
   std::string from;                  ///< the active site before (Events)
   bool before_bootstrapped = false;  ///< durable bootstrapped before (Events)
   bool start_bootstrap = false;      ///< once stored, the bootstrap command is sent
+  /// Guarded quorum recovery: `gr`'s recovery_* members are recorded (open) before the command
+  /// is sent; `recovery_end` closes the record, and `view_max_after` (a completed recovery) sets
+  /// observed_view_max to the forced view's size, the one exception to it only growing.
+  bool recovery_begin = false;
+  bool recovery_end = false;
+  std::optional<uint64_t> view_max_after;
   int64_t at_ms = 0;
 };
 

@@ -108,6 +108,14 @@ durable_state apply_change(durable_state d, const durable_change& c) {
           [&](const change_planned& x) { d.planned = x.record; },
           [&](const change_gr& x) {
             d.gr = merge_gr(d.gr, x.gr);
+            if (x.recovery_begin) {
+              d.gr.recovery_request = x.gr.recovery_request;
+              d.gr.recovery_kind = x.gr.recovery_kind;
+              d.gr.recovery_site = x.gr.recovery_site;
+              d.gr.recovery_open = true;
+            }
+            if (x.recovery_end) d.gr.recovery_open = false;
+            if (x.view_max_after) d.gr.observed_view_max = *x.view_max_after;
             if (x.active) d.view = {d.view.epoch + 1, *x.active, "", x.at_ms, {}};
           },
           [&](const change_bootstrap& x) {

@@ -120,6 +120,29 @@ std::string on_gr_switchover(context& c, const std::string& request);
 /// the agreed view when known, else the member's own word; fenced from the durable state.
 std::vector<gr::quorum_member> gr_quorum_members(const context& c);
 void status_changed(context& c, bool now);
+/// gr_step.cpp's helpers for the other GR files: the site's latest snapshot (nullptr: none), a
+/// member's own state, one command sent (one at a time), the settings a command carries.
+const gr_snapshot* gr_snapshot_of(const context& c, const std::string& site);
+gr::member_state gr_own_state(const gr_snapshot& s);
+/// `reset_only`: gr_force_members without an address (only the reset to '').
+void gr_send(context& c, const std::string& site, mysql_op op, bool reset_only = false);
+gr_settings gr_settings_for(const context& c, const std::string& site);
+
+// Group Replication quorum loss and guarded recovery (step_gr_recovery.cpp; decide/gr_quorum.hpp).
+/// The quorum size members are counted against: the declared members or the largest agreed view.
+std::size_t gr_declared(const context& c);
+/// Sets st.gr.blocked (gr::quorum_block) and, while Blocked, the plan the operator would run.
+void gr_check_quorum(context& c);
+/// A person's request (force-quorum-recovery, value = its id): recomputes the plan now, records
+/// the request before acting, sends force_members or the bootstrap; the answer.
+std::string on_gr_recovery(context& c, const std::string& request);
+/// A durable recovery record still open while no command runs (the operator restarted mid-way):
+/// only group_replication_force_members is reset, then the record is closed. True when it acted
+/// or waits (nothing else may run this round).
+bool gr_recovery_interrupted(context& c);
+/// The recovery's command ended (true) or the reply was another command's (false).
+bool on_gr_recovery_done(context& c, const input::gr_done& in);
+void gr_recovery_persisted(context& c, const change_gr& x, bool ok);
 
 // Plans (step_plans.cpp).
 /// `discard_gtid`: reclone only, the set the request confirmed may be thrown away. `planned`:

@@ -210,11 +210,18 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
       {"plannedFailover", planned_json(s.planned)},
   };
   // Group Replication groups only (issue 22); an async group's state keeps its old shape.
-  if (s.gr != gr_durable{})
+  if (s.gr != gr_durable{}) {
     j["groupReplication"] = {{"groupName", s.gr.group_name},
                              {"bootstrapped", s.gr.bootstrapped},
                              {"observedViewMax", s.gr.observed_view_max},
                              {"bootstrapStarted", s.gr.bootstrap_started}};
+    // Guarded quorum recovery (issue 23); a record that never had one keeps its old shape.
+    if (!s.gr.recovery_request.empty())
+      j["groupReplication"]["recovery"] = {{"request", s.gr.recovery_request},
+                                           {"kind", s.gr.recovery_kind},
+                                           {"site", s.gr.recovery_site},
+                                           {"open", s.gr.recovery_open}};
+  }
   // spec.restoreInPlace (issue 21); a state that never had one keeps its old shape.
   if (s.restore_freeze != restore_freeze_record{})
     j["restoreFreeze"] = {{"token", s.restore_freeze.token},
@@ -286,6 +293,13 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
       s.gr.bootstrapped = get<bool>(g, "bootstrapped");
       s.gr.observed_view_max = get<uint64_t>(g, "observedViewMax");
       s.gr.bootstrap_started = get<std::string>(g, "bootstrapStarted");
+      if (g.contains("recovery")) {
+        const auto& r = member(g, "recovery");
+        s.gr.recovery_request = get<std::string>(r, "request");
+        s.gr.recovery_kind = get<std::string>(r, "kind");
+        s.gr.recovery_site = get<std::string>(r, "site");
+        s.gr.recovery_open = get<bool>(r, "open");
+      }
     }
     if (j.contains("restoreFreeze")) {
       const auto& r = member(j, "restoreFreeze");

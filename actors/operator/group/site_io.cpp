@@ -213,7 +213,8 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
     return out;
   }
   if (cmd.op == mysql_op::gr_bootstrap || cmd.op == mysql_op::gr_start ||
-      cmd.op == mysql_op::gr_stop || cmd.op == mysql_op::gr_set_primary) {
+      cmd.op == mysql_op::gr_stop || cmd.op == mysql_op::gr_set_primary ||
+      cmd.op == mysql_op::gr_force_members) {
     st.cache.erase(key);  // the member's state changes under any cached session
     auto r = mysql::run_gr_command(options_for(cmd.target, seconds(5)), cmd.op, cmd.gr, cmd.source,
                                    cmd.member_id, timeout);
@@ -378,6 +379,7 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
     case mysql_op::gr_start:
     case mysql_op::gr_stop:
     case mysql_op::gr_set_primary:
+    case mysql_op::gr_force_members:
       break;  // handled above
   }
   out.ok = true;

@@ -10,6 +10,9 @@
 // Planned failover: the annotation stays on the object while the request runs and is removed when
 // it ends (rejected, skipped, Succeeded or Failed): the source hands it to the coordinator, then
 // asks again every few seconds until the answer says it ended.
+// Forced quorum recovery (bloodraven.shipstream.io/force-quorum-recovery, written by `kubectl
+// bloodraven group recover`) goes like a reclone: removed first, then handed, so it is consumed
+// once; the coordinator records the request before it acts.
 // Every hand-off carries the request's id (value + resourceVersion first read), so a hand-off
 // repeated after a lost answer, or asked again, is never acted on twice (decide/admin_handoff).
 #include "actors/operator/kube/group_source_detail.hpp"
@@ -30,7 +33,8 @@ std::optional<admin_annotation_seen> admin_annotation_of(const nlohmann::json& o
   const auto ann = md.value("annotations", nlohmann::json::object());
   if (!ann.is_object()) return std::nullopt;
   admin_annotation_seen s;
-  for (const char* key : {reclone_annotation, planned_failover_annotation})
+  for (const char* key : {reclone_annotation, planned_failover_annotation,
+                          force_quorum_recovery_annotation})
     if (ann.contains(key) && ann[key].is_string()) {
       s.annotation = key;
       break;
