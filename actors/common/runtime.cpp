@@ -139,6 +139,12 @@ int run_process(const runtime_options& opts, const children_factory& children,
     servers.push_back(std::move(srv));
   }
 
+  for (const auto& e : opts.extra) {
+    auto srv = start_server(e.options, e.listen, e.routes);
+    if (!srv) return 1;
+    servers.push_back(std::move(srv));
+  }
+
   auto root = spawn_supervisor(sys, "root", opts.root_policy, children ? children(sys) : std::vector<child_spec>{});
   caf::scoped_actor self{sys};
   self->monitor(root);

@@ -10,6 +10,7 @@
 
 #include "actors/common/supervisor.hpp"
 #include "io/http/router.hpp"
+#include "io/http/server.hpp"
 
 namespace br {
 
@@ -21,6 +22,15 @@ struct runtime_options {
   size_t max_body_bytes = 1 << 20;
   std::chrono::milliseconds handler_timeout{5000};
   restart_policy root_policy;
+  /// Further listeners with their own routes and options (the operator's HTTPS status webhook):
+  /// started beside the others (address and port from `listen`, metrics in the process
+  /// registry), stopped with them; one that cannot start fails the process like the others.
+  struct extra_listener {
+    std::string listen;
+    http::server_options options;
+    http::router routes;
+  };
+  std::vector<extra_listener> extra;
 };
 
 /// Builds the root supervisor's children once the actor system exists.

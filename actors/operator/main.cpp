@@ -17,6 +17,7 @@
 #include "actors/operator/local/admin_cli.hpp"
 #include "actors/operator/local/backup_cli.hpp"
 #include "actors/operator/api/operator_api.hpp"
+#include "actors/operator/api/status_webhook.hpp"
 #include "actors/operator/group/operator_metrics.hpp"
 #include "actors/common/key_dir.hpp"
 #include "config/duration_limits.hpp"
@@ -68,6 +69,19 @@ std::vector<br::config::flag_def> operator_flags() {
       {"pod-name", "POD_NAME", "",
        "Kubernetes mode: this pod's name, the Lease holder identity (empty: the host name)", false,
        {}},
+      {"webhook-listen", "BLOODRAVEN_WEBHOOK_LISTEN", "",
+       "Kubernetes mode: HTTPS address of the status admission webhook (POST /validate-status; "
+       "empty: off; the chart uses :9443)",
+       false,
+       [](const std::string& v) { return v.empty() ? std::string{} : check_listen_address(v); }},
+      {"webhook-cert-file", "BLOODRAVEN_WEBHOOK_CERT_FILE", "/etc/bloodraven/webhook/tls.crt",
+       "Kubernetes mode: the webhook's PEM certificate chain (re-read when it changes)", false, {}},
+      {"webhook-key-file", "BLOODRAVEN_WEBHOOK_KEY_FILE", "/etc/bloodraven/webhook/tls.key",
+       "Kubernetes mode: the webhook's PEM private key", false, {}},
+      {"webhook-operator-user", "BLOODRAVEN_WEBHOOK_OPERATOR_USER", "",
+       "Kubernetes mode: the only user the webhook lets change a Group Replication group's status "
+       "(empty: system:serviceaccount:<namespace>:bloodraven)",
+       false, {}},
       {"shutdown-timeout", "BLOODRAVEN_SHUTDOWN_TIMEOUT", "5s",
        "deadline for a clean stop after SIGTERM (at most 10m)", false,
        check_duration_within(limits::shutdown_timeout.min, limits::shutdown_timeout.max)},
@@ -205,6 +219,19 @@ int main(int argc, char** argv) {
   opmetrics::set_websocket_clients(0);
   api.ws = ws;
   children_factory children;
+  if (!flags.values["standalone"].empty() && !flags.values["webhook-listen"].empty()) {
+    std::fprintf(stderr, "bloodraven: --webhook-listen is for Kubernetes mode, not --standalone\n");
+    return 2;
+  }
+  if (!flags.values["webhook-listen"].empty()) {
+    std::string user = flags.values["webhook-operator-user"];
+    if (user.empty()) user = "system:serviceaccount:" + flags.values["namespace"] + ":bloodraven";
+    log::info("status webhook", {{"listen", flags.values["webhook-listen"]}, {"operatorUser", user}});
+    opts.extra.push_back({flags.values["webhook-listen"],
+                          status_webhook_options(flags.values["webhook-cert-file"],
+                                                 flags.values["webhook-key-file"]),
+                          status_webhook_routes(user)});
+  }
   if (!flags.values["standalone"].empty()) {
     auto setup = std::make_shared<standalone_setup>();
     if (int rc = load_standalone(flags.values, *setup); rc != 0) return rc;

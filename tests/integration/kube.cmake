@@ -1,6 +1,6 @@
 # Kubernetes: API simulator library + kube-sim program, io/kube client conformance, kubectl, leader election.
 br_library(br_kube_sim FOLDER ${PROJECT_SOURCE_DIR}/tests/support/kube_sim
-  LIBS br_io_http Boost::headers nlohmann_json::nlohmann_json Threads::Threads yaml-cpp)
+  LIBS br_io_http br_io_codec Boost::headers nlohmann_json::nlohmann_json Threads::Threads yaml-cpp)
 # The Kubernetes integration suites' shared setup (tests/support/kube_sim/harness: simulator under
 # the chart's RBAC + clients by identity, CRDs, the group source's test timings and actors, root
 # queries for the kubelet suites), compiled once.
@@ -24,3 +24,12 @@ br_test(integration_kube_leader
           ${PROJECT_SOURCE_DIR}/actors/operator/kube/core/leader_elector.cpp
   LIBS br_kube_sim br_io_kube yaml-cpp CAF::core
   LABELS "integration;kube" TIMEOUT 300)
+# The Group Replication status webhook as deployed: the bloodraven binary's HTTPS webhook called by
+# the API simulator's admission (ValidatingWebhookConfiguration), kubectl as two identities.
+br_test(integration_kube_status_webhook
+  SOURCES ${PROJECT_SOURCE_DIR}/tests/integration/kube_status_webhook_test.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
+  LIBS br_kube_sim br_io_kube br_io_crypto br_io_codec yaml-cpp
+  DEPENDS bloodraven
+  LABELS "integration;kube;gr;webhook"
+  TIMEOUT 300)

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "io/http/router.hpp"
+#include "tests/support/kube_sim/admission_webhooks.hpp"
 #include "tests/support/kube_sim/discovery.hpp"
 #include "tests/support/kube_sim/store.hpp"
 
@@ -77,6 +78,10 @@ struct simulator::impl {
                                  const std::string& body);
   std::atomic<std::uint64_t> drop_gen{0};
   std::atomic<std::size_t> watches{0};
+  webhook_caller webhooks{db};
+  /// The requester's userInfo (see simulator.hpp), or {"forbidden": message} for a refused
+  /// impersonation; `e` is the RBAC enforcement naming its identity, if any.
+  json user_of(const bhttp::request<bhttp::string_body>& req, const rbac_enforcement* e) const;
 
   void accept_loop();
   void serve(connection& c);
@@ -88,7 +93,36 @@ struct simulator::impl {
              const std::map<std::string, std::string>& query, std::uint64_t drop_at_receipt);
 };
 
-simulator::simulator(options o) : impl_(std::make_unique<impl>(std::move(o))) {}
+simulator::simulator(options o) : impl_(std::make_unique<impl>(std::move(o))) {
+  impl_->db.set_admission([w = &impl_->webhooks](const admission_request& r) { return (*w)(r); });
+}
+
+void simulator::route_service(const std::string& ns, const std::string& name, int port,
+                              const std::string& address) {
+  impl_->webhooks.route_service(ns, name, port, address);
+}
+
+json simulator::impl::user_of(const bhttp::request<bhttp::string_body>& req,
+                              const rbac_enforcement* e) const {
+  json user = {{"username", "kube-sim:admin"}, {"groups", {"system:masters", "system:authenticated"}}};
+  const std::string identity{req[identity_header]};
+  if (e)
+    user = {{"username", e->user}, {"groups", {"system:serviceaccounts", "system:authenticated"}}};
+  else if (!identity.empty())
+    user = {{"username", identity}, {"groups", {"system:authenticated"}}};
+  const std::string as{req["Impersonate-User"]};
+  if (as.empty()) return user;
+  const auto groups = user["groups"];
+  if (std::find(groups.begin(), groups.end(), "system:masters") == groups.end())
+    return {{"forbidden", "users \"" + as + "\" is forbidden: User \"" + user["username"].get<std::string>() +
+                              "\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope"}};
+  json as_groups = json::array();
+  for (const auto& f : req)
+    if (beast::iequals(f.name_string(), "Impersonate-Group")) as_groups.push_back(std::string{f.value()});
+  as_groups.push_back("system:authenticated");
+  return {{"username", as}, {"groups", as_groups}};
+}
+
 simulator::~simulator() { stop(); }
 
 std::uint16_t simulator::start() {
@@ -375,7 +409,12 @@ bool simulator::impl::handle(tcp::socket& s, const bhttp::request<bhttp::string_
     auto e = std::find_if(rbac.begin(), rbac.end(), [&](const rbac_enforcement& x) {
       return std::find(x.identities.begin(), x.identities.end(), identity) != x.identities.end();
     });
-    if (e != rbac.end() && target) {
+    rp.user_info = user_of(req, e == rbac.end() ? nullptr : &*e);
+    if (rp.user_info.contains("forbidden")) {
+      forbidden = status_error(403, "Forbidden", rp.user_info["forbidden"].get<std::string>()).body;
+      rp.user_info = json::object();
+    }
+    if (!forbidden && e != rbac.end() && target) {
       auto w = target->query.find("watch");
       auto a = attributes_of(method, target->path,
                              w != target->query.end() && (w->second == "true" || w->second == "1"));

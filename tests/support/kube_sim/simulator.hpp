@@ -84,6 +84,15 @@ class simulator {
   std::vector<write_record> writes() const;
   std::size_t open_watches() const;
   std::uint64_t resource_version() const;
+  // A request's user, as admission webhooks see it (userInfo): the user of the RBAC enforcement
+  // naming its identity header, else the identity header itself, else "kube-sim:admin"
+  // (system:masters). Like the API server, an Impersonate-User header (kubectl --as, with
+  // --as-group) replaces it when that user is in system:masters, and is refused with 403
+  // otherwise. Authorisation stays by identity header (set_rbac).
+  /// Where a Service named by a webhook's clientConfig listens ("host:port"): the simulator has
+  /// no cluster network (API simulation; see admission_webhooks.hpp).
+  void route_service(const std::string& ns, const std::string& name, int port,
+                     const std::string& address);
   /// Writes a kubeconfig that points at this simulator (for kubectl); returns its path.
   std::string write_kubeconfig(const std::string& dir) const;
 

@@ -274,8 +274,13 @@ api_result store::create(const resource_path& p, json body) {
   return {201, out(*again, p.version, objects_[again->key()].count(key) ? objects_[again->key()][key] : body)};
 }
 
-api_result store::replace(const resource_path& p, json body) {
+void store::set_admission(admission_check check) {
   std::lock_guard lock{m_};
+  admission_ = std::move(check);
+}
+
+api_result store::replace(const resource_path& p, json body) {
+  std::unique_lock lock{m_};
   const auto* t = type_locked(p.group, p.version, p.plural);
   if (!t) return status_error(404, "NotFound", "the server could not find the requested resource");
   if (!body.is_object()) return status_error(400, "BadRequest", "the body of the request was not an object");
@@ -295,7 +300,7 @@ api_result store::replace(const resource_path& p, json body) {
                                  "Invalid value: 0x0: must be specified for an update"}});
   }
   if (rv != old["metadata"].value("resourceVersion", std::string{})) return conflict(*t, p.name);
-  return write_update(*t, p, std::move(body), old);
+  return write_update(lock, *t, p, std::move(body), old);
 }
 
 api_result store::patch(const resource_path& p, const std::string& content_type,
@@ -338,11 +343,11 @@ api_result store::patch(const resource_path& p, const std::string& content_type,
   const std::string have = old["metadata"].value("resourceVersion", std::string{});
   if (!want.empty() && want != have) return conflict(*t, p.name);
   patched["metadata"]["resourceVersion"] = have;
-  return write_update(*t, p, std::move(patched), old);
+  return write_update(lock, *t, p, std::move(patched), old);
 }
 
-api_result store::write_update(resource_type t, const resource_path& p, json next,
-                               const json& old) {
+api_result store::write_update(std::unique_lock<std::mutex>& lock, resource_type t,
+                               const resource_path& p, json next, const json& old) {
   const std::string key = object_key(t.namespaced ? p.ns : "", p.name);
   json result;
   if (p.sub == "status") {
@@ -390,6 +395,22 @@ api_result store::write_update(resource_type t, const resource_path& p, json nex
     auto errs = validate_and_prune(*s->second, result, &pruned);
     if (!errs.empty()) return invalid(t, p.name, errs);
     if (p.strict_fields && !pruned.empty()) return strict_error(pruned);
+  }
+  // Validating admission, as the API server runs it: after schema validation, before storing.
+  // The webhook is called without the lock; a write that raced it is refused as a conflict.
+  const auto hooks = objects_.find("admissionregistration.k8s.io/validatingwebhookconfigurations");
+  if (admission_ && hooks != objects_.end() && !hooks->second.empty()) {
+    const admission_check check = admission_;
+    admission_request ar{"UPDATE", t, p, out(t, p.version, result), out(t, p.version, old)};
+    lock.unlock();
+    auto refused = check(ar);
+    lock.lock();
+    if (refused) return *refused;
+    auto& now = objects_[t.key()];
+    auto cur = now.find(key);
+    if (cur == now.end()) return not_found(t, p.name);
+    if (cur->second["metadata"]["resourceVersion"] != old["metadata"]["resourceVersion"])
+      return conflict(t, p.name);
   }
   result.erase("apiVersion");
   result.erase("kind");

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,6 +51,7 @@ struct resource_path {
   std::string name;
   std::string sub;  // "" or "status"
   bool strict_fields = false;  // fieldValidation=Strict: unknown fields are an error, not pruned
+  json user_info = json::object();  // the requester ({username, groups}), for admission
 };
 
 struct api_result {
@@ -76,6 +78,20 @@ struct view_filter {
   bool matches(const json& object) const;
 };
 
+/// One write as a validating admission check sees it (the API server's admission attributes).
+struct admission_request {
+  std::string operation;  // UPDATE (updates, patches, status writes)
+  resource_type type;
+  resource_path path;  // namespace, name, subresource, version, requester
+  json object;         // after the write, as the client would read it
+  json old_object;
+};
+
+/// Validating admission (the simulator's webhook caller): nullopt admits, a result refuses the
+/// write with it. Called without the store's lock, and only while a
+/// ValidatingWebhookConfiguration exists.
+using admission_check = std::function<std::optional<api_result>(const admission_request&)>;
+
 /// A Kubernetes Status object (kind Status) with `code`.
 api_result status_error(int code, const std::string& reason, const std::string& message,
                         const json& details = json::object());
@@ -96,6 +112,8 @@ class store {
   api_result replace(const resource_path& p, json body);
   api_result patch(const resource_path& p, const std::string& content_type, const std::string& body);
   api_result remove(const resource_path& p, const json& options, const std::string& propagation);
+  /// Installs the validating admission check run on every update (before it is stored).
+  void set_admission(admission_check check);
 
   // Watch support.
   struct window {
@@ -127,8 +145,8 @@ class store {
   void erase(resource_type t, const std::string& key);  // by value: may unregister types
   void collect_garbage();
   bool mark_deleting(const resource_type& t, const std::string& key);
-  api_result write_update(resource_type t, const resource_path& p, json next,
-                          const json& old);
+  api_result write_update(std::unique_lock<std::mutex>& lock, resource_type t,
+                          const resource_path& p, json next, const json& old);
   json out(const resource_type& t, const std::string& version, json object) const;
   std::string new_uid();
 
@@ -142,6 +160,7 @@ class store {
   std::deque<change_ptr> history_;
   std::vector<resource_type> types_;
   std::map<std::string, object_map> objects_;  // type key -> objects
+  admission_check admission_;
 };
 
 }  // namespace br::kube_sim

@@ -47,6 +47,8 @@ void store::add_builtin_types() {
       make("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", true, false),
       make("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
            false, true, {"crd", "crds"}),
+      make("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration",
+           "validatingwebhookconfigurations", false, false),
   };
 }
 

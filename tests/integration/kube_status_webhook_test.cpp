@@ -1,0 +1,254 @@
+// The Group Replication status webhook as deployed (issue 23 acceptance 3): the real bloodraven
+// binary serves POST /validate-status over TLS (--webhook-listen, certificate files); the API
+// simulator calls it like an API server (a ValidatingWebhookConfiguration for
+// mysqlfailovergroups/status, the Service routed to the operator's port, caBundle verified); the
+// real kubectl patches status as the operator's ServiceAccount and as another user (impersonated:
+// kubectl --as).
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+
+#include "io/codec/base64.hpp"
+#include "io/kube/client.hpp"
+#include "tests/support/child_process.hpp"
+#include "tests/support/kube_sim/simulator.hpp"
+#include "tests/support/kube_sim/test_support.hpp"
+#include "tests/support/test_certs.hpp"
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using namespace br::kube_sim::test;
+
+namespace {
+
+const std::string op_user = "system:serviceaccount:bloodraven-system:bloodraven";
+const std::string U = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+const std::string V = "4a22fb58-82db-22f2-af44-d91bb0530673";
+const std::string service_host = "bloodraven-webhook.bloodraven-system.svc";
+const std::string hook_name = "status.mysqlfailovergroups.shipstream.io";
+
+struct webhook_fixture {
+  br::kube_sim::simulator sim;
+  temp_dir dir;
+  std::string kubeconfig;
+  std::unique_ptr<br::kube::client> c;
+  br::test::test_certs certs{{service_host}};
+  std::unique_ptr<br::test::child_process> op;
+
+  webhook_fixture() {
+    sim.start();
+    kubeconfig = sim.write_kubeconfig(dir.path.string());
+    c = std::make_unique<br::kube::client>(sim_config(sim));
+    auto crd = yaml_to_json(YAML::LoadFile(std::string(std::getenv("BR_SOURCE_DIR")) +
+                                           "/charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml"));
+    BOOST_TEST_REQUIRE(c->create(br::kube::resources::crds, "", crd).ok());
+    BOOST_TEST_REQUIRE(c->create(br::kube::resources::namespaces, "",
+                                 json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "db"}}}})
+                           .ok());
+    create_group("gr", true, json{{"bootstrapped", true}, {"groupName", U}});
+    create_group("fresh", true, json{{"bootstrapped", false}});
+    create_group("plain", false, json{{"bootstrapped", true}, {"groupName", U}});
+  }
+
+  void create_group(const std::string& name, bool gr, const json& gr_status) {
+    json g = load_example();
+    g["metadata"] = {{"name", name}, {"namespace", "db"}};
+    if (!gr) g["spec"].erase("replication");
+    auto r = c->create(mfg_ref, "db", g);
+    BOOST_TEST_REQUIRE(r.ok(), (r.ok() ? std::string{} : r.error().describe()));
+    json st = *r;
+    st["status"] = {{"phase", "Running"}, {"groupReplication", gr_status}};
+    auto s = c->update_status(mfg_ref, st);
+    BOOST_TEST_REQUIRE(s.ok(), (s.ok() ? std::string{} : s.error().describe()));
+  }
+
+  static json load_example() {
+    return yaml_to_json(YAML::LoadFile(std::string(std::getenv("BR_SOURCE_DIR")) +
+                                       "/deploy/examples/gr-group.yaml"));
+  }
+
+  /// Starts the operator with its webhook listener on a free port and routes the Service to it.
+  void start_operator() {
+    const auto port = br::test::free_port();
+    op = std::make_unique<br::test::child_process>(
+        br::test::binary_path("bloodraven"),
+        std::vector<std::string>{"--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
+                                 "--metrics-listen", "", "--leader-elect", "false",
+                                 "--namespace", "bloodraven-system",
+                                 // no group lives there: this operator only serves the webhook
+                                 "--watch-namespaces", "idle",
+                                 "--webhook-listen", "127.0.0.1:" + std::to_string(port),
+                                 "--webhook-cert-file", certs.cert_file, "--webhook-key-file",
+                                 certs.key_file},
+        std::map<std::string, std::string>{{"POD_NAME", "op-a"}});
+    auto line = op->wait_for_line("\"server\":\"webhook\"", 30s);
+    BOOST_TEST_REQUIRE(line.has_value(), op->output());
+    BOOST_TEST_REQUIRE(line->find("http server listening") != std::string::npos, *line);
+    sim.route_service("bloodraven-system", "bloodraven-webhook", 443,
+                      "127.0.0.1:" + std::to_string(port));
+  }
+
+  /// The chart's registration (charts/bloodraven/templates/webhook.yaml).
+  void register_webhook(const std::string& failure_policy = "Fail", std::string ca_pem = {}) {
+    if (ca_pem.empty()) ca_pem = certs.ca.cert_pem;
+    json vwc = {
+        {"apiVersion", "admissionregistration.k8s.io/v1"},
+        {"kind", "ValidatingWebhookConfiguration"},
+        {"metadata", {{"name", "bloodraven-status"}}},
+        {"webhooks",
+         json::array({{{"name", hook_name},
+                       {"admissionReviewVersions", {"v1"}},
+                       {"sideEffects", "None"},
+                       {"failurePolicy", failure_policy},
+                       {"timeoutSeconds", 5},
+                       {"clientConfig",
+                        {{"service",
+                          {{"namespace", "bloodraven-system"},
+                           {"name", "bloodraven-webhook"},
+                           {"path", "/validate-status"},
+                           {"port", 443}}},
+                         {"caBundle", br::base64_encode(ca_pem)}}},
+                       {"rules",
+                        json::array({{{"apiGroups", {"shipstream.io"}},
+                                      {"apiVersions", {"v1alpha1"}},
+                                      {"operations", {"UPDATE"}},
+                                      {"resources", {"mysqlfailovergroups/status"}},
+                                      {"scope", "Namespaced"}}})}}})}};
+    const std::string path = (dir.path / "vwc.json").string();
+    br::test::test_certs::write(path, vwc.dump());
+    auto r = kubectl({"apply", "-f", path});
+    BOOST_TEST_REQUIRE(r.first == 0, r.second);
+  }
+
+  /// Runs kubectl as `user` (impersonated, as `kubectl --as`; "" = the simulator's admin).
+  std::pair<int, std::string> kubectl(std::vector<std::string> a, const std::string& user = "") const {
+    a.insert(a.begin(), {"--kubeconfig", kubeconfig, "--cache-dir", (dir.path / "cache").string(),
+                         "--request-timeout", "20s"});
+    if (user == op_user) a.insert(a.end(), {"--as=" + user, "--as-group=system:serviceaccounts"});
+    else if (!user.empty()) a.push_back("--as=" + user);
+    br::test::child_process p("/usr/bin/kubectl", a,
+                              {{"HOME", dir.path.string()}, {"KUBECONFIG", kubeconfig}});
+    auto code = p.wait_exit(60s);
+    BOOST_REQUIRE_MESSAGE(code.has_value(), "kubectl did not finish: " + p.output());
+    return {*code, p.output()};
+  }
+
+  /// kubectl patch --subresource=status of group `name` with merge patch `status` as `user`.
+  std::pair<int, std::string> patch_status(const std::string& name, const json& status,
+                                           const std::string& user) const {
+    return kubectl({"patch", "mysqlfailovergroup", name, "-n", "db", "--subresource=status",
+                    "--type=merge", "-p", json{{"status", status}}.dump()},
+                   user);
+  }
+
+  json status_of(const std::string& name) const {
+    auto r = c->get(mfg_ref, "db", name);
+    BOOST_REQUIRE(r.ok());
+    return (*r)["status"];
+  }
+};
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+const std::string denied = "admission webhook \"" + hook_name + "\" denied the request: ";
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(kube_status_webhook, webhook_fixture)
+
+BOOST_AUTO_TEST_CASE(status_transitions_and_identities_through_kubectl) {
+  // Control: without the webhook another user may rewrite a GR group's status.
+  auto before = patch_status("gr", {{"phase", "Degraded"}}, "alice");
+  BOOST_TEST(before.first == 0, before.second);
+  BOOST_TEST(status_of("gr")["phase"] == "Degraded");
+
+  start_operator();
+  register_webhook();
+
+  // bootstrapped true -> false: denied, also for the operator's own identity.
+  auto back = patch_status("gr", {{"groupReplication", {{"bootstrapped", false}}}}, op_user);
+  BOOST_TEST(back.first != 0, back.second);
+  BOOST_TEST(has(back.second, denied + "status.groupReplication.bootstrapped may not go from true "
+                                       "back to false"),
+             back.second);
+  BOOST_TEST(status_of("gr")["groupReplication"]["bootstrapped"] == true);
+
+  // groupName changed or removed: denied for the operator.
+  auto renamed = patch_status("gr", {{"groupReplication", {{"groupName", V}}}}, op_user);
+  BOOST_TEST(renamed.first != 0, renamed.second);
+  BOOST_TEST(has(renamed.second, denied + "status.groupReplication.groupName may not change from \"" +
+                                     U + "\" to \"" + V + "\""),
+             renamed.second);
+  auto removed = patch_status("gr", {{"groupReplication", {{"groupName", nullptr}}}}, op_user);
+  BOOST_TEST(removed.first != 0, removed.second);
+  BOOST_TEST(has(removed.second, "groupName \"" + U + "\" may not be removed"), removed.second);
+  BOOST_TEST(status_of("gr")["groupReplication"]["groupName"] == U);
+
+  // Another identity: any change of a GR group's status is denied, even a legal transition.
+  auto alice = patch_status("gr", {{"phase", "Running"}}, "alice");
+  BOOST_TEST(alice.first != 0, alice.second);
+  BOOST_TEST(has(alice.second, denied + "only the operator (" + op_user + ") may change the status of "
+                                        "a Group Replication group; user \"alice\" may not"),
+             alice.second);
+  auto alice_boot = patch_status("fresh", {{"groupReplication", {{"bootstrapped", true}, {"groupName", U}}}},
+                                 "alice");
+  BOOST_TEST(alice_boot.first != 0, alice_boot.second);
+  BOOST_TEST(status_of("gr")["phase"] == "Degraded");
+  // kubectl's default identity (the simulator's admin) is another identity too.
+  auto admin = patch_status("gr", {{"phase", "Running"}}, "");
+  BOOST_TEST(admin.first != 0, admin.second);
+  BOOST_TEST(has(admin.second, "user \"kube-sim:admin\" may not"), admin.second);
+
+  // The operator's legal writes pass: other fields, false -> true with a first group name.
+  auto phase = patch_status("gr", {{"phase", "Running"}}, op_user);
+  BOOST_TEST(phase.first == 0, phase.second);
+  BOOST_TEST(status_of("gr")["phase"] == "Running");
+  auto boot = patch_status("fresh", {{"groupReplication", {{"bootstrapped", true}, {"groupName", V}}}},
+                           op_user);
+  BOOST_TEST(boot.first == 0, boot.second);
+  BOOST_TEST(status_of("fresh")["groupReplication"]["bootstrapped"] == true);
+  BOOST_TEST(status_of("fresh")["groupReplication"]["groupName"] == V);
+
+  // Async groups are unaffected: anyone, any transition.
+  auto plain = patch_status("plain", {{"phase", "Degraded"}, {"groupReplication", {{"bootstrapped", false}, {"groupName", V}}}},
+                            "alice");
+  BOOST_TEST(plain.first == 0, plain.second);
+  BOOST_TEST(status_of("plain")["groupReplication"]["groupName"] == V);
+
+  // The webhook judged them: its log names the denials.
+  BOOST_TEST(op->wait_for_line("status webhook denied a write", 10s).has_value(), op->output());
+}
+
+BOOST_AUTO_TEST_CASE(webhook_down_with_failure_policy_fail_refuses_writes) {
+  start_operator();
+  register_webhook("Fail");
+  BOOST_TEST_REQUIRE(patch_status("gr", {{"phase", "Degraded"}}, op_user).first == 0);
+  op->signal(SIGTERM);
+  BOOST_TEST_REQUIRE(op->wait_exit(30s).has_value(), op->output());
+  // Down: every status write of a group is refused, async ones too (the rule matches them all).
+  auto refused = patch_status("gr", {{"phase", "Running"}}, op_user);
+  BOOST_TEST(refused.first != 0, refused.second);
+  BOOST_TEST(has(refused.second, "failed calling webhook \"" + hook_name + "\""), refused.second);
+  auto refused_async = patch_status("plain", {{"phase", "Running"}}, "alice");
+  BOOST_TEST(refused_async.first != 0, refused_async.second);
+  BOOST_TEST(status_of("gr")["phase"] == "Degraded");
+  // failurePolicy Ignore: the same write passes while the webhook is down.
+  register_webhook("Ignore");
+  auto ignored = patch_status("gr", {{"phase", "Running"}}, op_user);
+  BOOST_TEST(ignored.first == 0, ignored.second);
+  BOOST_TEST(status_of("gr")["phase"] == "Running");
+}
+
+BOOST_AUTO_TEST_CASE(a_caBundle_of_another_ca_fails_the_call) {
+  start_operator();
+  br::test::test_certs other{{service_host}};
+  register_webhook("Fail", other.ca.cert_pem);  // a CA that did not sign the operator's certificate
+  auto refused = patch_status("gr", {{"phase", "Degraded"}}, op_user);
+  BOOST_TEST(refused.first != 0, refused.second);
+  BOOST_TEST(has(refused.second, "failed calling webhook"), refused.second);
+  BOOST_TEST(status_of("gr")["phase"] == "Running");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
