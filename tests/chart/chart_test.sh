@@ -61,6 +61,23 @@ echo "chart_test: helm template"
   >"$work/chart.yaml" 2>"$work/tpl.log" || { cat "$work/tpl.log"; die "helm template (all features)"; }
 grep -q '^kind: PrometheusRule' "$work/default.yaml" && die "PrometheusRule rendered although disabled"
 
+echo "chart_test: status webhook (generated certificate by default, cert-manager, disabled)"
+for k in ValidatingWebhookConfiguration Secret; do
+  grep -q "^kind: $k" "$work/default.yaml" || die "webhook: no $k rendered by default"
+done
+grep -q -- '--webhook-listen=:9443' "$work/default.yaml" || die "webhook: operator not started with --webhook-listen"
+"$helm" template br "$chart" --namespace bloodraven-system --set certManager.enabled=true \
+  --show-only templates/webhook.yaml >"$work/cm.yaml" 2>"$work/tpl.log" || { cat "$work/tpl.log"; die "helm template (certManager)"; }
+grep -q '^kind: Issuer' "$work/cm.yaml" && grep -q '^kind: Certificate' "$work/cm.yaml" ||
+  die "webhook: certManager.enabled renders no Issuer/Certificate"
+grep -q 'cert-manager.io/inject-ca-from: bloodraven-system/br-bloodraven-webhook$' "$work/cm.yaml" ||
+  die "webhook: no cainjector annotation"
+grep -q 'caBundle:' "$work/cm.yaml" && die "webhook: caBundle rendered although cert-manager injects it"
+grep -q '^kind: Secret' "$work/cm.yaml" && die "webhook: Secret rendered although cert-manager issues it"
+"$helm" template br "$chart" --namespace bloodraven-system --set webhook.enabled=false >"$work/nowh.yaml" 2>"$work/tpl.log" ||
+  { cat "$work/tpl.log"; die "helm template (webhook off)"; }
+grep -q 'ValidatingWebhookConfiguration\|webhook-listen' "$work/nowh.yaml" && die "webhook: rendered although disabled"
+
 echo "chart_test: operator objects for deploy/examples/group.yaml"
 "$render_dump" "$src/deploy/examples/group.yaml" >"$work/operator.json" || die "br_render_dump failed"
 
