@@ -202,7 +202,7 @@ struct group_spec {
   /// spec.initFromBackup (config/restore_spec.hpp): a new group seeded from a backup (Kubernetes
   /// mode; the restore controller in actors/operator/kube/restore/).
   std::optional<init_from_backup_spec> init_from_backup;
-  std::optional<restore_in_place_spec> restore_in_place;  // "restoreInPlace": validated, then refused (not built)
+  std::optional<restore_in_place_spec> restore_in_place;  // "restoreInPlace" (kube/restore/restore_in_place.hpp)
   // Pods a user can run (config/pod_spec.hpp; rendered from reconciler version 5 on).
   std::optional<resource_requirements> resources;          // mysqld; sites[].resources wins
   std::optional<resource_requirements> sidecar_resources;  // "sidecarResources"

@@ -379,12 +379,10 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
   if (spec.restore_in_place) {
     validate_restore_in_place(*spec.restore_in_place, spec.backup ? &*spec.backup : nullptr,
                               "spec.restoreInPlace", c.errs);
-    // Parsed and validated (above), but the controller that would run it is not built: a
-    // running group's data is never replaced by a half-built path.
-    c.errs.push_back({"spec.restoreInPlace",
-                      "not implemented yet: the in-place restore controller is not built "
-                      "(docs/backup.md \"Restore in place\"; `bloodraven restore --replace` "
-                      "is); restore into a new group with spec.initFromBackup; remove the field"});
+    if (mode == run_mode::standalone)
+      c.errs.push_back({"spec.restoreInPlace",
+                        "Kubernetes mode only: in standalone mode fence the primary and run "
+                        "`bloodraven restore --replace` against it"});
   }
   return std::move(c.errs);
 }

@@ -161,6 +161,11 @@ void validate_replication_mode(const group_spec& spec, run_mode mode, field_erro
     // The GR bootstrap does not wait for a restore (finding M2: the seed would start empty and the
     // restore Job then finds a primary); issue 23 restores into a fresh single-member group.
     fail("spec.initFromBackup", "not implemented yet in groupReplication mode; remove it");
+  if (spec.restore_in_place)
+    // The coordinator's freeze covers the async rules only (decide/step_restore_freeze.cpp): a GR
+    // group fences and elects itself, so it refuses the freeze too.
+    fail("spec.restoreInPlace", "not implemented yet in groupReplication mode (the group elects and "
+                                "fences itself; nothing would hold it while the data is replaced); remove it");
   if (spec.update_strategy == update_strategy::recreate)
     // Every member restarted at once comes back OFFLINE (start_on_boot is OFF) and the group has
     // no member left to start the others into: a total outage (finding H2).

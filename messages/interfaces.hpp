@@ -172,7 +172,9 @@ using group_source_actor = caf::typed_actor<
     caf::reacts_to<kube_event_atom, std::string, std::string>,
     caf::reacts_to<retry_later_atom, std::string>, caf::reacts_to<finalize_atom, std::string>,
     caf::reacts_to<restart_atom, std::string>, caf::reacts_to<annotate_atom, std::string>,
-    caf::replies_to<stop_atom>::with<bool>, caf::reacts_to<stop_atom, caf::actor_id>>;
+    caf::replies_to<stop_atom>::with<bool>, caf::reacts_to<stop_atom, caf::actor_id>,
+    // spec.restoreInPlace's requests (namespace, group, key, value) -> the coordinator's answer
+    caf::replies_to<annotate_atom, std::string, std::string, std::string, std::string>::with<std::string>>;
 
 /// The platform a group runs against.
 struct platform_handles {

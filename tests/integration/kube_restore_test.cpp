@@ -11,252 +11,24 @@
 
 #include <caf/all.hpp>
 
-#include <atomic>
-#include <mutex>
-#include <set>
 #include <thread>
 
-#include "actors/operator/kube/backup/backup_controller.hpp"
-#include "actors/operator/kube/restore/restore_controller.hpp"
 #include "actors/operator/kube/restore/restore_decide.hpp"
 #include "config/rfc3339.hpp"
-#include "io/log/log.hpp"
 #include "io/metrics/metrics.hpp"
+#include "tests/integration/kube_restore_fixture.hpp"
 #include "tests/support/eventually.hpp"
-#include "tests/support/kube_sim/harness/cluster.hpp"
-#include "tests/support/kube_sim/test_support.hpp"
-#include "tests/support/recording_platform.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
 using nlohmann::json;
 using br::test::eventually;
-namespace res = br::backup_ctl::resources;
+
+using namespace br::test::restore_fixture_detail;
 
 namespace {
 
-const std::string ns = "default";
-const std::string gtid = "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-23";
-
-json site(const std::string& group, const std::string& name) {
-  return {{"name", name},
-          {"zone", "z-" + name},
-          {"lbIP", "192.0.2.1"},
-          {"taintNodeSelector", {{"shipstream.io/site." + group, name}}},
-          {"storage", {{"size", "1Gi"}}}};
-}
-
-json group_object(const std::string& name, json init) {
-  return {{"apiVersion", "shipstream.io/v1alpha1"},
-          {"kind", "MysqlFailoverGroup"},
-          {"metadata", {{"name", name}, {"namespace", ns}}},
-          {"spec",
-           {{"credentials", {{"operatorSecret", name + "-operator"}}},
-            {"dns", {{"hostname", name + ".example.com"}}},
-            {"sites", json::array({site(name, "a"), site(name, "b")})},
-            {"backup",
-             {{"profiles",
-               json::array({{{"name", "s3"},
-                             {"storage",
-                              {{"type", "S3"},
-                               {"s3", {{"bucket", "bk"}, {"prefix", "prod"}, {"credentialsSecret", "aws"},
-                                       {"endpointURL", "http://s3.test:9000"}, {"forcePathStyle", true}}}}}}})},
-              {"pitr", {{"enabled", true}, {"profileName", "s3"}}}}},
-            {"initFromBackup", std::move(init)}}}};
-}
-
-/// MySQL as the coordinator sees it, per "<group>-<site>" host: fenced and empty until the test
-/// says otherwise; a promotion makes the site writable and is counted.
-struct mock_mysql {
-  std::mutex m;
-  std::map<std::string, std::string> gtid;  // host -> gtid_executed
-  std::set<std::string> writable;
-  std::vector<std::string> promoted;  // hosts, in order
-  std::vector<std::string> clones;    // recipient hosts
-
-  mysql_outcome handle(const mysql_command& cmd) {
-    std::lock_guard l{m};
-    const auto& h = cmd.target.host;
-    if (cmd.op == mysql_op::probe)
-      return writable.count(h) ? test::writable_probe(gtid[h]) : test::read_only_probe(gtid[h], false);
-    mysql_outcome ok;
-    ok.ok = true;
-    switch (cmd.op) {
-      case mysql_op::promote:
-      case mysql_op::promote_switch:
-        writable.insert(h);
-        promoted.push_back(h);
-        ok.value = "armed";
-        break;
-      case mysql_op::ensure_switch: ok.value = "armed"; break;
-      case mysql_op::fence: writable.erase(h); break;
-      case mysql_op::read_gtid: ok.value = gtid[h]; break;
-      case mysql_op::show_grants: ok.value = "GRANT ALL PRIVILEGES ON *.* TO `op`@`%`"; break;
-      case mysql_op::wait_executed: ok.value = "reached"; break;
-      case mysql_op::heartbeat: ok.value = "refreshed"; break;
-      case mysql_op::clone: clones.push_back(h); break;
-      default: break;
-    }
-    return ok;
-  }
-  size_t promotions() {
-    std::lock_guard l{m};
-    return promoted.size();
-  }
-  std::vector<std::string> promoted_hosts() {
-    std::lock_guard l{m};
-    return promoted;
-  }
-  void set(const std::string& host, const std::string& g, bool w) {
-    std::lock_guard l{m};
-    gtid[host] = g;
-    if (w) writable.insert(host);
-    else writable.erase(host);
-  }
-};
-
-template <class R>
-std::string why(const R& r) {
-  return r.ok() ? std::string{} : r.error().describe();
-}
-
-struct restore_fixture {
-  br::kube_sim::test::sim_cluster cluster;  // the chart's RBAC for the operator's identity
-  std::shared_ptr<kube::client> c = cluster.client("test");
-  caf::actor_system_config cfg;
-  caf::actor_system sys{cfg};
-  caf::scoped_actor self{sys};
-  br::kube_sim::test::operator_actors op;
-  std::shared_ptr<mock_mysql> mock = std::make_shared<mock_mysql>();
-  ticking_actor controller;
-
-  restore_fixture() {
-    log::set_level(log::level::warn);
-    must(cluster.install_crds());  // with the DNSEndpoint CRD: the bootstrap steers DNS
-    must(cluster.create(kube::resources::crds, "",
-                        br::kube_sim::test::yaml_to_json(YAML::LoadFile(br::kube_sim::test::source_path(
-                            "charts/bloodraven/crds/shipstream.io_mysqlbackups.yaml")))));
-  }
-
-  void start(const std::vector<std::string>& groups) {
-    for (const auto& g : groups) must(cluster.create_operator_secret(ns, g + "-operator", "op", "pw"));
-    op.spawn(sys, false);
-    auto m = mock;
-    op.io = caf::actor_cast<site_io_actor>(sys.spawn([m](caf::event_based_actor* s) {
-      s->set_default_handler(caf::print_and_drop);
-      return caf::behavior{[m](const mysql_command& cmd) -> mysql_outcome { return m->handle(cmd); }};
-    }));
-    auto o = br::kube_sim::test::fast_group_source(cluster.client(br::kube_sim::test::operator_identity), op.io);
-    o.reconcile = false;  // the test plays the target's Deployment
-    o.site_address = [](const std::string&, const std::string& g, const std::string& s) {
-      return config::address_spec{g + "-" + s, 3306};
-    };
-    o.sidecar_address = {};
-    op.start(sys, o);
-    restore_ctl::controller_options ro;
-    ro.client = cluster.client(br::kube_sim::test::operator_identity);
-    ro.interval = 150ms;
-    ro.render.image = "bloodraven:test";
-    ro.render.site_address = [](const std::string& n, const std::string& g, const std::string& s) {
-      return "mysql-" + g + "-" + s + "." + n + ".svc:3306";
-    };
-    controller = restore_ctl::spawn_restore_controller(sys, ro);
-  }
-
-  ~restore_fixture() {
-    if (controller) {
-      caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
-      self->wait_for(controller);
-    }
-    op.stop(self);
-    auto denied = cluster.denials();
-    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
-  }
-
-  void must(const std::string& error) { BOOST_TEST_REQUIRE(error.empty(), error); }
-
-  json get(const kube::resource_ref& r, const std::string& name) {
-    auto got = c->get(r, ns, name);
-    return got ? *got : json(nullptr);
-  }
-  json status(const std::string& group) {
-    auto g = get(kube::resources::mysqlfailovergroups, group);
-    return g.is_object() ? g.value("status", json::object()) : json::object();
-  }
-  json restore(const std::string& group) { return status(group).value("restore", json::object()); }
-
-  std::vector<json> events(const std::string& name, const std::string& reason) {
-    std::vector<json> out;
-    auto r = c->list(kube::resources::events, ns);
-    if (!r) return out;
-    for (const auto& e : (*r)["items"])
-      if (e["involvedObject"].value("name", "") == name && e.value("reason", "") == reason)
-        out.push_back(e);
-    return out;
-  }
-
-  void succeeded_backup(const std::string& name, const std::string& group) {
-    must(cluster.create(res::mysqlbackups, ns,
-                        {{"apiVersion", "shipstream.io/v1alpha1"},
-                         {"kind", "MysqlBackup"},
-                         {"metadata", {{"name", name}}},
-                         {"spec", {{"failoverGroupRef", {{"name", group}}}, {"profileName", "s3"}}}}));
-    auto s = c->merge_patch(res::mysqlbackups, ns, name,
-                            {{"status", {{"phase", "Succeeded"}, {"startTime", "2026-01-01T00:00:00Z"},
-                                         {"completionTime", "2026-01-01T00:01:00Z"}, {"sizeBytes", 1048576},
-                                         {"location", "s3://bk/prod/" + name + "/"}}}},
-                            "status");
-    BOOST_TEST_REQUIRE(s.ok(), why(s));
-  }
-
-  /// The target's Deployment, rolled out and ready (what kubelet and the Deployment controller
-  /// would report).
-  void ready_deployment(const std::string& group, const std::string& s) {
-    const std::string name = "mysql-" + group + "-" + s;
-    must(cluster.create(kube::resources::deployments, ns,
-                        {{"apiVersion", "apps/v1"},
-                         {"kind", "Deployment"},
-                         {"metadata", {{"name", name}, {"namespace", ns}}},
-                         {"spec",
-                          {{"selector", {{"matchLabels", {{"app", name}}}}},
-                           {"template",
-                            {{"metadata", {{"labels", {{"app", name}}}}},
-                             {"spec", {{"containers", json::array({{{"name", "mysql"}, {"image", "mysql:9.7"}}})}}}}}}}}));
-    auto p = c->merge_patch(kube::resources::deployments, ns, name,
-                            {{"status", {{"readyReplicas", 1}, {"replicas", 1}, {"observedGeneration", 1}}}},
-                            "status");
-    BOOST_TEST_REQUIRE(p.ok(), why(p));
-  }
-
-  /// The Job controller and kubelet, played: the Job's pod ended with `message` in its
-  /// termination log, and the Job is Complete (or Failed).
-  void finish_job(const std::string& group, const std::string& job, bool ok, const std::string& message) {
-    json pod = {{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata",
-                 {{"name", job + "-x1"},
-                  {"namespace", ns},
-                  {"labels", {{"shipstream.io/restore", group}, {"app.kubernetes.io/component", "restore"}}}}},
-                {"spec", {{"containers", json::array({{{"name", "restore"}, {"image", "bloodraven:test"}}})}}}};
-    must(cluster.create(kube::resources::pods, ns, pod));
-    auto p = c->merge_patch(
-        kube::resources::pods, ns, job + "-x1",
-        {{"status",
-          {{"phase", ok ? "Succeeded" : "Failed"},
-           {"containerStatuses",
-            json::array({{{"name", "restore"},
-                          {"state", {{"terminated", {{"exitCode", ok ? 0 : 1}, {"message", message},
-                                                     {"finishedAt", "2026-01-01T00:11:00Z"}}}}}}})}}}},
-        "status");
-    BOOST_TEST_REQUIRE(p.ok(), why(p));
-    json st = ok ? json{{"succeeded", 1}, {"conditions", json::array({{{"type", "Complete"}, {"status", "True"}}})}}
-                 : json{{"failed", 1},
-                        {"conditions", json::array({{{"type", "Failed"}, {"status", "True"},
-                                                     {"reason", "BackoffLimitExceeded"}}})}};
-    auto j = c->merge_patch(res::jobs, ns, job, {{"status", st}}, "status");
-    BOOST_TEST_REQUIRE(j.ok(), why(j));
-  }
-};
+json init_group(const std::string& name, json init) { return group_object(name, "initFromBackup", std::move(init)); }
 
 }  // namespace
 
@@ -265,7 +37,7 @@ BOOST_FIXTURE_TEST_SUITE(kube_restore, restore_fixture)
 BOOST_AUTO_TEST_CASE(pending_running_succeeded_then_the_bootstrap_seeds_from_the_restored_site) {
   succeeded_backup("nightly-1", "g");
   must(cluster.create(kube::resources::mysqlfailovergroups, ns,
-                      group_object("g", {{"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}},
+                      init_group("g", {{"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}},
                                          {"pointInTime", {{"stopDatetime", "2026-01-01T00:30:00Z"}}}})));
   start({"g"});
 
@@ -355,11 +127,11 @@ BOOST_AUTO_TEST_CASE(pending_running_succeeded_then_the_bootstrap_seeds_from_the
 
 BOOST_AUTO_TEST_CASE(a_failed_restore_keeps_its_job_warns_and_holds_the_bootstrap) {
   must(cluster.create(kube::resources::mysqlfailovergroups, ns,
-                      group_object("h", {{"source", {{"s3", {{"bucket", "other"}, {"prefix", "team/nightly-9"},
+                      init_group("h", {{"source", {{"s3", {{"bucket", "other"}, {"prefix", "team/nightly-9"},
                                                               {"credentialsSecret", "aws"}}}}}})));
   // Bad input: refused with its field path (Ready=False), nothing created for it.
   must(cluster.create(kube::resources::mysqlfailovergroups, ns,
-                      group_object("bad", {{"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}},
+                      init_group("bad", {{"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}},
                                            {"pointInTime", {{"excludeGtids", gtid}}}})));
   ready_deployment("h", "a");
   ready_deployment("bad", "a");

@@ -104,3 +104,21 @@ BOOST_AUTO_TEST_CASE(supervisor_down_table) {
   for (const auto& r : rows)
     BOOST_TEST(std::string(name(decide_down(r.d))) == r.action, r.name);
 }
+
+// Setting (or bumping) spec.restoreInPlace does not restart the group's supervisor: its
+// coordinator is the one asked to freeze the group; any other change does.
+BOOST_AUTO_TEST_CASE(spec_restore_in_place_does_not_restart_the_group) {
+  config::group_spec running;
+  running.sites.resize(2);
+  running.sites[0].name = "a";
+  running.sites[1].name = "b";
+  auto wanted = running;
+  wanted.restore_in_place = config::restore_in_place_spec{};
+  wanted.restore_in_place->confirm = "2026-11-26T15:00:00Z";
+  BOOST_TEST(same_running_spec(running, wanted));
+  auto bumped = wanted;
+  bumped.restore_in_place->confirm = "2026-11-26T16:00:00Z";
+  BOOST_TEST(same_running_spec(wanted, bumped));
+  bumped.sites[1].name = "c";
+  BOOST_TEST(!same_running_spec(wanted, bumped));
+}

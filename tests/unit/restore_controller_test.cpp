@@ -440,6 +440,11 @@ BOOST_AUTO_TEST_CASE(restore_in_place_phase_rows) {
                 {"restoreInPlace", {{"phase", phase}, {"confirmTokenUsed", T1}, {"targetSite", "pdx"}, {"scope", "full"}}}};
   };
   const restore_freeze_record frozen{T1, true, "pdx", {}}, lifted{T1, false, "pdx", {}};
+  auto answered = [&](std::vector<std::string> sites) {
+    json st = in_phase("Succeeded");
+    for (const auto& x : sites) st["restoreInPlace"]["reclones"][x] = "accepted: reclone of " + x;
+    return st;
+  };
   auto job = [](bool exists, bool succeeded, bool failed, std::string result = "") {
     job_view j;
     j.exists = exists;
@@ -474,9 +479,9 @@ BOOST_AUTO_TEST_CASE(restore_in_place_phase_rows) {
       {"Preflight, the coordinator refused: Failed", rip, in_phase("Preflight"), ok, {}, {}, "a plan is running", false,
        "status:Failed,RestoreInPlaceFailed"},
       {"Preflight, not frozen yet: asked again", rip, in_phase("Preflight"), ok, {}, {}, "", false, "freeze:" + T1},
-      {"Preflight, frozen by this token: Fencing, label off", rip, in_phase("Preflight"), ok, {}, frozen, "", false,
-       "status:Fencing,label_off:pdx"},
-      {"Fencing, the target not fenced yet", rip, in_phase("Fencing"), ok, {}, frozen, "", false, "label_off:pdx"},
+      {"Preflight, frozen by this token: Fencing (the router drops the label)", rip, in_phase("Preflight"), ok, {},
+       frozen, "", false, "status:Fencing"},
+      {"Fencing, the target not fenced yet: waits", rip, in_phase("Fencing"), ok, {}, frozen, "", false, ""},
       {"Fencing, fenced: Restoring stored before the Job", rip, in_phase("Fencing"), ok, {}, frozen, "", true,
        "status:Restoring,create_job:mysqlrestore-inplace-orders,RestoreInPlaceStarted"},
       {"Fencing, the freeze gone: Failed, no Job", rip, in_phase("Fencing"), ok, {}, lifted, "", true,
@@ -493,9 +498,17 @@ BOOST_AUTO_TEST_CASE(restore_in_place_phase_rows) {
        job(true, true, false, ok_result), frozen, "", true,
        "status:Resuming,lift:" + T1 + ",delete_job:mysqlrestore-inplace-orders"},
       {"Resuming, still frozen: lift asked again", rip, in_phase("Resuming"), ok, {}, frozen, "", true, "lift:" + T1},
-      {"Resuming, lifted: Succeeded, label on, the others recloned", rip, in_phase("Resuming"), ok, {}, lifted, "", false,
-       "status:Succeeded,label_on:pdx,reclone:iad,reclone:sea,RestoreInPlaceSucceeded"},
-      {"Succeeded, the same confirm: nothing", rip, in_phase("Succeeded"), ok, {}, lifted, "", false, ""},
+      {"Resuming, lifted: Succeeded, the others recloned", rip, in_phase("Resuming"), ok, {}, lifted, "", false,
+       "status:Succeeded,RestoreInPlaceSucceeded,reclone:iad=iad:restore=" + T1 + ",reclone:sea=sea:restore=" + T1},
+      {"Succeeded, no reclone answered yet: both asked", rip, in_phase("Succeeded"), ok, {}, lifted, "", false,
+       "reclone:iad=iad:restore=" + T1 + ",reclone:sea=sea:restore=" + T1},
+      {"Succeeded, iad answered: sea asked", rip, answered({"iad"}), ok, {}, lifted, "", false,
+       "reclone:sea=sea:restore=" + T1},
+      {"Succeeded, every reclone answered: nothing", rip, answered({"iad", "sea"}), ok, {}, lifted, "", false, ""},
+      {"Succeeded, the spec removed: the reclones still go on", nullptr, answered({"iad"}), ok, {}, lifted, "", false,
+       "reclone:sea=sea:restore=" + T1},
+      {"Succeeded, the coordinator's record holds another token: nothing", rip, in_phase("Succeeded"), ok, {},
+       restore_freeze_record{T2, false, "pdx", {}}, "", false, ""},
       {"Failed, the same confirm: nothing (never retried)", rip, in_phase("Failed"), ok, {}, frozen, "", true, ""},
       {"Failed, a newer confirm: a new Preflight", spec_with(T2), in_phase("Failed"), ok, {}, frozen, "", true,
        "status:Preflight,freeze:" + T2},
@@ -508,11 +521,9 @@ BOOST_AUTO_TEST_CASE(restore_in_place_phase_rows) {
         case in_place_step::status: k = "status:" + a.body.value("phase", ""); break;
         case in_place_step::freeze: k = "freeze:" + a.arg; break;
         case in_place_step::lift: k = "lift:" + a.arg; break;
-        case in_place_step::label_off: k = "label_off:" + a.arg; break;
-        case in_place_step::label_on: k = "label_on:" + a.arg; break;
         case in_place_step::create_job: k = "create_job:" + a.arg; break;
         case in_place_step::delete_job: k = "delete_job:" + a.arg; break;
-        case in_place_step::reclone: k = "reclone:" + a.arg; break;
+        case in_place_step::reclone: k = "reclone:" + a.arg + "=" + a.body.get<std::string>(); break;
         case in_place_step::event: k = a.reason; break;
       }
       out += (out.empty() ? "" : ",") + k;
@@ -541,6 +552,51 @@ BOOST_AUTO_TEST_CASE(restore_in_place_phase_rows) {
         }
     }
   }
+}
+
+// Succeeded: the metric values (the restore's start to its load's completion, the backup's
+// size from the Job's result); no reclone asked while a clone runs; which answers end a reclone.
+BOOST_AUTO_TEST_CASE(restore_in_place_succeeded_metrics_and_reclone_answers) {
+  const std::string T1 = "2026-11-26T15:00:00Z";
+  in_place_input in;
+  in.group = group({}, {{"confirm", T1}, {"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}}});
+  in.status = {{"activeSite", "pdx"},
+               {"restoreInPlace",
+                {{"phase", "Restoring"}, {"confirmTokenUsed", T1}, {"targetSite", "pdx"},
+                 {"startTime", "2026-11-26T15:00:10Z"}}}};
+  in.backup = mysql_backup("Succeeded");
+  in.freeze = {T1, true, "pdx", {}};
+  in.target_fenced = true;
+  in.job.exists = in.job.succeeded = true;
+  in.job.result = R"({"name":"nightly-1","gtidExecuted":"3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5",)"
+                  R"("sourceSizeBytes":2048,"completionTime":"2026-11-26T15:02:10Z"})";
+  in.now = "2026-11-26T15:02:12Z";
+  auto acts = decide_restore_in_place(in, rendered);
+  BOOST_TEST_REQUIRE(!acts.empty());
+  BOOST_TEST(acts[0].body["phase"] == "Resuming");
+  BOOST_TEST(acts[0].body["restoredAt"] == "2026-11-26T15:02:10Z");
+  BOOST_TEST(acts[0].body["sourceSizeBytes"] == 2048);
+  in.status["restoreInPlace"] = acts[0].body;
+  in.freeze.frozen = false;  // lifted
+  in.job = {};
+  in.now = "2026-11-26T15:02:20Z";
+  acts = decide_restore_in_place(in, rendered);
+  BOOST_TEST_REQUIRE(!acts.empty());
+  BOOST_TEST(acts[0].body["phase"] == "Succeeded");
+  BOOST_TEST(acts[0].duration_seconds == 120.0);
+  BOOST_TEST(acts[0].completed_unix == 1795705330.0);
+  BOOST_TEST(acts[0].source_size_bytes.value_or(-1) == 2048);
+  in.status["restoreInPlace"] = acts[0].body;
+  in.plan_running = true;  // a clone or reclone under way: asked later
+  BOOST_TEST(decide_restore_in_place(in, rendered).empty());
+  in.plan_running = false;
+  BOOST_TEST(decide_restore_in_place(in, rendered).size() == 2u);
+
+  BOOST_TEST(reclone_answer_final("accepted: reclone of iad (restore_token)"));
+  BOOST_TEST(reclone_answer_final("rejected: iad was already recloned for the in-place restore of token " + T1));
+  BOOST_TEST(reclone_answer_final("already taken: accepted: reclone of iad (restore_token)"));
+  BOOST_TEST(!reclone_answer_final("busy: the group's durable state is not loaded or being written; try again"));
+  BOOST_TEST(!reclone_answer_final("rejected: another plan (reclone) is running; request the reclone again when it has finished"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -28,6 +28,7 @@ restore_freeze_facts healthy() {
   restore_freeze_facts f;
   f.active_site = "a";
   f.active_writable = true;
+  f.active_known = true;
   return f;
 }
 
@@ -89,6 +90,8 @@ BOOST_AUTO_TEST_CASE(arming_table) {
       {"frozen, another token", [](auto& f) { f.now = {T1, true, "a", {}}; }, T2, false, false, "lifted first"},
       {"no active primary", [](auto& f) { f.active_site.clear(); }, T1, false, false, "no active primary"},
       {"the active site not writable", [](auto& f) { f.active_writable = false; }, T1, false, false, "not writable"},
+      {"the active site not polled yet (a restart): wait, not refused",
+       [](auto& f) { f.active_writable = false, f.active_known = false; }, T1, false, false, "waiting for a conclusive poll"},
       {"a plan runs", [](auto& f) { f.plan_running = true; }, T1, false, false, "a plan is running"},
       {"a bootstrap runs", [](auto& f) { f.bootstrap_running = true; }, T1, false, false, "bootstrap"},
       {"a planned failover is Deferred", [](auto& f) { f.planned_deferred = true; }, T1, false, false, "Deferred"},
@@ -99,6 +102,7 @@ BOOST_AUTO_TEST_CASE(arming_table) {
       r.edit(f);
       auto v = check_freeze(f, r.token);
       BOOST_TEST(v.accepted == r.accepted);
+      BOOST_TEST(v.wait == (r.reason == "waiting for a conclusive poll"));
       BOOST_TEST(v.changes == r.changes);
       BOOST_TEST(v.reason.find(r.reason) != std::string::npos, v.reason);
       if (v.changes) {

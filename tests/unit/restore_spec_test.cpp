@@ -175,13 +175,13 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
   }
 }
 
-// spec.restoreInPlace: every rule with its path; a valid one is still refused as a whole (its
-// controller is not built), so each row expects its own error (if any) plus that one, and no other.
-BOOST_AUTO_TEST_CASE(restore_in_place_rules_then_refused) {
+// spec.restoreInPlace: every rule with its path; each row expects its own error (if any) and no
+// other (a valid one is accepted in Kubernetes mode: the restore controller runs it).
+BOOST_AUTO_TEST_CASE(restore_in_place_rules) {
   struct row {
     const char* rule;
     std::vector<std::function<void(json&)>> edits;
-    const char* path;  // "" = only the not-built refusal
+    const char* path;  // "" = valid
     const char* fragment;
   };
   const std::vector<row> rows = {
@@ -217,11 +217,9 @@ BOOST_AUTO_TEST_CASE(restore_in_place_rules_then_refused) {
       doc["spec"].erase("initFromBackup");
       for (const auto& e : r.edits) e(doc);
       auto errs = load(doc);
-      BOOST_TEST(find_error(errs, "spec.restoreInPlace", "the in-place restore controller is not built") != nullptr,
-                 dump(errs));
       const bool own = !std::string{r.path}.empty();
       if (own) BOOST_TEST(find_error(errs, r.path, r.fragment) != nullptr, dump(errs));
-      BOOST_TEST(errs.size() == (own ? 2u : 1u), dump(errs));
+      BOOST_TEST(errs.size() == (own ? 1u : 0u), dump(errs));
     }
   }
   // Malformed: refused by the reader with its path (nothing is validated further).
@@ -253,6 +251,25 @@ BOOST_AUTO_TEST_CASE(standalone_mode_refuses_it) {
   auto res = parse_group(doc);
   auto more = validate(res.group, run_mode::standalone);
   BOOST_TEST(find_error(more, "spec.initFromBackup", "Kubernetes mode only") != nullptr, dump(more));
+  doc["spec"].erase("initFromBackup");
+  doc["spec"]["restoreInPlace"] = {{"confirm", "2026-11-26T15:00:00Z"},
+                                   {"source", {{"pvc", {{"claimName", "c"}, {"subPath", "x"}}}}}};
+  res = parse_group(doc);
+  more = validate(res.group, run_mode::standalone);
+  BOOST_TEST(find_error(more, "spec.restoreInPlace", "Kubernetes mode only") != nullptr, dump(more));
+}
+
+// Group Replication: the group elects and fences itself; nothing would hold it while the data is
+// replaced (the coordinator refuses the freeze too).
+BOOST_AUTO_TEST_CASE(group_replication_refuses_it) {
+  auto doc = base();
+  doc["spec"]["restoreInPlace"] = doc["spec"]["initFromBackup"];
+  doc["spec"]["restoreInPlace"]["confirm"] = "2026-11-26T15:00:00Z";
+  doc["spec"].erase("initFromBackup");
+  doc["spec"]["replication"]["mode"] = "groupReplication";
+  auto errs = load(doc);
+  BOOST_TEST(find_error(errs, "spec.restoreInPlace", "not implemented yet in groupReplication mode") != nullptr,
+             dump(errs));
 }
 
 BOOST_AUTO_TEST_CASE(a_location_splits_into_store_and_backup_name) {

@@ -40,6 +40,11 @@ restore_freeze_verdict check_freeze(const restore_freeze_facts& f, const std::st
                     "): set a newer confirm to run the restore again");
   }
   if (f.active_site.empty()) return refuse("the group has no active primary to restore into");
+  if (!f.active_known) {
+    v.wait = true;
+    v.reason = "waiting for a conclusive poll of the active site " + f.active_site;
+    return v;
+  }
   if (!f.active_writable)
     return refuse("the active site " + f.active_site + " is not writable and reachable");
   if (f.plan_running) return refuse("a plan is running; wait for it to end");

@@ -25,6 +25,7 @@ inline constexpr std::string_view restore_frozen_condition = "RestoreInPlaceFroz
 struct restore_freeze_facts {
   std::string active_site;        ///< "" while no primary is confirmed
   bool active_writable = false;   ///< the active site's latest report: writable and reachable
+  bool active_known = false;      ///< a conclusive poll of the active site (after a restart: not yet)
   bool plan_running = false;      ///< a plan (failover, switchover, bootstrap, clone...) runs
   bool bootstrap_running = false; ///< a bootstrap record not Done/Failed
   bool planned_deferred = false;  ///< a planned failover waits (Deferred)
@@ -33,6 +34,7 @@ struct restore_freeze_facts {
 
 struct restore_freeze_verdict {
   bool accepted = false;
+  bool wait = false;            ///< not now, not refused: asked again (the answer is "busy")
   bool changes = false;         ///< accepted and `next` differs from `now` (a write is needed)
   std::string reason;           ///< one line: why not, or what changes
   restore_freeze_record next;   ///< == facts.now unless `changes`
@@ -42,7 +44,7 @@ struct restore_freeze_verdict {
 bool parse_restore_freeze_request(std::string_view value, bool& freeze, std::string& token);
 
 /// Arming: `token` RFC 3339 and strictly newer than the recorded one; the active site known,
-/// writable and reachable; no plan, bootstrap or deferred planned failover. The same token
+/// writable and reachable (not polled conclusively yet, e.g. just after a restart: wait); no plan, bootstrap or deferred planned failover. The same token
 /// while frozen is accepted without a change (a controller restarted mid-way asks again).
 restore_freeze_verdict check_freeze(const restore_freeze_facts& f, const std::string& token);
 

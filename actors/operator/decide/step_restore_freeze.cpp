@@ -14,8 +14,10 @@ restore_freeze_facts facts_of(const context& c) {
   const auto& st = c.st;
   restore_freeze_facts f;
   f.active_site = st.view.active_site;
-  if (auto r = st.reports.find(f.active_site); r != st.reports.end())
+  if (auto r = st.reports.find(f.active_site); r != st.reports.end()) {
     f.active_writable = r->second.probe_ok && r->second.step.next.state == site_state::writable;
+    f.active_known = r->second.step.next.state != site_state::unknown;
+  }
   f.plan_running = st.durable.plan_active;
   f.bootstrap_running = st.durable.bootstrap.in_progress();
   f.planned_deferred = st.durable.planned.phase == "Deferred";
@@ -45,6 +47,10 @@ void on_restore_freeze_request(context& c, const std::string& value) {
   auto f = c.fields(st.view.active_site);
   f["request"] = value;
   f["reason"] = v.reason;
+  if (v.wait) {
+    c.answer = "busy: " + v.reason;
+    return;
+  }
   if (!v.accepted) {
     c.log(log_level::warn, "restore-in-place request refused", f);
     c.answer = "rejected: " + v.reason;

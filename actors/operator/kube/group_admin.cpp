@@ -201,6 +201,11 @@ void clear_on_object(source_ptr self, const std::string& key, const group_entry&
 
 }  // namespace
 
+void ask_group_coordinator(source_ptr self, group_entry& e, std::string key, std::string value,
+                           std::function<void(std::optional<std::string>)> done) {
+  ask_coordinator(self, e, std::move(key), std::move(value), std::move(done));
+}
+
 void note_admin_annotation(source_ptr self, const json& object) {
   if (!object.is_object()) return;
   const json md = object.value("metadata", json::object());

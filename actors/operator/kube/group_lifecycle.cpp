@@ -3,6 +3,13 @@
 
 namespace br {
 
+bool same_running_spec(const config::group_spec& running, const config::group_spec& wanted) {
+  auto a = running, b = wanted;
+  a.restore_in_place.reset();
+  b.restore_in_place.reset();
+  return a == b;
+}
+
 resolved_decision decide_resolved(const tracked_group& g, const resolved_group& d,
                                   bool source_stopping) {
   using a = resolved_action;

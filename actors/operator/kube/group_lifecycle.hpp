@@ -9,7 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/group_spec.hpp"
+
 namespace br {
+
+/// Pure: the running supervisor's spec still holds for `wanted`. spec.restoreInPlace is not
+/// compared: the restore controller reads it from the object, the group's actors never do, and
+/// setting it must not restart the coordinator it asks to freeze the group.
+bool same_running_spec(const config::group_spec& running, const config::group_spec& wanted);
 
 /// What the group source knows of a group it already tracks.
 struct tracked_group {

@@ -16,7 +16,7 @@ tracked_group tracked(source_ptr self, const std::string& key, const group_desir
   g.running = static_cast<bool>(e.supervisor);
   g.stopping = e.stopping;
   g.finalizing = e.finalize;
-  g.same_as_running = e.has_running && e.running_spec == d.spec &&
+  g.same_as_running = e.has_running && same_running_spec(e.running_spec, d.spec) &&
                       e.running_restore_hold == d.restore_hold &&
                       same_creds(e.running_creds, d.creds);
   return g;
@@ -250,6 +250,10 @@ group_source_actor::behavior_type group_source(source_ptr self, group_source_opt
       [=](annotate_atom, const std::string& key) {
         drive_admin(self, key);
         drive_fence(self, key);
+      },
+      [=](annotate_atom, const std::string& ns, const std::string& name, const std::string& key,
+          const std::string& value) -> caf::result<std::string> {
+        return restore_request(self, ns, name, key, value);
       },
       [=](restart_atom, const std::string& key) {
         auto it = self->state.groups.find(key);

@@ -8,7 +8,9 @@
 
 #include <caf/all.hpp>
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "actors/common/http_worker.hpp"
@@ -177,6 +179,14 @@ void note_admin_annotation(source_ptr self, const json& object);
 /// Carries the group's pending admin annotation one step on: remove it from the object, then hand
 /// it to the running coordinator. Called on notes, group starts and its own retry timer.
 void drive_admin(source_ptr self, const std::string& key);
+/// Hands (key, value) to the group's coordinator; `done` gets its answer, or nullopt when it could
+/// not be reached or did not answer in time.
+void ask_group_coordinator(source_ptr self, group_entry& e, std::string key, std::string value,
+                           std::function<void(std::optional<std::string>)> done);
+// group_restore.cpp: spec.restoreInPlace's requests from the restore controller (freeze, lift,
+// the reclones on the restore's word), handed to the group's coordinator.
+caf::result<std::string> restore_request(source_ptr self, const std::string& ns, const std::string& name,
+                                         const std::string& key, const std::string& value);
 // group_fence.cpp: the fenced-sites annotation, handed to the coordinator whenever its value
 // changes and whenever the group (re)starts; the coordinator decides (decide/manual_fence.hpp).
 void note_fence_annotation(source_ptr self, const json& object);

@@ -7,6 +7,7 @@
 
 #include "actors/common/registry.hpp"
 #include "actors/operator/kube/core/leader_elector.hpp"
+#include "actors/operator/kube/restore/restore_in_place_pass.hpp"
 #include "actors/operator/kube/verify/verify_controller.hpp"
 #include "actors/operator/group/site_io.hpp"
 #include "io/log/log.hpp"
@@ -73,6 +74,9 @@ void start_source(lead_ptr self) {
       ro.instance = bo.instance;
       ro.interval = bo.interval;
       ro.render = bo.render;
+      // spec.restoreInPlace's freeze, lift and reclones go to the group's coordinator through the
+      // source (this leadership's; the process exits when it ends).
+      ro.ask_group = restore_ctl::ask_through(self->system(), st.source);
       st.restores = restore_ctl::spawn_restore_controller(self->system(), ro);
       auto rs = st.restores;
       self->attach_functor([rs] { caf::anon_send_exit(rs, caf::exit_reason::user_shutdown); });

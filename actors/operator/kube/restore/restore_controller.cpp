@@ -11,6 +11,8 @@
 #include "actors/operator/kube/backup/backup_controller.hpp"
 #include "actors/operator/kube/backup/job_status.hpp"
 #include "actors/operator/kube/restore/restore_decide.hpp"
+#include "actors/operator/kube/restore/restore_in_place.hpp"
+#include "actors/operator/kube/restore/restore_in_place_pass.hpp"
 #include "actors/operator/kube/restore/restore_metrics.hpp"
 #include "actors/operator/kube/restore/restore_render.hpp"
 #include "config/group_validate.hpp"
@@ -116,6 +118,17 @@ struct pass {
     return true;
   }
 
+  /// spec.restoreInPlace set, or a restore it started not ended (running, or Succeeded with its
+  /// reclones still asked): seen to its end even when the field was removed meanwhile.
+  static bool in_place_wanted(const config::failover_group& g, const json& status) {
+    if (g.spec.restore_in_place) return true;
+    const json r = status.is_object() ? status.value("restoreInPlace", json::object()) : json::object();
+    const std::string phase = r.is_object() ? r.value("phase", "") : "";
+    if (phase != "Succeeded") return !phase.empty() && phase != "Failed";
+    const json done = r.value("reclones", json::object());
+    return !done.is_object() || done.size() + 1 < g.spec.sites.size();
+  }
+
   void run() {
     std::vector<json> groups, jobs;
     if (!list(mysqlfailovergroups, "", groups)) return;
@@ -124,10 +137,17 @@ struct pass {
     for (const auto& j : jobs)
       jobs_by_name[j["metadata"].value("namespace", "") + "/" + j["metadata"].value("name", "")] = &j;
     const std::string now = now_rfc3339();
+    in_place_pass in_place{o, c, events};
     for (const auto& item : groups) {
       if (item["metadata"].contains("deletionTimestamp")) continue;
       auto parsed = config::parse_group(item);
       const json st = item.value("status", json::object());
+      if (parsed.errors.empty() && in_place_wanted(parsed.group, st) &&
+          config::validate(parsed.group, config::run_mode::kubernetes).empty()) {
+        const auto& md = parsed.group.metadata;
+        auto jit = jobs_by_name.find(md.namespace_name + "/" + replace_job_name(md.name));
+        in_place.run(item, parsed.group, jit == jobs_by_name.end() ? nullptr : jit->second, now);
+      }
       const json rs = st.is_object() ? st.value("restore", json::object()) : json::object();
       // A Running restore is seen to its end even when initFromBackup was removed meanwhile.
       const bool running = rs.is_object() && rs.value("phase", "") == "Running";
@@ -177,6 +197,7 @@ struct pass {
       for (const auto& a : decide_restore(in, render))
         if (!apply(item, g, a)) break;
     }
+    failures += in_place.failures();
   }
 };
 

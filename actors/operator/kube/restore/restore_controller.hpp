@@ -1,4 +1,5 @@
-// The restore controller (Kubernetes mode, spec.initFromBackup): one detached actor that, every
+// The restore controller (Kubernetes mode, spec.initFromBackup and spec.restoreInPlace, the latter
+// in restore_in_place_pass.hpp): one detached actor that, every
 // `interval` while this operator leads, lists the MysqlFailoverGroups and the restore Jobs and
 // applies decide_restore (restore_decide.hpp) to every valid group with spec.initFromBackup:
 // the MysqlBackup it names read, the target's Deployment (the bootstrap's seed site) read, the
@@ -11,7 +12,9 @@
 #include <caf/actor_system.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,11 @@
 
 namespace br::restore_ctl {
 
+/// A request to a group's coordinator (namespace, group, key, value) -> its answer; nullopt when
+/// it was not reached or did not answer (asked again on a later pass).
+using group_asker = std::function<std::optional<std::string>(const std::string&, const std::string&,
+                                                             const std::string&, const std::string&)>;
+
 struct controller_options {
   std::shared_ptr<kube::client> client;
   std::vector<std::string> namespaces;     ///< empty = all namespaces
@@ -30,6 +38,9 @@ struct controller_options {
   std::chrono::milliseconds interval{std::chrono::seconds(5)};
   backup_ctl::render_settings render;  ///< image and site addresses, as the backup Jobs'
   std::string instance;                ///< Event reportingInstance
+  /// spec.restoreInPlace's freeze, lift and reclones (restore_in_place_pass.hpp: ask_through the
+  /// group source); empty: an in-place restore waits at Preflight.
+  group_asker ask_group;
 };
 
 /// One pass (blocking; exposed for tests). Returns the number of API calls that failed.

@@ -1,6 +1,8 @@
 // spec.restoreInPlace's preflight (see restore_in_place.hpp).
 #include "actors/operator/kube/restore/restore_in_place.hpp"
 
+#include <chrono>
+
 #include "config/rfc3339.hpp"
 
 namespace br::restore_ctl {
@@ -24,6 +26,13 @@ in_place_action act(in_place_step k, std::string arg = "") {
   return a;
 }
 
+std::optional<std::int64_t> ms_of(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return std::nullopt;
+  auto t = config::parse_rfc3339(j[key].get<std::string>());
+  if (!t) return std::nullopt;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t->time_since_epoch()).count();
+}
+
 in_place_action event(const char* type, const char* reason, std::string message) {
   in_place_action a = act(in_place_step::event);
   a.event_type = type;
@@ -33,6 +42,10 @@ in_place_action event(const char* type, const char* reason, std::string message)
 }
 
 }  // namespace
+
+bool reclone_answer_final(const std::string& answer) {
+  return answer.rfind("busy", 0) != 0 && answer.rfind("rejected: another plan", 0) != 0;
+}
 
 in_place_preflight preflight_in_place(const config::failover_group& g, const nlohmann::json& status,
                                       const nlohmann::json& backup) {
@@ -90,6 +103,18 @@ std::vector<in_place_action> decide_restore_in_place(const in_place_input& in, c
                                       : "; nothing was changed")));
   };
   const bool frozen_by_us = in.freeze.frozen && !token.empty() && in.freeze.token == token;
+  // After Succeeded: each other site recloned from the restored one, on the word of the token the
+  // coordinator recorded and lifted (it refuses any other); one answer recorded per site.
+  auto reclones = [&](const json& record) {
+    if (in.plan_running || in.freeze.frozen || in.freeze.token != token || token.empty()) return;
+    const json done = record.value("reclones", json::object());
+    for (const auto& site : g.spec.sites) {
+      if (site.name == target || (done.is_object() && done.contains(site.name))) continue;
+      in_place_action a = act(in_place_step::reclone, site.name);
+      a.body = site.name + ":restore=" + token;
+      out.push_back(std::move(a));
+    }
+  };
 
   if (phase == "Preflight") {
     if (!in.refused.empty()) {
@@ -97,8 +122,8 @@ std::vector<in_place_action> decide_restore_in_place(const in_place_input& in, c
       return out;
     }
     if (frozen_by_us) {
-      put({{"phase", "Fencing"}, {"message", "frozen; " + target + " fenced, its primary label removed"}});
-      out.push_back(act(in_place_step::label_off, target));
+      put({{"phase", "Fencing"},
+           {"message", "frozen; waiting for " + target + " to report super_read_only ON and lose its primary label"}});
       return out;
     }
     if (!g.spec.restore_in_place) {
@@ -123,10 +148,7 @@ std::vector<in_place_action> decide_restore_in_place(const in_place_input& in, c
       fail("the coordinator's freeze of token " + token + " is gone before the load", false);
       return out;
     }
-    if (!in.target_fenced) {
-      out.push_back(act(in_place_step::label_off, target));
-      return out;
-    }
+    if (!in.target_fenced) return out;  // the coordinator fences it, the router unlabels it
     if (!g.spec.restore_in_place) {
       fail("spec.restoreInPlace was removed before its Job ran", true);
       return out;
@@ -159,8 +181,13 @@ std::vector<in_place_action> decide_restore_in_place(const in_place_input& in, c
       return out;
     }
     if (!in.job.succeeded) return out;
-    put({{"phase", "Resuming"}, {"message", "restored; gtid_executed " + str(result, "gtidExecuted") +
-                                                 "; unfreezing and unfencing " + target}});
+    json resuming = {{"phase", "Resuming"},
+                     {"restoredAt", str(result, "completionTime").empty() ? in.now : str(result, "completionTime")},
+                     {"message", "restored; gtid_executed " + str(result, "gtidExecuted") +
+                                     "; unfreezing and unfencing " + target}};
+    if (result.contains("sourceSizeBytes") && result["sourceSizeBytes"].is_number_integer())
+      resuming["sourceSizeBytes"] = result["sourceSizeBytes"];
+    put(std::move(resuming));
     out.push_back(act(in_place_step::lift, token));
     out.push_back(act(in_place_step::delete_job, job_name));
     return out;
@@ -171,18 +198,26 @@ std::vector<in_place_action> decide_restore_in_place(const in_place_input& in, c
       return out;
     }
     put({{"phase", "Succeeded"}, {"completionTime", in.now}, {"message", "restored into " + target + "; the other sites are recloned from it"}});
-    out.push_back(act(in_place_step::label_on, target));
-    for (const auto& site : g.spec.sites)
-      if (site.name != target) out.push_back(act(in_place_step::reclone, site.name));
+    auto& st = out.back();
+    auto started = ms_of(rec, "startTime");
+    auto done = ms_of(rec, "restoredAt");
+    if (!done) done = ms_of(st.body, "completionTime");
+    if (started && done && *done >= *started) st.duration_seconds = (*done - *started) / 1000.0;
+    if (done) st.completed_unix = *done / 1000.0;
+    if (rec.contains("sourceSizeBytes") && rec["sourceSizeBytes"].is_number_integer())
+      st.source_size_bytes = rec["sourceSizeBytes"].get<std::int64_t>();
     out.push_back(event("Normal", "RestoreInPlaceSucceeded",
                         "restored into " + target + " (token " + token + "); the other sites are recloned from it"));
+    reclones(rec);
     return out;
   }
 
-  // Nothing running: a newer confirm starts one.
-  if (!g.spec.restore_in_place) return out;
-  auto p = preflight_in_place(g, in.status, in.backup);
-  if (!p.armed) return out;
+  // Nothing running: a newer confirm starts one; else a Succeeded restore's reclones go on.
+  auto p = g.spec.restore_in_place ? preflight_in_place(g, in.status, in.backup) : in_place_preflight{};
+  if (!p.armed) {
+    if (phase == "Succeeded") reclones(rec);
+    return out;
+  }
   json fresh = {{"phase", "Preflight"},     {"confirmTokenUsed", p.token}, {"targetSite", p.target},
                 {"scope", "full"},          {"jobName", nullptr},          {"startTime", in.now},
                 {"completionTime", nullptr}, {"message", p.wait.empty() ? "asking the coordinator to freeze the group" : p.wait}};

@@ -2,11 +2,14 @@
 // confirm newer than status.restoreInPlace.confirmTokenUsed), into which site (the active one),
 // from where (resolve_source, paths under spec.restoreInPlace), and the phase machine
 // Preflight -> Fencing -> Restoring -> Resuming -> Succeeded | Failed (decide_restore_in_place).
-// No controller applies these actions yet: restoreInPlace is refused at validation
-// (docs/backup.md "Restore in place").
+// restore_controller.cpp applies these actions (docs/backup.md "Restore in place"). The pod
+// labels are not among them: the router writes them, following the coordinator's freeze
+// (async_steering in kube/reconcile/reconciler.hpp).
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,7 @@ struct in_place_input {
   restore_freeze_record freeze;  ///< the coordinator's durable record, as last read
   std::string refused;           ///< the coordinator's answer when it refused the freeze ("" = not)
   bool target_fenced = false;    ///< the target reports super_read_only ON and has no primary label
+  bool plan_running = false;     ///< status.bootstrap shows a clone or reclone under way
   std::string now;               ///< RFC 3339
 };
 
@@ -49,11 +53,10 @@ enum class in_place_step {
   status,      ///< body: status.restoreInPlace
   freeze,      ///< ask the coordinator "freeze:<arg>" (idempotent for the same token)
   lift,        ///< ask the coordinator "lift:<arg>"
-  label_off,   ///< remove the primary role label of site <arg>
-  label_on,    ///< put it back
   create_job,  ///< body: the Job
   delete_job,  ///< arg: its name
-  reclone,     ///< reclone site <arg> from the restored one (the token confirms the discard)
+  reclone,     ///< ask the coordinator to reclone site <arg> from the restored one: body is the
+               ///< request "<arg>:restore=<token>" (the token confirms the discard)
   event,
 };
 
@@ -62,9 +65,19 @@ struct in_place_action {
   nlohmann::json body;
   std::string arg;
   std::string event_type, reason, message;
+  /// status Succeeded: the bloodraven_restore_* values (duration < 0 when unknown).
+  double duration_seconds = -1;
+  double completed_unix = 0;
+  std::optional<std::int64_t> source_size_bytes;
 };
 
-/// The next actions. Failed at Preflight touches nothing. After the freeze is recorded, a failure
+/// The coordinator's answer to a reclone request ends it (recorded in
+/// status.restoreInPlace.reclones) unless it is "busy" or another plan runs (asked again later).
+bool reclone_answer_final(const std::string& answer);
+
+/// The next actions. Failed at Preflight touches nothing. Fencing waits for target_fenced (the
+/// coordinator fences the site; the router drops its primary label). Succeeded asks one reclone
+/// per other site (each until its answer is recorded), none while a plan runs. After the freeze is recorded, a failure
 /// keeps the freeze and the fence (no lift) and the Job (for its logs); nothing is retried: a
 /// newer confirm starts a new restore once the person decided. A status write comes first in
 /// every list (the controller stops its pass when it fails), so the Job never exists before the
