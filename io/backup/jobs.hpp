@@ -67,6 +67,7 @@ struct restore_outcome {
   uint64_t loaded_bytes = 0;  ///< uncompressed SQL loaded
   std::vector<std::string> dropped;  ///< replace: the schemas dropped before the load
   std::string discarded_gtids;       ///< replace: executed before it, not restored: now in gtid_purged
+  std::string account_statements_skipped;  ///< replace: account statements not replayed (accounts kept)
   std::string message;
 };
 

@@ -65,6 +65,32 @@ std::string mark_discarded_statement(const gtid_set& before) {
          "', @@GLOBAL.gtid_executed))";
 }
 
+bool is_account_statement(std::string_view s) {
+  // Words in upper case, separated by single spaces, after spaces and /* */ comments.
+  std::string words;
+  size_t i = 0;
+  while (i < s.size() && words.size() < 32) {
+    if (std::isspace(static_cast<unsigned char>(s[i]))) {
+      if (!words.empty() && words.back() != ' ') words += ' ';
+      ++i;
+    } else if (s.compare(i, 2, "/*") == 0) {
+      auto end = s.find("*/", i + 2);
+      if (end == std::string_view::npos) break;
+      i = end + 2;
+      if (!words.empty() && words.back() != ' ') words += ' ';
+    } else {
+      words += static_cast<char>(std::toupper(static_cast<unsigned char>(s[i++])));
+    }
+  }
+  static const std::array<std::string_view, 10> starts = {"CREATE USER ", "ALTER USER ", "DROP USER ", "RENAME USER ",
+                                                           "CREATE ROLE ", "DROP ROLE ", "GRANT ", "REVOKE ",
+                                                           "SET PASSWORD ", "SET DEFAULT ROLE "};
+  words += ' ';
+  for (auto p : starts)
+    if (words.rfind(p, 0) == 0) return true;
+  return false;
+}
+
 std::string quote_identifier(const std::string& name) {
   std::string out = "`";
   for (char c : name) {

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "messages/gtid_set.hpp"
@@ -44,6 +45,13 @@ std::optional<std::string> reset_statement(const std::vector<std::string>& binlo
 /// discarded number: two transactions under one GTID in the archive and the replicas). One
 /// statement, the subtraction done by the server at that moment. Adding an empty set is a no-op.
 std::string mark_discarded_statement(const gtid_set& before);
+
+/// Whether a binlogged statement manages accounts (CREATE/ALTER/DROP/RENAME USER, CREATE/DROP
+/// ROLE, GRANT, REVOKE, SET PASSWORD, SET DEFAULT ROLE; the server logs SET PASSWORD as ALTER
+/// USER). Leading spaces and comments skipped, case-insensitive. A replace keeps the server's
+/// accounts as they are, which already reflect these statements: its replay skips them
+/// (--exclude-gtids) instead of failing on the first CREATE USER of an account that exists.
+bool is_account_statement(std::string_view statement);
 
 /// `name` quoted as a MySQL identifier (backticks doubled).
 std::string quote_identifier(const std::string& name);

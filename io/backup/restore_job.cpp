@@ -5,6 +5,7 @@
 #include "io/backup/job_common.hpp"
 #include "io/backup/jobs.hpp"
 #include "io/backup/replace_target.hpp"
+#include "io/binlog/binlog_file.hpp"
 #include "io/binlog/manifest.hpp"
 #include "io/log/log.hpp"
 
@@ -256,12 +257,8 @@ restore_outcome run_restore(const restore_request& r) {
   }
 
   if (!plan.files.empty()) {
-    std::vector<std::string> binlog_args;
-    if (r.stop.what == stop_bound::kind::datetime)
-      binlog_args.push_back("--stop-datetime=" + mysql_datetime(r.stop.unix_seconds));
-    else if (r.stop.what == stop_bound::kind::gtid)
-      binlog_args.push_back("--include-gtids=" + r.stop.gtids.to_compact_string());
-    // latest: the planned files whole (what the dump holds is skipped by GTID)
+    std::vector<std::string> files;
+    gtid_set account_gtids;  // replace: account statements, not replayed over the kept accounts
     for (size_t i = 0; i < plan.files.size(); ++i) {
       const auto& f = plan.files[i];
       std::string local_name = std::to_string(i) + "-" + f.site + "-" + f.name;
@@ -270,8 +267,25 @@ restore_outcome run_restore(const restore_request& r) {
         return fail("manifest entry " + f.site + "/" + f.name + " has an unusable site or file name");
       if (auto st = r.archive->get_file(f.remote_path, dir.host_path(local_name)); !st)
         return fail("download of the archived binlog " + f.remote_path + " failed: " + st.error().message);
-      binlog_args.push_back(dir.tool_path(local_name));
+      if (r.replace) {
+        std::string scan_error;
+        auto picked = binlog::gtids_of_statements(dir.host_path(local_name), is_account_statement, scan_error);
+        if (!picked) return fail("reading the account statements of " + f.remote_path + ": " + scan_error);
+        account_gtids = account_gtids.unite(*picked);
+      }
+      files.push_back(dir.tool_path(local_name));
     }
+    account_gtids = account_gtids.subtract(*backup_gtids);  // the dump's: skipped by the server anyway
+    std::vector<std::string> binlog_args;
+    if (r.stop.what == stop_bound::kind::datetime)
+      binlog_args.push_back("--stop-datetime=" + mysql_datetime(r.stop.unix_seconds));
+    else if (r.stop.what == stop_bound::kind::gtid)
+      binlog_args.push_back("--include-gtids=" + r.stop.gtids.subtract(account_gtids).to_compact_string());
+    // latest: the planned files whole (what the dump holds is skipped by GTID)
+    if (!account_gtids.empty() && r.stop.what != stop_bound::kind::gtid)
+      binlog_args.push_back("--exclude-gtids=" + account_gtids.to_compact_string());
+    binlog_args.insert(binlog_args.end(), files.begin(), files.end());
+    out.account_statements_skipped = account_gtids.to_compact_string();
     std::vector<command> cmds = {tool_command(r.tools, "mysqlbinlog", binlog_args),
                                  tool_command(r.tools, "mysql", client_args)};
     pipeline_options po;
@@ -295,7 +309,8 @@ restore_outcome run_restore(const restore_request& r) {
       return fail("cannot add the discarded GTIDs " + executed_before->subtract(*restored_set).to_compact_string() +
                   " to gtid_purged: " + x.error().to_string());
     mark_discarded.statement.clear();
-    out.discarded_gtids = executed_before->subtract(*restored_set).to_compact_string();
+    auto skipped = gtid_set::parse(out.account_statements_skipped);
+    out.discarded_gtids = executed_before->subtract(*restored_set).subtract(skipped.value_or(gtid_set{})).to_compact_string();
   }
   auto g = c2->query("SELECT @@GLOBAL.gtid_executed");
   if (!g || g->rows.empty()) return fail("cannot read the restored gtid_executed");

@@ -159,7 +159,89 @@ binlog_read_result summarize(source& src, bool header_only) {
   return r;
 }
 
+/// The statement scan (gtids_of_statements) over one source.
+std::optional<gtid_set> scan_statements(source& src, const std::function<bool(std::string_view)>& pick,
+                                        std::string& error) {
+  constexpr size_t statement_prefix = 256;
+  auto bad = [&](uint64_t at, const std::string& what) -> std::optional<gtid_set> {
+    error = "at byte " + std::to_string(at) + ": " + what;
+    return std::nullopt;
+  };
+  std::string buf;
+  if (!src.read(0, magic.size(), buf) || buf != magic) return bad(0, "not a readable, unencrypted binlog file");
+  gtid_set out;
+  uint64_t pos = magic.size();
+  size_t checksum = 0, query_post_header = 13;
+  bool saw_fde = false;
+  std::optional<std::pair<std::string, uint64_t>> pending;  // the current transaction's GTID
+  bool pending_tagged = false;
+  while (pos < src.size()) {
+    if (!src.read(pos, header_size, buf)) return bad(pos, "truncated event header");
+    auto* h = reinterpret_cast<const unsigned char*>(buf.data());
+    auto type = h[4];
+    auto length = le(h + 9, 4);
+    if (length < header_size + checksum || src.size() - pos < length) return bad(pos, "truncated event");
+    const uint64_t body_at = pos + header_size, body_len = length - header_size - checksum;
+    std::string body;
+    if (!saw_fde) {
+      if (type != format_description_event || !src.read(body_at, length - header_size, body))
+        return bad(pos, "no Format_description event first");
+      auto c = checksum_length(body);
+      if (!c) return bad(pos, "Format_description without a known checksum algorithm");
+      checksum = *c;
+      constexpr size_t lengths_at = 2 + 50 + 4 + 1;  // post-header lengths, one per type from 1
+      if (body.size() > lengths_at + query_event - 1) query_post_header = static_cast<unsigned char>(body[lengths_at + query_event - 1]);
+      saw_fde = true;
+    } else if (type == gtid_event) {
+      if (body_len < 1 + 16 + 8 || !src.read(body_at, 1 + 16 + 8, body)) return bad(pos, "GTID event too short");
+      auto* b = reinterpret_cast<const unsigned char*>(body.data());
+      pending = std::make_pair(hex_uuid(b + 1), le(b + 17, 8));
+      pending_tagged = false;
+    } else if (type == gtid_tagged_event) {
+      pending.reset();
+      pending_tagged = true;
+    } else if (type == query_event && (pending || pending_tagged)) {
+      if (body_len < query_post_header || query_post_header < 13 || !src.read(body_at, query_post_header, body))
+        return bad(pos, "Query event too short");
+      auto* b = reinterpret_cast<const unsigned char*>(body.data());
+      const uint64_t text_at = query_post_header + le(b + 11, 2) + b[8] + 1;  // status vars, db, NUL
+      if (text_at > body_len) return bad(pos, "Query event lengths exceed the event");
+      std::string text;
+      if (!src.read(body_at + text_at, std::min<uint64_t>(body_len - text_at, statement_prefix), text))
+        return bad(pos, "unreadable Query event");
+      if (pick(text)) {
+        if (pending_tagged) return bad(pos, "a picked statement under a tagged GTID (not decoded): " + text.substr(0, 40));
+        if (pending->second == 0 || pending->second > gtid_set::max_gno) return bad(pos, "GTID number out of range");
+        out.add(pending->first, "", pending->second, pending->second);
+      }
+      pending.reset();
+      pending_tagged = false;
+    }
+    pos += length;
+  }
+  if (!saw_fde) return bad(pos, "no events");
+  return out;
+}
+
 }  // namespace
+
+std::optional<gtid_set> gtids_of_statements(const std::string& path, const std::function<bool(std::string_view)>& pick,
+                                            std::string& error) {
+  file_source src(path);
+  if (!src.open()) {
+    error = "cannot open " + path;
+    return std::nullopt;
+  }
+  auto out = scan_statements(src, pick, error);
+  if (!out) error = path + ": " + error;
+  return out;
+}
+
+std::optional<gtid_set> gtids_of_statements_in(std::string_view bytes, const std::function<bool(std::string_view)>& pick,
+                                               std::string& error) {
+  memory_source src(bytes);
+  return scan_statements(src, pick, error);
+}
 
 std::optional<gtid_set> decode_previous_gtids(std::string_view body, std::string* error) {
   size_t p = 0;

@@ -1,8 +1,10 @@
 // MySQL binary log files: what the PITR archiver needs from one file, read from the file itself
-// (event headers and the Previous_gtids event; no server round trip, no event bodies otherwise).
+// (event headers and the Previous_gtids event; no server round trip, no event bodies otherwise),
+// and for a replace's replay the GTIDs of transactions by their first statement's head.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +15,7 @@ namespace br::binlog {
 
 /// Event type codes (MySQL binlog v4) the reader looks at.
 enum event_type : uint8_t {
+  query_event = 2,
   stop_event = 3,
   rotate_event = 4,
   format_description_event = 15,
@@ -51,5 +54,16 @@ binlog_read_result summarize_binlog(std::string_view bytes);
 /// `header_only` stops after the Previous_gtids event (the file the server is still writing:
 /// its header is complete, its tail may not be); size, events and times then cover the header.
 binlog_read_result summarize_binlog_file(const std::string& path, bool header_only = false);
+
+/// The GTIDs of the transactions of the file at `path` whose first statement (the first Query
+/// event after the GTID event: the whole of a DDL such as CREATE USER; "BEGIN" for row events)
+/// `pick` accepts. `pick` sees at most the first 256 bytes of the statement. A picked statement
+/// under a tagged GTID is an error (its event is not decoded). nullopt with `error` for a file
+/// that cannot be read as summarize_binlog_file would refuse it.
+std::optional<gtid_set> gtids_of_statements(const std::string& path, const std::function<bool(std::string_view)>& pick,
+                                            std::string& error);
+/// The same over a whole file held in memory (tests).
+std::optional<gtid_set> gtids_of_statements_in(std::string_view bytes, const std::function<bool(std::string_view)>& pick,
+                                               std::string& error);
 
 }  // namespace br::binlog

@@ -8,7 +8,8 @@
 // replaced: rows 1-3 only, the later schema gone, the operator's schema and MySQL's accounts kept,
 // the GTIDs after the backup reported as discarded and kept in gtid_executed (purged), fenced
 // again. Then replaced again to a second between markers 2 and 3: markers 1-2, discarded = the
-// source's set after marker 3 minus its set after marker 2. The archive's lineage after a
+// source's set after marker 3 minus its set after marker 2; the CREATE USER and GRANT written
+// after the backup are not replayed over the kept account (accountStatementsSkipped). The archive's lineage after a
 // replace: backup_replace_lineage_test.cpp.
 #include <boost/test/unit_test.hpp>
 
@@ -67,6 +68,13 @@ BOOST_AUTO_TEST_CASE(restore_replace_on_mysql_97) {
     exec(nb, "CREATE TABLE bloodraven.kept (id INT PRIMARY KEY)");
     exec(nb, "CREATE USER 'after_backup'@'%' IDENTIFIED BY 'pw'");
   }
+  // Account statements in the binlog after the backup: a replace keeps the accounts, so its
+  // replay must not run them again (CREATE USER of an existing account stops a replay).
+  const std::string before_accounts = gtids(s);
+  exec(s, "CREATE USER 'replayed'@'%' IDENTIFIED BY 'pw'");
+  exec(s, "GRANT SELECT ON appdb.* TO 'replayed'@'%'");
+  const std::string account_gtids =
+      gtid_set::parse(gtids(s))->subtract(*gtid_set::parse(before_accounts)).to_compact_string();
   std::vector<std::string> after;
   std::vector<int64_t> committed;
   for (int k = 1; k <= 3; ++k) {
@@ -156,6 +164,10 @@ BOOST_AUTO_TEST_CASE(restore_replace_on_mysql_97) {
     BOOST_TEST(j["gtidExecuted"] == before_set);
     // Replayed exactly the source's history up to marker 2: the rest is what was discarded.
     BOOST_TEST(j["discardedGtids"] == gtid_set::parse(before_set)->subtract(*gtid_set::parse(after[1])).to_compact_string());
+    // The account statements were not run again; the account is as it was kept.
+    BOOST_TEST(j["accountStatementsSkipped"] == account_gtids);
+    BOOST_TEST(scalar(t, "SELECT COUNT(*) FROM mysql.user WHERE user='replayed'") == "1");
+    BOOST_TEST(column(t, "SHOW GRANTS FOR 'replayed'@'%'").back().find("GRANT SELECT ON `appdb`.*") == 0u);
     BOOST_TEST(scalar(t, "SELECT @@GLOBAL.super_read_only") == "1");
   }
   BOOST_TEST_MESSAGE("integration_backup_replace took "

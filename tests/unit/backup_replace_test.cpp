@@ -90,6 +90,38 @@ BOOST_AUTO_TEST_CASE(reset_keeps_binlog_names_increasing_table) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(account_statements_table) {
+  struct row {
+    std::string statement;
+    bool account;
+  };
+  const std::vector<row> rows = {
+      {"CREATE USER 'app'@'%' IDENTIFIED WITH 'caching_sha2_password' AS '$A$005$x'", true},
+      {"create user if not exists 'app'@'%'", true},
+      {"ALTER USER 'app'@'%' IDENTIFIED WITH 'caching_sha2_password' AS 'x'", true},  // SET PASSWORD as logged
+      {"DROP USER 'app'@'%' /* xid=11 */", true},
+      {"RENAME USER 'a'@'%' TO 'b'@'%'", true},
+      {"GRANT SELECT ON `appdb`.* TO 'app'@'%' /* xid=8 */", true},
+      {"REVOKE ALL ON *.* FROM 'app'@'%'", true},
+      {"CREATE ROLE r1 /* xid=10 */", true},
+      {"DROP ROLE r1", true},
+      {"SET DEFAULT ROLE r1 TO 'app'@'%'", true},
+      {"SET PASSWORD FOR 'app'@'%' = 'x'", true},
+      {"  /* a comment */\n  GRANT\tSELECT ON t TO u", true},
+      {"BEGIN", false},
+      {"CREATE TABLE usernames (id INT)", false},
+      {"CREATE USERS_TABLE", false},
+      {"CREATE DEFINER=`root`@`%` EVENT e ON SCHEDULE EVERY 1 SECOND DO SELECT 1", false},
+      {"GRANTED", false},
+      {"ALTER TABLE user ADD c INT", false},
+      {"DROP TABLE `grant`", false},
+      {"INSERT INTO mysql.user VALUES ()", false},
+      {"/* unterminated comment GRANT", false},
+      {"", false},
+  };
+  for (const auto& r : rows) BOOST_TEST(is_account_statement(r.statement) == r.account, r.statement);
+}
+
 BOOST_AUTO_TEST_CASE(discarded_gtids_are_subtracted_by_the_server) {
   auto before = br::gtid_set::parse("3e11fa47-71ca-11e1-9e33-c80aa9429562:1-110,\n4e11fa47-71ca-11e1-9e33-c80aa9429562:1-3");
   BOOST_TEST_REQUIRE(before.has_value());

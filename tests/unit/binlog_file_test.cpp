@@ -81,6 +81,7 @@ struct binlog_builder {
     put(b, when, 4);
     b += static_cast<char>(19);
     b += std::string(41, '\x0a');  // post-header lengths
+    b[2 + 50 + 4 + 1 + query_event - 1] = 13;  // the Query event's, as MySQL writes it
     b += static_cast<char>(crc ? 1 : 0);
     // The FDE carries the algorithm byte and then its own checksum, which event() appends.
     std::string e;
@@ -105,9 +106,67 @@ binlog_builder sealed_file(const std::string& previous) {
   return b;
 }
 
+/// A GTID event body for uuid:gno (flags, sid, gno, then the rest as zeros).
+std::string gtid_body(const std::string& uuid, uint64_t gno) {
+  std::string b(1, '\0');
+  b += uuid_bytes(uuid);
+  put(b, gno, 8);
+  return b + std::string(42 - b.size(), '\0');
+}
+
+/// A Query event body: the 13-byte post-header, `status` as status variables, the db and its NUL.
+std::string query_body(const std::string& text, const std::string& db = "", const std::string& status = "") {
+  std::string b;
+  put(b, 7, 4);  // thread id
+  put(b, 0, 4);  // exec time
+  b += static_cast<char>(db.size());
+  put(b, 0, 2);  // error code
+  put(b, status.size(), 2);
+  return b + status + db + std::string(1, '\0') + text;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(binlog_file)
+
+BOOST_AUTO_TEST_CASE(gtids_of_picked_statements) {
+  binlog_builder b;
+  b.fde(1000).event(previous_gtids_event, 1000, encode({}, false));
+  b.event(gtid_event, 1001, gtid_body(uuid_a, 5)).event(query_event, 1001, query_body("CREATE USER 'x'@'%'", "", "\x01\x02\x03"));
+  b.event(gtid_event, 1002, gtid_body(uuid_a, 6)).event(query_event, 1002, query_body("BEGIN", "appdb"));
+  b.event(query_event, 1002, query_body("CREATE USER 'in'@'%' (not a transaction's first statement)"));
+  b.event(gtid_event, 1003, gtid_body(uuid_b, 9)).event(query_event, 1003, query_body("GRANT SELECT ON appdb.* TO 'x'@'%'", "appdb"));
+  b.event(gtid_event, 1004, gtid_body(uuid_a, 7)).event(query_event, 1004, query_body(std::string(1000, 'C')));
+  b.event(rotate_event, 1005, std::string(8, '\0') + "binlog.000002");
+  size_t longest = 0;
+  auto pick = [&](std::string_view text) {
+    longest = std::max(longest, text.size());
+    return text.rfind("CREATE USER", 0) == 0 || text.rfind("GRANT", 0) == 0;
+  };
+  std::string err;
+  auto set = gtids_of_statements_in(b.bytes, pick, err);
+  BOOST_TEST_REQUIRE(set.has_value(), err);
+  BOOST_TEST(set->to_compact_string() == uuid_a + ":5," + uuid_b + ":9");
+  BOOST_TEST(longest == 256u);  // only a statement's head is read
+
+  // Refused: a picked statement under a tagged GTID (not decoded), a Query whose lengths exceed it.
+  binlog_builder tagged;
+  tagged.fde(1000).event(previous_gtids_event, 1000, encode({}, false));
+  tagged.event(gtid_tagged_event, 1001, std::string(50, '\0')).event(query_event, 1001, query_body("CREATE USER 'x'"));
+  BOOST_TEST(!gtids_of_statements_in(tagged.bytes, pick, err));
+  BOOST_TEST(err.find("tagged GTID") != std::string::npos, err);
+  binlog_builder lying;
+  lying.fde(1000).event(previous_gtids_event, 1000, encode({}, false));
+  lying.event(gtid_event, 1001, gtid_body(uuid_a, 5)).event(query_event, 1001, query_body("x", std::string(200, 'd')).substr(0, 20));
+  BOOST_TEST(!gtids_of_statements_in(lying.bytes, pick, err));
+  BOOST_TEST(err.find("exceed") != std::string::npos, err);
+  binlog_builder zero;
+  zero.fde(1000).event(previous_gtids_event, 1000, encode({}, false));
+  zero.event(gtid_event, 1001, gtid_body(uuid_a, 0)).event(query_event, 1001, query_body("CREATE USER 'x'"));
+  BOOST_TEST(!gtids_of_statements_in(zero.bytes, pick, err));
+  BOOST_TEST(err.find("out of range") != std::string::npos, err);
+  BOOST_TEST(!gtids_of_statements_in("not a binlog", pick, err));
+}
 
 BOOST_AUTO_TEST_CASE(previous_gtids_untagged_decodes_to_the_server_text) {
   auto body = encode({{uuid_a, "", {{1, 5}, {7, 9}}}, {uuid_b, "", {{1, 1}}}}, false);

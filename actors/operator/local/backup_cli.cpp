@@ -341,6 +341,7 @@ int restore(int argc, char** argv) {
   result["loadedBytes"] = out.loaded_bytes;
   result["gtidExecuted"] = out.gtid_executed;
   if (r.replace) result["discardedGtids"] = out.discarded_gtids;
+  if (r.replace && r.stop.what != backup::stop_bound::kind::none) result["accountStatementsSkipped"] = out.account_statements_skipped;
   result["completionTime"] = binlog::rfc3339(now_unix());
   return finish("BLOODRAVEN_RESTORE", true, result, v["result-file"]);
 }
