@@ -11,6 +11,7 @@
 
 #include "actors/common/child_lookup.hpp"
 #include "actors/common/registry.hpp"
+#include "actors/operator/dragonfly/dragonfly_metrics.hpp"
 #include "io/log/log.hpp"
 
 namespace br::dragonfly {
@@ -26,6 +27,7 @@ struct manager_state {
   std::string takeover_message;
   std::map<std::string, std::chrono::steady_clock::time_point> stale_reported;
   std::string last_phase;
+  metrics::labels labels;
   static inline const char* name = "dragonfly_manager";
 };
 
@@ -158,7 +160,10 @@ void run_pass(manager_self self, const config::group_status& gs) {
     for (const auto& o : in.sites)
       if (o.reachable) {
         st.takeover_supported = site_of(st, o.site)->probe_takeover(st.takeover_message);
-        if (st.takeover_supported) emit(self, "Normal", "DragonflyCapability", st.takeover_message, o.site);
+        if (st.takeover_supported) {
+          emit(self, "Normal", "DragonflyCapability", st.takeover_message, o.site);
+          metrics::set_takeover_supported(st.labels, *st.takeover_supported);
+        }
         break;
       }
   if (!st.master_site.empty()) {
@@ -174,14 +179,18 @@ void run_pass(manager_self self, const config::group_status& gs) {
   in.takeover_supported = st.takeover_supported.value_or(false);
   in.paused = planned_failover_running(gs);
   auto plan = plan_steering(in);
+  metrics::observe_plan(st.labels, plan);
   bool all_done = true;
   for (const auto& a : plan.actions) {
     if (auto err = apply(self, a); !err.empty()) {
       all_done = false;
+      metrics::count_action_failure(st.labels, std::string(metrics::action_name(a.kind)).c_str());
       emit(self, "Warning", "DragonflyActionFailed",
            std::string("on ") + a.site + ": " + err + " (the next poll decides again)", a.site);
       break;
     }
+    if (a.kind == action_kind::promote) metrics::count_promotion(st.labels, a.site, "promote");
+    if (a.kind == action_kind::takeover) metrics::count_promotion(st.labels, a.site, "takeover");
   }
   if (all_done && plan.master_site != st.master_site) {
     st.master_site = plan.master_site;
@@ -199,6 +208,7 @@ ticking_actor::behavior_type manager(manager_self self, manager_config cfg, caf:
   auto& st = self->state;
   st.cfg = std::move(cfg);
   st.coordinator = child_ref<coordinator_actor>(std::move(supervisor), "coordinator");
+  st.labels = {st.cfg.namespace_name, st.cfg.group};
   self->set_down_handler([=](caf::down_msg& dm) { self->state.coordinator.on_down(dm); });
   for (const auto& e : st.cfg.sites)
     st.sites.push_back(std::make_unique<cache_site>(e, st.cfg.password, st.cfg.timeouts));
@@ -214,7 +224,12 @@ ticking_actor::behavior_type manager(manager_self self, manager_config cfg, caf:
               self->request(c, std::chrono::seconds(2), status_atom::value)
                   .then(
                       [=](config::group_status gs) {
-                        run_pass(self, gs);
+                        try {
+                          run_pass(self, gs);
+                        } catch (const std::exception& e) {  // the next poll comes anyway
+                          metrics::count_poll_error(self->state.labels);
+                          log::error("dragonfly: poll failed", {{"group", self->state.cfg.group}, {"error", e.what()}});
+                        }
                         next();
                       },
                       [=](caf::error& err) {

@@ -30,6 +30,7 @@ namespace br::dragonfly {
 using traffic_hook = std::function<std::string(const std::string& site, bool master, bool traffic)>;
 
 struct manager_config {
+  std::string namespace_name;  ///< metric label
   std::string group;
   std::string path;  ///< registry path (set by the supervisor)
   std::vector<cache_endpoint> sites;

@@ -124,6 +124,7 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
 dragonfly::manager_config dragonfly_config(const std::string& group, const config::group_spec& spec,
                                            const group_credentials& creds, const group_runtime& rt) {
   dragonfly::manager_config c;
+  c.namespace_name = rt.namespace_name;
   c.group = group;
   for (const auto& s : spec.sites) {
     dragonfly::cache_endpoint e;
