@@ -132,7 +132,7 @@ front_is 2 || fail "the frontend does not reach site2 only"
 metrics=$(curl -fsS -m 2 "http://127.0.0.1:$(pv OPERATOR_METRICS_PORT)/metrics")
 grep -q 'bloodraven_dragonfly_site_role{group="demo",namespace="playground",role="stale-master",site="site1"} 1' <<<"$metrics" ||
   fail "site1 is not shown as a stale master: $(grep dragonfly_site_role <<<"$metrics")"
-grep -Eq 'bloodraven_dragonfly_promotions_total\{group="demo",kind="promote",namespace="playground",site="site2"\} [1-9]' <<<"$metrics" ||
+grep -Eq 'bloodraven_dragonfly_promotions_total\{group="demo",kind="promote",namespace="playground",result="success",target_site="site2"\} [1-9]' <<<"$metrics" ||
   fail "no promotion counted for site2"
 echo "step 4: the stale master site1 keeps its write, is not rejoined, and gets no traffic"
 echo "PASS: the cache followed MySQL ($((t_cache - t0)) ms after the kill), the cache-only failure, the empty restarts rejoined, the stale master left alone"

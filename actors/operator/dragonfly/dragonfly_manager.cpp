@@ -182,15 +182,16 @@ void run_pass(manager_self self, const config::group_status& gs) {
   metrics::observe_plan(st.labels, plan);
   bool all_done = true;
   for (const auto& a : plan.actions) {
+    const char* promotion = a.kind == action_kind::promote ? "promote" : a.kind == action_kind::takeover ? "takeover" : nullptr;
     if (auto err = apply(self, a); !err.empty()) {
+      if (promotion) metrics::count_promotion(st.labels, a.site, promotion, false);
       all_done = false;
       metrics::count_action_failure(st.labels, std::string(metrics::action_name(a.kind)).c_str());
       emit(self, "Warning", "DragonflyActionFailed",
            std::string("on ") + a.site + ": " + err + " (the next poll decides again)", a.site);
       break;
     }
-    if (a.kind == action_kind::promote) metrics::count_promotion(st.labels, a.site, "promote");
-    if (a.kind == action_kind::takeover) metrics::count_promotion(st.labels, a.site, "takeover");
+    if (promotion) metrics::count_promotion(st.labels, a.site, promotion, true);
   }
   if (all_done && plan.master_site != st.master_site) {
     st.master_site = plan.master_site;

@@ -60,11 +60,12 @@ void set_takeover_supported(const labels& l, bool supported) {
   g.Add(base(l)).Set(supported ? 1 : 0);
 }
 
-void count_promotion(const labels& l, const std::string& site, const char* kind) {
-  static auto& c = counter("bloodraven_dragonfly_promotions_total", "Cache masters promoted by the manager.");
+void count_promotion(const labels& l, const std::string& site, const char* kind, bool success) {
+  static auto& c = counter("bloodraven_dragonfly_promotions_total", "Cache master promotions the manager ran.");
   auto s = base(l);
-  s["site"] = site;
+  s["target_site"] = site;
   s["kind"] = kind;
+  s["result"] = success ? "success" : "failed";
   c.Add(s).Increment();
 }
 
@@ -76,7 +77,7 @@ void count_action_failure(const labels& l, const char* action) {
 }
 
 void count_poll_error(const labels& l) {
-  static auto& c = counter("bloodraven_dragonfly_poll_errors_total", "Manager polls that threw.");
+  static auto& c = counter("bloodraven_dragonfly_manager_panics_total", "Manager polls that threw.");
   c.Add(base(l)).Increment();
 }
 

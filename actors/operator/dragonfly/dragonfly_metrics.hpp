@@ -5,9 +5,10 @@
 //                                                   unconfigured, unreachable, unknown
 //   bloodraven_dragonfly_ready                      1 when the phase is Ready
 //   bloodraven_dragonfly_repl_takeover_supported    1 when the servers advertise REPLTAKEOVER
-//   bloodraven_dragonfly_promotions_total{site, kind}  kind: promote (REPLICAOF NO ONE) | takeover
+//   bloodraven_dragonfly_promotions_total{target_site, kind, result}  kind: promote (REPLICAOF NO
+//                                                   ONE) | takeover; result: success | failed
 //   bloodraven_dragonfly_action_failures_total{action}  a plan command that failed
-//   bloodraven_dragonfly_poll_errors_total          a poll that threw (the next one comes anyway)
+//   bloodraven_dragonfly_manager_panics_total       a poll that threw (the next one comes anyway)
 #pragma once
 
 #include <string>
@@ -23,7 +24,7 @@ struct labels {
 
 void observe_plan(const labels& l, const steer_plan& p);
 void set_takeover_supported(const labels& l, bool supported);
-void count_promotion(const labels& l, const std::string& site, const char* kind);
+void count_promotion(const labels& l, const std::string& site, const char* kind, bool success);
 void count_action_failure(const labels& l, const char* action);
 void count_poll_error(const labels& l);
 
