@@ -179,6 +179,9 @@ response client::command(const std::vector<std::string>& argv) {
   }
   auto* lim = static_cast<reader_limits*>(ctx_->reader->privdata);
   void* raw = nullptr;
+  // Bytes of this reply taken in so far: the parsed part too (nested arrays, each within
+  // max_array_elements, would otherwise build any number of reply objects under the bound).
+  std::size_t received = ctx_->reader->len;
   for (;;) {
     if (redisGetReplyFromReader(ctx_, &raw) != REDIS_OK) {
       if (lim && lim->exceeded)
@@ -187,14 +190,16 @@ response client::command(const std::vector<std::string>& argv) {
       return fail(kind_of(ctx_), o_.describe() + ": " + name + ": " + ctx_->errstr);
     }
     if (raw) break;
-    if (ctx_->reader->len > o_.max_reply_bytes)
+    if (received > o_.max_reply_bytes)
       return fail(error_kind::protocol, o_.describe() + ": " + name + ": a reply larger than " +
                                             std::to_string(o_.max_reply_bytes) + " bytes");
     if (clock::now() > deadline)
       return fail(error_kind::timeout, o_.describe() + ": " + name + ": no complete reply within " +
                                            std::to_string(o_.io_timeout.count()) + " ms");
+    const std::size_t before = ctx_->reader->len;  // a feed only appends; the parser compacts
     if (redisBufferRead(ctx_) != REDIS_OK)
       return fail(kind_of(ctx_), o_.describe() + ": " + name + ": " + ctx_->errstr);
+    received += ctx_->reader->len - before;
   }
   auto* r = static_cast<redisReply*>(raw);
   if (r->type == REDIS_REPLY_ERROR) {

@@ -56,7 +56,7 @@ struct connect_options {
   /// Per socket read/write and per command: a command returns within about twice this (the
   /// deadline is checked between reads, each read bounded by it too).
   std::chrono::milliseconds io_timeout{2000};
-  std::size_t max_reply_bytes = 1u << 20;           ///< unparsed reply bytes held at once
+  std::size_t max_reply_bytes = 1u << 20;           ///< bytes one reply may take in, parsed or not
   int max_array_elements = 4096;
 
   std::string describe() const;  ///< "host:port"

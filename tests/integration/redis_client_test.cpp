@@ -194,6 +194,18 @@ BOOST_AUTO_TEST_CASE(hostile_replies_are_refused_not_buffered) {
     BOOST_TEST((r.error.kind == redis::error_kind::protocol), r.error.to_string());
     BOOST_TEST(r.error.message.find("larger than") != std::string::npos, r.error.message);
   }
+  {  // nested arrays, each within max_array_elements, 4 MB in all: refused at max_reply_bytes
+     // received, not parsed into about a million reply objects (review finding)
+    std::string leaf = "*1024\r\n";
+    for (int i = 0; i < 1024; ++i) leaf += ":1\r\n";
+    std::string payload = "*1024\r\n";
+    for (int i = 0; i < 1024; ++i) payload += leaf;
+    hostile_server h(std::move(payload));
+    auto c = connect(opts(h.port()));
+    auto r = c->command({"INFO"});
+    BOOST_TEST((r.error.kind == redis::error_kind::protocol), r.error.to_string());
+    BOOST_TEST(r.error.message.find("larger than") != std::string::npos, r.error.message);
+  }
   {  // a status reply dripped a byte every 100 ms: the command deadline ends it
     hostile_server h("+" + std::string(200, 'o') + "\r\n", 1, 100ms);
     auto c = connect(opts(h.port()));
