@@ -53,12 +53,14 @@ std::string describe(const steer_plan& p) {
   std::string out;
   for (const auto& a : p.actions) {
     if (!out.empty()) out += "; ";
+    if (a.best_effort) out += "~";
     switch (a.kind) {
       case action_kind::replicaof: out += "replicaof " + a.site + " " + a.host; break;
       case action_kind::takeover: out += "takeover " + a.site; break;
       case action_kind::promote: out += "promote " + a.site; break;
       case action_kind::strip_traffic: out += "strip " + a.site; break;
       case action_kind::wait_sync: out += "wait " + a.site + " " + a.host; break;
+      case action_kind::client_kill: out += "kill " + a.site; break;
       case action_kind::label_master: out += "label " + a.site; break;
       case action_kind::event: out += "event " + a.reason; break;
     }
@@ -140,16 +142,16 @@ BOOST_AUTO_TEST_CASE(table) {
        "unconfigured master+"},
       {"MySQL moved to b, b synced, REPLTAKEOVER supported: takeover, the old master follows",
        {M("a", 100, 1), R("b", "a", 100)}, "a", "b", 0, true,
-       "takeover b; label b; replicaof a df-b; event DragonflyMasterMoved", "b", "ConfiguringReplication",
-       "master+ replica+"},
-      {"MySQL moved to b, no REPLTAKEOVER: traffic off the old master, b catches up, REPLICAOF NO ONE",
+       "takeover b; label b; ~kill a; ~replicaof a df-b; event DragonflyMasterMoved", "b",
+       "ConfiguringReplication", "master+ replica+"},
+      {"MySQL moved to b, no REPLTAKEOVER: traffic off the old master, sessions killed, b catches up",
        {M("a", 100, 1), R("b", "a", 100)}, "a", "b", 0, false,
-       "strip a; wait b a; promote b; label b; replicaof a df-b; event DragonflyMasterMoved", "b",
+       "strip a; ~kill a; wait b a; promote b; label b; ~replicaof a df-b; event DragonflyMasterMoved", "b",
        "ConfiguringReplication", "master+ replica+"},
       {"MySQL moved to b, b streaming but behind, REPLTAKEOVER supported: it waits for b itself",
        {M("a", 100, 1), R("b", "a", 80)}, "a", "b", 0, true,
-       "takeover b; label b; replicaof a df-b; event DragonflyMasterMoved", "b", "ConfiguringReplication",
-       "master+ replica+"},
+       "takeover b; label b; ~kill a; ~replicaof a df-b; event DragonflyMasterMoved", "b",
+       "ConfiguringReplication", "master+ replica+"},
       {"MySQL moved to b, b's link down (a full sync, a restart): the master stays until b is ready",
        {M("a", 100, 1), R("b", "a", 0, false)}, "a", "b", 0, false, "", "a", "ConfiguringReplication",
        "master+ replica"},
@@ -180,6 +182,19 @@ BOOST_AUTO_TEST_CASE(table) {
       BOOST_TEST(paused.phase == p.phase);
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(an_old_master_demoted_after_its_sync_is_rejoined_a_stale_one_is_not) {
+  steer_input in;
+  in.sites = {M("a", 500, 0), M("b", 500, 0)};  // a: the old master, stopped after b caught up
+  in.master_site = "b";
+  in.mysql_active = "b";
+  auto stale = plan_steering(in);
+  BOOST_TEST(describe(stale) == "strip a; event DragonflyStaleMaster");
+  in.rejoinable = {"a"};
+  auto rejoin = plan_steering(in);
+  BOOST_TEST(describe(rejoin) == "replicaof a df-b");
+  BOOST_TEST(rejoin.phase == "Degraded");  // until it follows
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,8 @@
 // The Dragonfly manager's steering decisions (see dragonfly_steer.hpp).
 #include "actors/operator/decide/dragonfly_steer.hpp"
 
+#include <algorithm>
+
 namespace br::dragonfly {
 namespace {
 
@@ -173,17 +175,23 @@ steer_plan plan_steering(const steer_input& in) {
     } else if (m->reachable && m->info.role == server_role::master && master != in.mysql_active) {
       const auto* t = find(in, in.mysql_active);
       if (t && t->reachable && follows(*t, *m) && classify(*t, observed_master).ready) {
+        action kill = act(action_kind::client_kill, m->site);
+        kill.best_effort = true;
         if (in.takeover_supported) {
           acts.push_back(act(action_kind::takeover, t->site));
         } else {
           acts.push_back(act(action_kind::strip_traffic, m->site));
+          acts.push_back(kill);
           action w = act(action_kind::wait_sync, t->site);
           w.host = m->site;
           acts.push_back(std::move(w));
           acts.push_back(act(action_kind::promote, t->site));
         }
         acts.push_back(act(action_kind::label_master, t->site));
-        acts.push_back(replicaof(m->site, *t));
+        if (in.takeover_supported) acts.push_back(kill);
+        action follow = replicaof(m->site, *t);
+        follow.best_effort = true;
+        acts.push_back(std::move(follow));
         acts.push_back(event("Normal", "DragonflyMasterMoved",
                              "the cache master moves from " + m->site + " to " + t->site +
                                  " (MySQL's active site) by " +
@@ -213,6 +221,10 @@ steer_plan plan_steering(const steer_input& in) {
         if (mo) acts.push_back(replicaof(v.site, *mo));
         break;
       case site_class::stale_master:
+        if (mo && std::find(in.rejoinable.begin(), in.rejoinable.end(), v.site) != in.rejoinable.end()) {
+          acts.push_back(replicaof(v.site, *mo));  // demoted by us after its replica had everything
+          break;
+        }
         acts.push_back(act(action_kind::strip_traffic, v.site));
         acts.push_back(event("Warning", "DragonflyStaleMaster", v.site + ": " + v.why));
         break;

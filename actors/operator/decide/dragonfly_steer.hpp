@@ -35,6 +35,10 @@ struct steer_input {
   int master_unreachable_polls = 0;
   int lost_after_polls = 3;
   bool takeover_supported = false;  ///< the servers advertise REPLTAKEOVER (Dragonfly)
+  /// Old masters this manager demoted after their replica had all their writes (REPLTAKEOVER, or
+  /// traffic stopped, sessions killed and the replica caught up): their data is contained in the
+  /// new master's, so REPLICAOF on them discards nothing. Every other master holding writes is stale.
+  std::vector<std::string> rejoinable;
   bool paused = false;              ///< a planned failover runs: observe and report only
 };
 
@@ -54,6 +58,7 @@ enum class action_kind : uint8_t {
   promote,        ///< REPLICAOF NO ONE on `site` (sessions written after the last sync are lost)
   strip_traffic,  ///< dragonfly-traffic=disabled on `site` (the active endpoint stops selecting it)
   wait_sync,      ///< wait (up to maxSyncWait) until `site` reached the offset its master `host` has now
+  client_kill,    ///< CLIENT KILL TYPE NORMAL on `site` (its clients reconnect through the endpoint)
   label_master,   ///< dragonfly-role=master, traffic enabled, on `site`; role=replica elsewhere
   event,          ///< an Event: type, reason, message
 };
@@ -64,6 +69,9 @@ struct action {
   std::string host;  ///< replicaof
   uint16_t port = 0;
   std::string event_type, reason, message;
+  /// A failure is logged and the plan goes on (the old master after a move may be shut down:
+  /// Dragonfly ends a master that handed over with REPLTAKEOVER).
+  bool best_effort = false;
 };
 
 struct steer_plan {
@@ -90,12 +98,14 @@ struct steer_plan {
 ///    nothing to take over from).
 /// 3. the recorded master reachable but not on MySQL's active site, and that site's server a ready
 ///    replica of it (link up, streaming): move the master there: REPLTAKEOVER when supported (it
-///    waits for the replica itself), else strip the old master's traffic, wait until the replica
-///    reached the old master's offset, REPLICAOF NO ONE; the old master then follows the new one.
-///    A replica that is not ready is waited for (the cache stays where it is, serving).
+///    waits for the replica itself), else strip the old master's traffic, kill its client
+///    sessions, wait until the replica reached the old master's offset, REPLICAOF NO ONE. Then
+///    (best effort) the old master's sessions are killed and it follows the new master; it is
+///    rejoinable from then on. A replica that is not ready is waited for (the cache stays where it
+///    is, serving).
 /// Then every other site that is a replica following another server or with its link down, or
 /// unconfigured, gets REPLICAOF the master; a stale master gets its traffic stripped and a Warning
-/// Event, never REPLICAOF.
+/// Event, never REPLICAOF, unless it is `rejoinable`.
 /// Phase: no ready master -> ConfiguringReplication; a stale master or an unreachable site ->
 /// Degraded; a replica not ready -> ConfiguringReplication; else Ready.
 steer_plan plan_steering(const steer_input& in);

@@ -3,10 +3,12 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <future>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "actors/common/child_lookup.hpp"
@@ -26,6 +28,7 @@ struct manager_state {
   std::optional<bool> takeover_supported;
   std::string takeover_message;
   std::map<std::string, std::chrono::steady_clock::time_point> stale_reported;
+  std::set<std::string> rejoinable;  ///< old masters demoted by us after their replica had everything
   std::string last_phase;
   metrics::labels labels;
   static inline const char* name = "dragonfly_manager";
@@ -115,6 +118,8 @@ std::string apply(manager_self self, const action& a) {
       return traffic(st, a.site, false, false);
     case action_kind::wait_sync:
       return wait_sync(st, a.site, a.host);
+    case action_kind::client_kill:
+      return s ? s->run({"CLIENT", "KILL", "TYPE", "NORMAL"}, st.cfg.timeouts.io) : "unknown site";
     case action_kind::label_master:
       for (const auto& e : st.sites) {
         const bool m = e->endpoint().site == a.site;
@@ -178,24 +183,48 @@ void run_pass(manager_self self, const config::group_status& gs) {
   in.lost_after_polls = st.cfg.lost_after_polls;
   in.takeover_supported = st.takeover_supported.value_or(false);
   in.paused = planned_failover_running(gs);
+  // A demoted old master stays rejoinable until it is seen following someone again.
+  for (const auto& o : in.sites)
+    if (o.reachable && o.info.role == server_role::replica) st.rejoinable.erase(o.site);
+  in.rejoinable.assign(st.rejoinable.begin(), st.rejoinable.end());
   auto plan = plan_steering(in);
   metrics::observe_plan(st.labels, plan);
-  bool all_done = true;
+  // The record follows what the servers are: a new master is recorded the moment its promotion
+  // succeeded (a later step failing must not leave it unrecorded: it would look stale), an
+  // adopted one at once.
+  const bool promotes = std::any_of(plan.actions.begin(), plan.actions.end(), [](const action& a) {
+    return a.kind == action_kind::promote || a.kind == action_kind::takeover;
+  });
+  const std::string old_master = st.master_site;
+  auto record = [&](const std::string& m) {
+    if (m == st.master_site) return;
+    st.master_site = m;
+    st.master_unreachable_polls = 0;
+  };
+  if (!promotes && !in.paused) record(plan.master_site);
+  bool stripped_and_synced = false;
   for (const auto& a : plan.actions) {
     const char* promotion = a.kind == action_kind::promote ? "promote" : a.kind == action_kind::takeover ? "takeover" : nullptr;
     if (auto err = apply(self, a); !err.empty()) {
       if (promotion) metrics::count_promotion(st.labels, a.site, promotion, false);
-      all_done = false;
       metrics::count_action_failure(st.labels, std::string(metrics::action_name(a.kind)).c_str());
+      if (a.best_effort) {
+        log::info("dragonfly: best-effort step failed", {{"group", st.cfg.group}, {"site", a.site}, {"error", err}});
+        continue;
+      }
       emit(self, "Warning", "DragonflyActionFailed",
            std::string("on ") + a.site + ": " + err + " (the next poll decides again)", a.site);
       break;
     }
-    if (promotion) metrics::count_promotion(st.labels, a.site, promotion, true);
-  }
-  if (all_done && plan.master_site != st.master_site) {
-    st.master_site = plan.master_site;
-    st.master_unreachable_polls = 0;
+    if (a.kind == action_kind::wait_sync) stripped_and_synced = true;
+    if (promotion) {
+      metrics::count_promotion(st.labels, a.site, promotion, true);
+      record(a.site);
+      // Its replica had every write of the old master (REPLTAKEOVER, or traffic stopped and
+      // caught up): the old master may follow the new one later without losing anything.
+      if (!old_master.empty() && old_master != a.site && (a.kind == action_kind::takeover || stripped_and_synced))
+        st.rejoinable.insert(old_master);
+    }
   }
   if (plan.phase != st.last_phase) {
     st.last_phase = plan.phase;
