@@ -90,6 +90,8 @@ struct mock_mysql {
         break;
       case mysql_op::ensure_switch: ok.value = "armed"; break;
       case mysql_op::fence: writable.erase(h); break;
+      case mysql_op::stop_replica: channel.erase(h); break;
+      case mysql_op::start_replica: channel.insert(h); break;
       case mysql_op::read_gtid: ok.value = gtid[h]; break;
       case mysql_op::show_grants: ok.value = "GRANT ALL PRIVILEGES ON *.* TO `op`@`%`"; break;
       case mysql_op::wait_executed: ok.value = "reached"; break;

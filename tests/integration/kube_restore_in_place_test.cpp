@@ -120,6 +120,10 @@ BOOST_AUTO_TEST_CASE(the_phases_through_an_operator_restart_then_the_others_recl
   BOOST_TEST(freeze(g).token == T1);
   BOOST_TEST(!mock->is_writable(g + "-a"));  // fenced before the Job existed
   BOOST_TEST(role(g, "a") == "replica");
+  {
+    std::lock_guard l{mock->m};  // b and c stopped replicating from a: it serves no replica
+    BOOST_TEST(mock->channel.empty());
+  }
   BOOST_TEST(!events(g, "RestoreInPlaceFrozen").empty());
   BOOST_TEST(events(g, "RestoreInPlaceStarted").size() == 1u);
   const json container = get(res::jobs, job)["spec"]["template"]["spec"]["containers"][0];

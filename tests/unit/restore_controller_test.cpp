@@ -8,6 +8,7 @@
 
 #include "actors/operator/kube/restore/restore_decide.hpp"
 #include "actors/operator/kube/restore/restore_in_place.hpp"
+#include "actors/operator/kube/restore/restore_in_place_pass.hpp"
 #include "actors/operator/kube/restore/restore_render.hpp"
 #include "config/yaml_json.hpp"
 #include "tests/unit/config_spec_test_util.hpp"
@@ -597,6 +598,25 @@ BOOST_AUTO_TEST_CASE(restore_in_place_succeeded_metrics_and_reclone_answers) {
   BOOST_TEST(reclone_answer_final("already taken: accepted: reclone of iad (restore_token)"));
   BOOST_TEST(!reclone_answer_final("busy: the group's durable state is not loaded or being written; try again"));
   BOOST_TEST(!reclone_answer_final("rejected: another plan (reclone) is running; request the reclone again when it has finished"));
+}
+
+// Fencing ends when the target reports read-only, no other site replicates (from it) and none
+// of its pods is labelled primary.
+BOOST_AUTO_TEST_CASE(target_fenced_rows) {
+  auto status = [](const char* a_state, bool b_replicating) {
+    return json{{"sites", {{{"name", "a"}, {"state", a_state}},
+                           {{"name", "b"}, {"state", "read-only"}, {"replicating", b_replicating}}}}};
+  };
+  auto pod = [](const char* site, const char* role) {
+    return json{{"metadata", {{"labels", {{"shipstream.io/site", site}, {"shipstream.io/role", role}}}}}};
+  };
+  const std::vector<json> unlabelled = {pod("a", "replica"), pod("b", "replica")};
+  BOOST_TEST(target_fenced(status("read-only", false), "a", unlabelled));
+  BOOST_TEST(!target_fenced(status("writable", false), "a", unlabelled));
+  BOOST_TEST(!target_fenced(status("read-only", true), "a", unlabelled));  // still serves b
+  BOOST_TEST(!target_fenced(status("read-only", false), "a", {pod("a", "primary")}));
+  BOOST_TEST(!target_fenced(status("unreachable", false), "a", unlabelled));
+  BOOST_TEST(!target_fenced(json::object(), "a", unlabelled));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

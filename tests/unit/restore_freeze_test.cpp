@@ -141,6 +141,7 @@ BOOST_AUTO_TEST_CASE(the_token_is_recorded_before_the_fence_and_used_once) {
   BOOST_TEST(f.fenced().empty());  // nothing is changed before the store holds the token
   f.store_ok();
   BOOST_TEST(f.fenced() == std::vector<std::string>{"a"});
+  BOOST_TEST(f.count<effect::stop_receiver>() == 2u);  // b and c stop replicating from a
   BOOST_TEST(f.has_event("RestoreInPlaceFrozen"));
   // The controller asks again (restarted mid-way): nothing changes.
   f.run(input::annotate{restore_freeze_key, "freeze:" + T1});

@@ -341,6 +341,11 @@ struct reassert {
 struct start_receiver {
   std::string site;
 };
+/// STOP REPLICA on `site` (spec.restoreInPlace's freeze: the restore's target must serve no
+/// replica; the answer changes nothing, the next polls show it).
+struct stop_receiver {
+  std::string site;
+};
 /// Start (or resume) the executor for `plan`.
 struct start_executor {
   failover_plan plan;
@@ -376,7 +381,7 @@ using group_effect =
     std::variant<effect::persist, effect::publish, effect::status, effect::fence,
                  effect::read_gtid, effect::heartbeat, effect::reassert, effect::start_executor,
                  effect::emit, effect::log, effect::metric, effect::reply,
-                 effect::start_receiver, effect::gr_command>;
+                 effect::start_receiver, effect::stop_receiver, effect::gr_command>;
 
 struct step_result {
   group_state state;

@@ -74,6 +74,10 @@ void restore_freeze_persisted(context& c, const change_restore_freeze& x, bool o
            "restore ends; " + site + " fenced (super_read_only) for the restore",
            site);
     c.fence(site);
+    // `restore --replace` refuses a target that serves a replica: the others stop replicating
+    // from it until they are recloned from the restored data (the controller waits for it).
+    for (const auto& s : c.rules.sites)
+      if (s != site) c.out.emplace_back(effect::stop_receiver{s});
   } else if (!x.record.frozen && x.before.frozen) {
     c.emit("Normal", "RestoreInPlaceResumed",
            "the freeze of token " + x.record.token + " is lifted; " + site +

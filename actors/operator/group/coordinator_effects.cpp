@@ -275,6 +275,21 @@ void carry_out(self_ptr self, const group_effect& e) {
                               return input::receiver_started{site, std::move(o)};
                             });
           },
+          [&](const effect::stop_receiver& x) {
+            auto site = x.site;
+            auto cmd = command_for(self, mysql_op::stop_replica, site);
+            self->request(st.cfg.deps.site_io, cmd.timeout + std::chrono::seconds(2), std::move(cmd))
+                .then(
+                    [=](mysql_outcome& o) {
+                      if (!o.ok)
+                        log::warn("restore freeze: STOP REPLICA failed",
+                                  {{"group", self->state.cfg.rules.group}, {"site", site}, {"error", o.error}});
+                    },
+                    [=](caf::error& e) {
+                      log::warn("restore freeze: STOP REPLICA failed",
+                                {{"group", self->state.cfg.rules.group}, {"site", site}, {"error", to_string(e)}});
+                    });
+          },
           [&](const effect::gr_command& x) {
             // Group Replication (decide/gr_step.hpp): the recovery account is the replication
             // account, on the START statement only; START and STOP get the group's own deadline.

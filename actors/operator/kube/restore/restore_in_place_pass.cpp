@@ -41,8 +41,11 @@ bool bootstrap_running(const json& status) {
 
 bool target_fenced(const json& status, const std::string& target, const std::vector<json>& pods) {
   bool read_only = false;
-  for (const auto& s : status.value("sites", json::array()))
-    if (s.is_object() && str(s, "name") == target) read_only = str(s, "state") == "read-only";
+  for (const auto& s : status.value("sites", json::array())) {
+    if (!s.is_object()) continue;
+    if (str(s, "name") == target) read_only = str(s, "state") == "read-only";
+    else if (s.value("replicating", false)) return false;  // it would still be served
+  }
   if (!read_only) return false;
   for (const auto& p : pods) {
     const json labels = p.value("metadata", json::object()).value("labels", json::object());

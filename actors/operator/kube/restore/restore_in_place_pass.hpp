@@ -20,7 +20,9 @@ namespace br::restore_ctl {
 using json = nlohmann::json;
 
 /// Pure: the target is fenced for the load: the coordinator's status reports it read-only
-/// (super_read_only ON: the coordinator fenced it) and none of its pods carries role=primary.
+/// (super_read_only ON: the coordinator fenced it), no other site replicating (the freeze stops
+/// them: `restore --replace` refuses a target that serves a replica) and none of its pods
+/// carries role=primary.
 bool target_fenced(const json& status, const std::string& target, const std::vector<json>& pods);
 
 class in_place_pass {
