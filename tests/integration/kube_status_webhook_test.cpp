@@ -9,6 +9,7 @@
 #include <csignal>
 
 #include "io/codec/base64.hpp"
+#include "io/http/client.hpp"
 #include "io/kube/client.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/kube_sim/simulator.hpp"
@@ -248,6 +249,35 @@ BOOST_AUTO_TEST_CASE(a_caBundle_of_another_ca_fails_the_call) {
   auto refused = patch_status("gr", {{"phase", "Degraded"}}, op_user);
   BOOST_TEST(refused.first != 0, refused.second);
   BOOST_TEST(has(refused.second, "failed calling webhook"), refused.second);
+  BOOST_TEST(status_of("gr")["phase"] == "Running");
+}
+
+BOOST_AUTO_TEST_CASE(only_system_masters_may_impersonate_the_operator) {
+  start_operator();
+  register_webhook();
+  // An RBAC-enforced identity (not in system:masters) allowed to patch status still cannot
+  // pass itself off as the operator: the impersonation is refused before anything else.
+  br::kube_sim::rbac_enforcement e;
+  e.identities = {"mallory"};
+  e.user = "system:serviceaccount:db:mallory";
+  e.policy.cluster.push_back({{"shipstream.io"}, {"mysqlfailovergroups/status"}, {"patch", "get"}, {}});
+  sim.set_rbac(e);
+  br::http::client_request req;
+  req.method = "PATCH";
+  req.url = sim.url() + "/apis/shipstream.io/v1alpha1/namespaces/db/mysqlfailovergroups/gr/status";
+  req.headers = {{"Content-Type", "application/merge-patch+json"},
+                 {br::kube_sim::identity_header, "mallory"},
+                 {"Impersonate-User", op_user}};
+  req.body = json{{"status", {{"phase", "Failed"}}}}.dump();
+  auto as_op = br::http::perform(req);
+  BOOST_TEST(as_op.status == 403, as_op.body);
+  BOOST_TEST(has(as_op.body, "cannot impersonate"), as_op.body);
+  // Without the impersonation the same identity is judged as itself by the webhook.
+  req.headers.pop_back();
+  auto as_self = br::http::perform(req);
+  BOOST_TEST(as_self.status == 403, as_self.body);
+  const auto msg = json::parse(as_self.body, nullptr, false).value("message", std::string{});
+  BOOST_TEST(has(msg, "user \"system:serviceaccount:db:mallory\" may not"), as_self.body);
   BOOST_TEST(status_of("gr")["phase"] == "Running");
 }
 
