@@ -11,3 +11,10 @@ br_test(integration_redis_client
 add_test(NAME integration_playground_dragonfly COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/playground_dragonfly_test.sh)
 set_tests_properties(integration_playground_dragonfly PROPERTIES LABELS "integration;process;mysql;dragonfly;valkey"
   RUN_SERIAL TRUE TIMEOUT 900 ENVIRONMENT "${BR_TEST_ENV}")
+# The manager's REPLTAKEOVER branch against tests/support/dragonfly_sim (a SIMULATION of
+# Dragonfly's takeover; Valkey has none): the real manager actor and RESP client. About 10 s.
+br_test(integration_dragonfly_takeover
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/dragonfly_takeover_test.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/dragonfly_sim.cpp
+  LIBS br_operator_dragonfly br_actors_common
+  LABELS "integration;dragonfly" TIMEOUT 300)
