@@ -177,6 +177,23 @@ BOOST_AUTO_TEST_CASE(durable_state_json_keeps_the_restore_freeze) {
   BOOST_TEST((back->restore_freeze == s.restore_freeze));
 }
 
+// Guarded quorum recovery (issue 23): the taken request survives an operator restart, so it is
+// never acted on twice; a GR record without one keeps its old shape.
+BOOST_AUTO_TEST_CASE(durable_state_json_keeps_the_gr_recovery_record) {
+  durable_state s;
+  s.gr.group_name = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
+  s.gr.bootstrapped = true;
+  s.gr.observed_view_max = 3;
+  BOOST_TEST(!durable_state_to_json(s)["groupReplication"].contains("recovery"));
+  s.gr.recovery_request = "req-1";
+  s.gr.recovery_kind = "forceMembers";
+  s.gr.recovery_site = "a";
+  s.gr.recovery_open = true;
+  auto back = durable_state_from_json(durable_state_to_json(s));
+  BOOST_TEST_REQUIRE(static_cast<bool>(back));
+  BOOST_TEST((back->gr == s.gr));
+}
+
 BOOST_AUTO_TEST_CASE(candidate_sets_are_what_each_candidate_can_reach) {
   std::map<std::string, site_probe> probes;
   probes["a"].gtid_executed = U1 + ":1-5";
