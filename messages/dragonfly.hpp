@@ -37,6 +37,10 @@ struct replication_info {
   bool sync_in_progress = false;     ///< replica: master_sync_in_progress:1
   int64_t replica_offset = -1;       ///< replica: slave_repl_offset (falls back to master_repl_offset)
   bool loading = false;              ///< INFO persistence loading:1
+  /// INFO keyspace: keys over every db (0 when the section is there without db lines); -1 when
+  /// the section was not read. A master offset says nothing about data on Valkey: a master that
+  /// never had a replica keeps master_repl_offset 0 whatever it holds.
+  int64_t keys = -1;
 };
 
 }  // namespace br::dragonfly

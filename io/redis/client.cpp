@@ -3,6 +3,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -203,7 +204,10 @@ response client::command(const std::vector<std::string>& argv) {
   }
   auto* r = static_cast<redisReply*>(raw);
   if (r->type == REDIS_REPLY_ERROR) {
-    std::string m(r->str, r->len);
+    // The server's words go into Events and logs: at most 512 bytes of them.
+    constexpr size_t max_error_text = 512;
+    std::string m(r->str, std::min<size_t>(r->len, max_error_text));
+    if (r->len > max_error_text) m += "...";
     freeReplyObject(r);
     return fail(error_kind::server_error, name + ": " + m);
   }

@@ -54,6 +54,21 @@ dragonfly::replication_info parse_replication(std::string_view t) {
   r.sync_in_progress = to_int(kv, "master_sync_in_progress", 0) != 0;
   r.replica_offset = to_int(kv, "slave_repl_offset", r.master_repl_offset);
   r.loading = to_int(kv, "loading", 0) != 0;
+  if (t.find("# Keyspace") != std::string_view::npos) {
+    r.keys = 0;
+    for (const auto& [k, v] : kv) {
+      if (k.rfind("db", 0) != 0 || v.rfind("keys=", 0) != 0) continue;
+      int64_t n = 0;
+      auto end = v.find(',');
+      const std::string num = v.substr(5, end == std::string::npos ? std::string::npos : end - 5);
+      auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), n);
+      if (ec != std::errc() || p != num.data() + num.size() || n < 0) {
+        r.keys = -1;  // unreadable: unknown, which the decisions treat as holding data
+        break;
+      }
+      r.keys += n;
+    }
+  }
   return r;
 }
 

@@ -16,7 +16,8 @@ namespace br::redis {
 /// Every "key:value" line (the first ':' splits; '\r' dropped; headers and blank lines skipped).
 std::map<std::string, std::string> parse_info(std::string_view text);
 
-/// From the text of INFO replication, optionally followed by INFO persistence's.
+/// From the text of INFO replication, optionally followed by INFO persistence's and INFO
+/// keyspace's.
 dragonfly::replication_info parse_replication(std::string_view text);
 
 }  // namespace br::redis

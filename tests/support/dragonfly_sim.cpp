@@ -142,6 +142,10 @@ struct dragonfly_sim::impl {
       }
     }
     if (section.empty() || section == "persistence") out += "# Persistence\r\nloading:0\r\n";
+    if (section.empty() || section == "keyspace") {
+      out += "# Keyspace\r\n";
+      if (!n.data.empty()) out += "db0:keys=" + std::to_string(n.data.size()) + ",expires=0,avg_ttl=0\r\n";
+    }
     return bulk(out);
   }
 

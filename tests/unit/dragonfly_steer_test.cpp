@@ -25,6 +25,15 @@ site_observation M(const std::string& site, int64_t offset, int64_t replicas) {
   s.info.role = server_role::master;
   s.info.master_repl_offset = offset;
   s.info.connected_replicas = replicas;
+  s.info.keys = offset > 0 ? 1 : 0;  // rows with an offset hold data
+  return s;
+}
+
+/// A master holding `keys` keys whatever its offset (Valkey: 0 until a replica attached once);
+/// keys -1: INFO keyspace not read.
+site_observation K(const std::string& site, int64_t keys) {
+  auto s = M(site, 0, 0);
+  s.info.keys = keys;
   return s;
 }
 
@@ -38,6 +47,14 @@ site_observation R(const std::string& site, const std::string& of, int64_t offse
   s.info.last_io_seconds_ago = up ? 0 : -1;
   s.info.replica_offset = offset;
   s.info.master_repl_offset = offset;
+  s.info.keys = offset > 0 ? 1 : 0;
+  return s;
+}
+
+/// A replica in a full sync (link down, syncing) from `of`.
+site_observation S(const std::string& site, const std::string& of) {
+  auto s = R(site, of, 0, false);
+  s.info.sync_in_progress = true;
   return s;
 }
 
@@ -103,19 +120,19 @@ BOOST_AUTO_TEST_CASE(table) {
        "strip b; event DragonflyStaleMaster; strip c; event DragonflyStaleMaster", "", "ConfiguringReplication",
        "replica+ stale-master stale-master"},
       {"steady: nothing to do",
-       {M("a", 100, 2), R("b", "a", 100), R("c", "a", 100)}, "a", "a", 0, false, "", "a", "Ready",
+       {M("a", 100, 2), R("b", "a", 100), R("c", "a", 100)}, "a", "a", 0, false, "label a", "a", "Ready",
        "master+ replica+ replica+"},
       {"a replica following another server is pointed at the master",
-       {M("a", 100, 1), R("b", "a", 100), R("c", "b", 100)}, "a", "a", 0, false, "replicaof c df-a", "a",
+       {M("a", 100, 1), R("b", "a", 100), R("c", "b", 100)}, "a", "a", 0, false, "replicaof c df-a; label a", "a",
        "ConfiguringReplication", "master+ replica+ replica+"},
       {"a replica of the master with its link down reconnects by itself (no REPLICAOF restarting a sync)",
-       {M("a", 100, 1), R("b", "a", 90, false)}, "a", "a", 0, false, "", "a", "ConfiguringReplication",
+       {M("a", 100, 1), R("b", "a", 90, false)}, "a", "a", 0, false, "label a", "a", "ConfiguringReplication",
        "master+ replica"},
       {"a stale master (took writes) loses its traffic, is reported, never rejoined",
        {M("a", 100, 1), R("b", "a", 100), M("c", 50, 0)}, "a", "a", 0, false,
-       "strip c; event DragonflyStaleMaster", "a", "Degraded", "master+ replica+ stale-master"},
+       "strip c; event DragonflyStaleMaster; label a", "a", "Degraded", "master+ replica+ stale-master"},
       {"an unconfigured master (offset 0, no replicas) is attached",
-       {M("a", 100, 1), R("b", "a", 100), M("c", 0, 0)}, "a", "a", 0, false, "replicaof c df-a", "a",
+       {M("a", 100, 1), R("b", "a", 100), M("c", 0, 0)}, "a", "a", 0, false, "replicaof c df-a; label a", "a",
        "ConfiguringReplication", "master+ replica+ unconfigured"},
       {"the master unreachable for 1 of 3 polls: nothing moves",
        {X("a"), R("b", "a", 90, false), R("c", "a", 100, false)}, "a", "a", 1, false, "", "a",
@@ -124,13 +141,17 @@ BOOST_AUTO_TEST_CASE(table) {
        {X("a"), R("b", "a", 90, false), R("c", "a", 100, false)}, "a", "a", 3, false,
        "promote c; label c; event DragonflyMasterLost; replicaof b df-c", "c", "ConfiguringReplication",
        "unreachable replica replica"},
-      {"the master lost: the replica on MySQL's active site is promoted even with a lower offset",
+      {"the master lost: the most data wins over MySQL's active site (rule 3 moves it there later)",
        {X("a"), R("b", "a", 90, false), R("c", "a", 100, false)}, "a", "b", 3, false,
-       "promote b; label b; event DragonflyMasterLost; replicaof c df-b", "b", "ConfiguringReplication",
+       "promote c; label c; event DragonflyMasterLost; replicaof b df-c", "c", "ConfiguringReplication",
        "unreachable replica replica"},
-      {"MySQL failed over away from the unreachable master's site: promoted at the first poll",
+      {"MySQL failed over away from the unreachable master's site: promoted at the first poll (the most data)",
        {X("a"), R("b", "a", 90, false), R("c", "a", 100, false)}, "a", "b", 1, false,
-       "promote b; label b; event DragonflyMasterLost; replicaof c df-b", "b", "ConfiguringReplication",
+       "promote c; label c; event DragonflyMasterLost; replicaof b df-c", "c", "ConfiguringReplication",
+       "unreachable replica replica"},
+      {"the master lost, equal offsets: MySQL's active site first",
+       {X("a"), R("b", "a", 100, false), R("c", "a", 100, false)}, "a", "c", 3, false,
+       "promote c; label c; event DragonflyMasterLost; replicaof b df-c", "c", "ConfiguringReplication",
        "unreachable replica replica"},
       {"the master lost and no replica answers: nothing to promote",
        {X("a"), X("b")}, "a", "a", 5, false, "", "a", "ConfiguringReplication", "unreachable unreachable"},
@@ -138,7 +159,7 @@ BOOST_AUTO_TEST_CASE(table) {
        {M("a", 0, 0), R("b", "a", 100, false)}, "a", "a", 0, false,
        "promote b; label b; event DragonflyMasterLost", "b", "ConfiguringReplication", "master+ replica"},
       {"the next poll: the emptied old master is attached to the new one",
-       {M("a", 0, 0), M("b", 100, 0)}, "b", "a", 0, false, "replicaof a df-b", "b", "ConfiguringReplication",
+       {M("a", 0, 0), M("b", 100, 0)}, "b", "a", 0, false, "replicaof a df-b; label b", "b", "ConfiguringReplication",
        "unconfigured master+"},
       {"MySQL moved to b, b synced, REPLTAKEOVER supported: takeover, the old master follows",
        {M("a", 100, 1), R("b", "a", 100)}, "a", "b", 0, true,
@@ -153,15 +174,28 @@ BOOST_AUTO_TEST_CASE(table) {
        "takeover b; label b; ~kill a; ~replicaof a df-b; event DragonflyMasterMoved", "b",
        "ConfiguringReplication", "master+ replica+"},
       {"MySQL moved to b, b's link down (a full sync, a restart): the master stays until b is ready",
-       {M("a", 100, 1), R("b", "a", 0, false)}, "a", "b", 0, false, "", "a", "ConfiguringReplication",
+       {M("a", 100, 1), R("b", "a", 0, false)}, "a", "b", 0, false, "label a", "a", "ConfiguringReplication",
        "master+ replica"},
       {"MySQL moved to b, b's cache unreachable: the master stays, Degraded",
-       {M("a", 100, 0), X("b")}, "a", "b", 0, true, "", "a", "Degraded", "master+ unreachable"},
+       {M("a", 100, 0), X("b")}, "a", "b", 0, true, "label a", "a", "Degraded", "master+ unreachable"},
       {"the old master back with writes after a promotion: stale, never rejoined",
        {M("a", 500, 0), R("b", "c", 100), M("c", 100, 1)}, "c", "c", 0, false,
-       "strip a; event DragonflyStaleMaster", "c", "Degraded", "stale-master replica+ master+"},
+       "strip a; event DragonflyStaleMaster; label c", "c", "Degraded", "stale-master replica+ master+"},
+      {"a master holding keys with offset 0 (Valkey without a replica ever) is stale, not attached",
+       {M("a", 100, 1), R("b", "a", 100), K("c", 5)}, "a", "a", 0, false,
+       "strip c; event DragonflyStaleMaster; label a", "a", "Degraded", "master+ replica+ stale-master"},
+      {"a master whose keyspace could not be read is stale, not attached",
+       {M("a", 100, 1), R("b", "a", 100), K("c", -1)}, "a", "a", 0, false,
+       "strip c; event DragonflyStaleMaster; label a", "a", "Degraded", "master+ replica+ stale-master"},
+      {"the master lost: a replica in a full sync is not promoted over one holding the data",
+       {X("a"), S("b", "a"), R("c", "a", 100, false)}, "a", "b", 3, false,
+       "promote c; label c; event DragonflyMasterLost; replicaof b df-c", "c", "ConfiguringReplication",
+       "unreachable replica replica"},
+      {"the recorded master answers as a replica of another master (a takeover whose answer was lost)",
+       {R("a", "b", 100), M("b", 100, 1)}, "a", "b", 0, false,
+       "label b; event DragonflyMasterChosen", "b", "ConfiguringReplication", "replica+ master+"},
       {"a server without a role in INFO is left alone",
-       {M("a", 100, 0), U("b")}, "a", "a", 0, false, "", "a", "Ready", "master+ unknown"},
+       {M("a", 100, 0), U("b")}, "a", "a", 0, false, "label a", "a", "Ready", "master+ unknown"},
   };
   for (const auto& r : rows) {
     BOOST_TEST_CONTEXT(r.name) {
@@ -190,10 +224,10 @@ BOOST_AUTO_TEST_CASE(an_old_master_demoted_after_its_sync_is_rejoined_a_stale_on
   in.master_site = "b";
   in.mysql_active = "b";
   auto stale = plan_steering(in);
-  BOOST_TEST(describe(stale) == "strip a; event DragonflyStaleMaster");
+  BOOST_TEST(describe(stale) == "strip a; event DragonflyStaleMaster; label b");
   in.rejoinable = {"a"};
   auto rejoin = plan_steering(in);
-  BOOST_TEST(describe(rejoin) == "replicaof a df-b");
+  BOOST_TEST(describe(rejoin) == "replicaof a df-b; label b");
   BOOST_TEST(rejoin.phase == "Degraded");  // until it follows
 }
 

@@ -46,4 +46,11 @@ BOOST_AUTO_TEST_CASE(garbage_stays_unknown) {
   BOOST_TEST(redis::parse_replication("").connected_replicas == -1);
 }
 
+BOOST_AUTO_TEST_CASE(keyspace_counts_keys_or_stays_unknown) {
+  BOOST_TEST(redis::parse_replication("role:master\n").keys == -1);  // section not read
+  BOOST_TEST(redis::parse_replication("role:master\n# Keyspace\r\n").keys == 0);
+  BOOST_TEST(redis::parse_replication("# Keyspace\r\ndb0:keys=3,expires=0,avg_ttl=0\r\ndb2:keys=4,expires=1\r\n").keys == 7);
+  BOOST_TEST(redis::parse_replication("# Keyspace\r\ndb0:keys=x,expires=0\r\n").keys == -1);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

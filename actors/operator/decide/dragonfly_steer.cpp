@@ -2,6 +2,7 @@
 #include "actors/operator/decide/dragonfly_steer.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace br::dragonfly {
 namespace {
@@ -18,8 +19,10 @@ bool follows(const site_observation& r, const site_observation& m) {
          r.info.master_port == static_cast<int64_t>(m.port);
 }
 
+// Nothing to lose: no keys (known, not assumed) and no replicas. The offset is no evidence: a
+// Valkey master that never had a replica keeps master_repl_offset 0 whatever it holds.
 bool never_wrote(const site_observation& s) {
-  return s.info.connected_replicas == 0 && s.info.master_repl_offset == 0;
+  return s.info.keys == 0 && s.info.connected_replicas <= 0;
 }
 
 site_verdict classify(const site_observation& s, const std::string& master) {
@@ -85,16 +88,30 @@ action event(const char* type, const char* reason, std::string message) {
   return a;
 }
 
-// The reachable replica to promote when the master is lost: MySQL's active site first, else the
-// highest offset (declared order breaks ties). Null when none.
-const site_observation* promotion_candidate(const steer_input& in, const std::string& old_master) {
+// The reachable replica to promote when the master is lost: one that followed it first, not in a
+// full sync or loading, the highest offset (the most sessions), then MySQL's active site, then
+// declared order. The move to MySQL's active site comes later by rule 3, with a catch-up. Null
+// when none.
+const site_observation* promotion_candidate(const steer_input& in, const site_observation& old) {
   const site_observation* best = nullptr;
+  auto rank = [&](const site_observation& s) {
+    return std::make_tuple(follows(s, old) ? 1 : 0, s.info.sync_in_progress || s.info.loading ? 0 : 1,
+                           s.info.replica_offset, s.site == in.mysql_active ? 1 : 0);
+  };
   for (const auto& s : in.sites) {
-    if (s.site == old_master || !s.reachable || s.info.role != server_role::replica) continue;
-    if (s.site == in.mysql_active) return &s;
-    if (!best || s.info.replica_offset > best->info.replica_offset) best = &s;
+    if (s.site == old.site || !s.reachable || s.info.role != server_role::replica) continue;
+    if (!best || rank(s) > rank(*best)) best = &s;
   }
   return best;
+}
+
+// The recorded master answers as a replica of another reachable master (a REPLTAKEOVER whose
+// answer was lost, a takeover done by hand): that one is the master now. Null when not.
+const site_observation* handed_over_to(const steer_input& in, const site_observation& m) {
+  if (!m.reachable || m.info.role != server_role::replica) return nullptr;
+  for (const auto& s : in.sites)
+    if (s.site != m.site && s.reachable && s.info.role == server_role::master && follows(m, s)) return &s;
+  return nullptr;
 }
 
 // The recorded master came back empty (restarted without its data) while a replica that followed
@@ -102,7 +119,8 @@ const site_observation* promotion_candidate(const steer_input& in, const std::st
 bool restarted_empty(const steer_input& in, const site_observation& m) {
   if (!m.reachable || m.info.role != server_role::master || !never_wrote(m)) return false;
   for (const auto& s : in.sites)
-    if (s.site != m.site && s.reachable && follows(s, m) && s.info.replica_offset > 0) return true;
+    if (s.site != m.site && s.reachable && follows(s, m) && (s.info.replica_offset > 0 || s.info.keys > 0))
+      return true;
   return false;
 }
 
@@ -136,13 +154,22 @@ std::string_view to_string(site_class c) {
 
 steer_plan plan_steering(const steer_input& in) {
   steer_plan p;
-  const std::string observed_master = in.master_site.empty() ? first_master(in) : in.master_site;
+  std::string observed_master = in.master_site.empty() ? first_master(in) : in.master_site;
+  const site_observation* heir = nullptr;
+  if (const auto* rec = in.master_site.empty() ? nullptr : find(in, in.master_site); rec)
+    if ((heir = handed_over_to(in, *rec))) observed_master = heir->site;
   for (const auto& s : in.sites) p.sites.push_back(classify(s, observed_master));
   std::string master = in.master_site;
   std::vector<action> acts;
   bool moved = false;  // the master changes in this plan: it is not serving as one yet
 
-  if (master.empty()) {
+  if (heir) {
+    master = heir->site;
+    moved = true;
+    acts.push_back(act(action_kind::label_master, master));
+    acts.push_back(event("Normal", "DragonflyMasterChosen",
+                         in.master_site + " follows " + master + ": " + master + " is the cache master"));
+  } else if (master.empty()) {
     const auto* a = find(in, observed_master);
     if (a && a->reachable && a->info.role == server_role::master) {
       master = a->site;
@@ -159,7 +186,7 @@ steer_plan plan_steering(const steer_input& in) {
                                         (!in.mysql_active.empty() && master != in.mysql_active));
     const bool emptied = restarted_empty(in, *m);
     if (gone || emptied) {
-      if (const auto* c = promotion_candidate(in, master); c) {
+      if (const auto* c = promotion_candidate(in, *m); c) {
         acts.push_back(act(action_kind::promote, c->site));
         acts.push_back(act(action_kind::label_master, c->site));
         acts.push_back(event("Warning", "DragonflyMasterLost",
@@ -246,6 +273,10 @@ steer_plan plan_steering(const steer_input& in) {
   const site_verdict* mv = nullptr;
   for (const auto& v : p.sites)
     if (v.site == master) mv = &v;
+  // The serving master's traffic is asserted every poll (idempotent): a switch that failed or was
+  // undone by hand is repaired by the next poll, not only when the master changes.
+  const bool labelled = std::any_of(acts.begin(), acts.end(), [](const action& a) { return a.kind == action_kind::label_master; });
+  if (mv && !moved && mv->cls == site_class::master && !labelled) acts.push_back(act(action_kind::label_master, master));
   if (!mv || moved || mv->cls != site_class::master) {
     p.phase = "ConfiguringReplication";
     p.phase_reason = master.empty() ? "no cache master on " + in.mysql_active

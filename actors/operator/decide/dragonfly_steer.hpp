@@ -84,8 +84,8 @@ struct steer_plan {
 
 /// Classes: unreachable (no answer); unknown (no role in INFO); replica; master when it is the
 /// recorded master (or, before any, the one rule 1 picks); a master elsewhere is unconfigured when
-/// it provably never took writes (connected_slaves 0 and master_repl_offset 0: a server that just
-/// started), else stale_master. A master is ready when reachable; a replica when its link is up,
+/// it provably holds nothing (INFO keyspace read and empty, no replicas: a server that just
+/// started), else stale_master (also when its keyspace is unknown). A master is ready when reachable; a replica when its link is up,
 /// it heard from its master (last IO >= 0), is not syncing and not loading.
 ///
 /// Master choice, in this order:
@@ -93,9 +93,9 @@ struct steer_plan {
 ///    holds data (rule 3 then moves it to MySQL's active site on a later poll).
 /// 2. the recorded master lost (unreachable for lost_after_polls polls, or at once when MySQL's
 ///    active site is elsewhere, or back as an empty master while a replica that followed it
-///    holds data): promote a reachable replica, the one
-///    on MySQL's active site first, else the highest offset; REPLICAOF NO ONE (the master is gone,
-///    nothing to take over from).
+///    holds data): promote a reachable replica: one that followed it, not syncing or loading,
+///    the highest offset, then MySQL's active site; REPLICAOF NO ONE (the master is gone, nothing
+///    to take over from). Rule 3 moves it to MySQL's active site later.
 /// 3. the recorded master reachable but not on MySQL's active site, and that site's server a ready
 ///    replica of it (link up, streaming): move the master there: REPLTAKEOVER when supported (it
 ///    waits for the replica itself), else strip the old master's traffic, kill its client
@@ -106,6 +106,9 @@ struct steer_plan {
 /// Then every other site that is a replica following another server or with its link down, or
 /// unconfigured, gets REPLICAOF the master; a stale master gets its traffic stripped and a Warning
 /// Event, never REPLICAOF, unless it is `rejoinable`.
+/// The serving master's traffic is asserted in every plan (label_master, idempotent), so a switch
+/// that failed is repaired by the next poll. A recorded master that answers as a replica of another
+/// reachable master (a takeover whose answer was lost) hands the record to that master.
 /// Phase: no ready master -> ConfiguringReplication; a stale master or an unreachable site ->
 /// Degraded; a replica not ready -> ConfiguringReplication; else Ready.
 steer_plan plan_steering(const steer_input& in);

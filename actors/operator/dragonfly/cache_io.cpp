@@ -29,15 +29,18 @@ site_observation cache_site::observe(std::string& error) {
   s.port = e_.port;
   auto* c = connection(t_.io, error);
   if (!c) return s;
-  auto rep = c->command({"INFO", "replication"});
-  auto per = rep.ok() ? c->command({"INFO", "persistence"}) : rep;
-  if (!rep.ok() || !per.ok()) {
-    error = (rep.ok() ? per : rep).error.to_string();
-    c_.reset();
-    return s;
+  std::string text;
+  for (const char* section : {"replication", "persistence", "keyspace"}) {
+    auto r = c->command({"INFO", section});
+    if (!r.ok()) {
+      error = r.error.to_string();
+      c_.reset();
+      return s;
+    }
+    text += r.value->str + "\n";
   }
   s.reachable = true;
-  s.info = redis::parse_replication(rep.value->str + "\n" + per.value->str);
+  s.info = redis::parse_replication(text);
   return s;
 }
 

@@ -76,8 +76,10 @@ std::string traffic(manager_state& st, const std::string& site, bool master, boo
   auto* s = site_of(st, site);
   if (!s) return "unknown site";
   if (master && on)
-    return s->run({"ACL", "SETUSER", traffic_check_user, "reset", "on", "nopass", "+role"}, st.cfg.timeouts.io);
-  return s->run({"ACL", "SETUSER", traffic_check_user, "reset", "off"}, st.cfg.timeouts.io);
+    return s->run({"ACL", "SETUSER", traffic_check_user, "on", "nopass", "-@all", "+role"}, st.cfg.timeouts.io);
+  // No `reset`: Dragonfly's ACL SETUSER does not know it (Valkey does); these tokens mean the same
+  // on both.
+  return s->run({"ACL", "SETUSER", traffic_check_user, "off"}, st.cfg.timeouts.io);
 }
 
 /// Waits until `replica` reached the offset `master` has now (its traffic already stopped), up to
