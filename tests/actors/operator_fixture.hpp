@@ -111,7 +111,7 @@ struct operator_fixture : det_fixture {
     rt.wall_clock = [this] { return wall_now(); };
     rt.http_worker = http_worker;
     rt.keys = keys;
-    group_credentials creds{"bloodraven", "secretpw", "repl", "replpw", nullptr};
+    group_credentials creds{"bloodraven", "secretpw", "repl", "replpw", nullptr, ""};
     sup = spawn_group_supervisor(sys, "root/group:g", "g", spec, creds, rt);
     run();
   }
