@@ -65,6 +65,10 @@ state_is() { # K1-role K2-role: site1's and site2's ROLE, "slave" also checking 
   [[ $b != slave* ]] || follows 2 1 || return 1
 }
 front_is() { [[ $(front_port) == "$(pv "CACHE_PORT_$1")" ]]; }
+expect_metric() { # ERE of one series line of the operator's /metrics, or fail with the dragonfly series
+  local m; m=$(curl -fsS -m 2 "http://127.0.0.1:$(pv OPERATOR_METRICS_PORT)/metrics")
+  grep -Eq "$1" <<<"$m" || fail "no metrics line matches $1: $(grep dragonfly <<<"$m")"
+}
 offset_of() { port_of "$1" INFO replication | tr -d '\r' | sed -n 's/^master_repl_offset://p'; }
 synced() { # K (replica) M (master): connected and at the master's offset
   [[ $(port_of "$1" ROLE 2>/dev/null | sed -n 4p) == connected && $(offset_of "$1") == "$(offset_of "$2")" ]]
@@ -77,11 +81,8 @@ for i in 1 2 3 4 5; do [[ $(front SET "session:$i" "v$i") == OK ]] || fail "SET 
 # Sessions written after a replica's last sync are lost with its master (async replication): wait
 # for the sync before the fault, as the acceptance is about what was replicated.
 wait_until "site2 in sync with site1" 20 synced 2 1
-metrics=$(curl -fsS -m 2 "http://127.0.0.1:$(pv OPERATOR_METRICS_PORT)/metrics")
-grep -q 'bloodraven_dragonfly_site_role{group="demo",namespace="playground",role="master",site="site1"} 1' <<<"$metrics" ||
-  fail "no master role series for site1: $(grep dragonfly <<<"$metrics")"
-grep -q 'bloodraven_dragonfly_site_up{group="demo",namespace="playground",site="site2"} 1' <<<"$metrics" ||
-  fail "no site_up series for site2"
+expect_metric '^bloodraven_dragonfly_site_role\{group="demo",namespace="playground",role="master",site="site1"\} 1$'
+expect_metric '^bloodraven_dragonfly_site_up\{group="demo",namespace="playground",site="site2"\} 1$'
 echo "step 1: site1's cache server is the master, site2 replicates it, the frontend reaches site1"
 
 # 2. The whole of site1 dies: MySQL first, then the cache follows.
@@ -129,10 +130,7 @@ sleep 6   # three polls: never rejoined
 [[ $(port_of 1 GET stale-write) == yes ]] || fail "the stale master's write is gone"
 port_of 1 ACL GETUSER bloodraven-traffic | grep -qx off || fail "site1's router check user is not off"
 front_is 2 || fail "the frontend does not reach site2 only"
-metrics=$(curl -fsS -m 2 "http://127.0.0.1:$(pv OPERATOR_METRICS_PORT)/metrics")
-grep -q 'bloodraven_dragonfly_site_role{group="demo",namespace="playground",role="stale-master",site="site1"} 1' <<<"$metrics" ||
-  fail "site1 is not shown as a stale master: $(grep dragonfly_site_role <<<"$metrics")"
-grep -Eq 'bloodraven_dragonfly_promotions_total\{group="demo",kind="promote",namespace="playground",result="success",target_site="site2"\} [1-9]' <<<"$metrics" ||
-  fail "no promotion counted for site2"
+expect_metric '^bloodraven_dragonfly_site_role\{group="demo",namespace="playground",role="stale-master",site="site1"\} 1$'
+expect_metric '^bloodraven_dragonfly_promotions_total\{group="demo",kind="promote",namespace="playground",result="success",target_site="site2"\} [1-9]'
 echo "step 4: the stale master site1 keeps its write, is not rejoined, and gets no traffic"
 echo "PASS: the cache followed MySQL ($((t_cache - t0)) ms after the kill), the cache-only failure, the empty restarts rejoined, the stale master left alone"
