@@ -35,6 +35,7 @@ struct webhook_fixture {
   std::unique_ptr<br::kube::client> c;
   br::test::test_certs certs{{service_host}};
   std::unique_ptr<br::test::child_process> op;
+  std::uint16_t webhook_port = 0;
 
   webhook_fixture() {
     sim.start();
@@ -70,7 +71,7 @@ struct webhook_fixture {
 
   /// Starts the operator with its webhook listener on a free port and routes the Service to it.
   void start_operator() {
-    const auto port = br::test::free_port();
+    const auto port = webhook_port = br::test::free_port();
     op = std::make_unique<br::test::child_process>(
         br::test::binary_path("bloodraven"),
         std::vector<std::string>{"--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
@@ -250,6 +251,36 @@ BOOST_AUTO_TEST_CASE(a_caBundle_of_another_ca_fails_the_call) {
   BOOST_TEST(refused.first != 0, refused.second);
   BOOST_TEST(has(refused.second, "failed calling webhook"), refused.second);
   BOOST_TEST(status_of("gr")["phase"] == "Running");
+}
+
+BOOST_AUTO_TEST_CASE(malformed_reviews_are_refused_and_the_webhook_keeps_serving) {
+  start_operator();
+  const std::string port = std::to_string(webhook_port);
+  auto post = [&](std::string body) {
+    br::http::client_request req;
+    req.method = "POST";
+    req.url = "https://" + service_host + ":" + port + "/validate-status";
+    req.connect_to = {service_host + ":" + port + ":127.0.0.1:" + port};
+    req.ca_pem = certs.ca.cert_pem;
+    req.headers = {{"Content-Type", "application/json"}};
+    req.body = std::move(body);
+    req.timeout = 20s;
+    return br::http::perform(req);
+  };
+  auto deep = post(std::string(100000, '[') + std::string(100000, ']'));
+  BOOST_TEST(deep.status == 400, deep.body);
+  BOOST_TEST(has(deep.body, "nesting deeper than 64"), deep.body);
+  auto big = post(std::string(5u << 20, ' '));
+  BOOST_TEST(big.status == 413, big.body);
+  auto garbage = post("{\"apiVersion\":");
+  BOOST_TEST(garbage.status == 400, garbage.body);
+  auto not_review = post(R"({"apiVersion":"v1","kind":"Pod"})");
+  BOOST_TEST(not_review.status == 400, not_review.body);
+  // Still serving: a real review through the API server path is judged.
+  register_webhook();
+  auto alice = patch_status("gr", {{"phase", "Failed"}}, "alice");
+  BOOST_TEST(alice.first != 0, alice.second);
+  BOOST_TEST(has(alice.second, denied), alice.second);
 }
 
 BOOST_AUTO_TEST_CASE(only_system_masters_may_impersonate_the_operator) {
