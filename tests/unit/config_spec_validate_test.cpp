@@ -586,7 +586,8 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
        S,
        {set("/spec/dragonfly", {{"enabled", true}}), set("/spec/sites/0/dragonflyAddress", "127.0.0.1:6379")},
        "spec.sites[1].dragonflyAddress",
-       "required in standalone mode when spec.dragonfly.enabled"},
+       "required in standalone mode when spec.dragonfly.enabled",
+       2},  // sites[1] and sites[2]
       {"standalone bad dragonflyAddress",
        S,
        {set("/spec/sites/0/dragonflyAddress", "nohost")},
