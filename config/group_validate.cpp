@@ -246,6 +246,11 @@ struct checker {
     within("spec.dragonfly.plannedFailover.maxSyncWait", d.planned_failover.max_sync_wait,
            limits::max_sync_wait);
     if (d.auth && d.auth->secret_name.empty()) fail("spec.dragonfly.auth.secretName", "required");
+    // Kubernetes mode runs the image (render/dragonfly.hpp); standalone mode never does.
+    if (d.enabled && mode == run_mode::kubernetes && d.image.empty())
+      fail("spec.dragonfly.image", "required when spec.dragonfly.enabled in Kubernetes mode");
+    if (d.image.ends_with(":latest"))
+      fail("spec.dragonfly.image", "the :latest tag is refused: pin a version (e.g. v1.38.0)");
   }
 
   // Pods a user can run: resources, labels, tolerations, affinity, security contexts, Services.

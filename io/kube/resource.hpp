@@ -37,6 +37,7 @@ inline const resource_ref nodes{"", "v1", "nodes", false};
 inline const resource_ref services{"", "v1", "services", true};
 inline const resource_ref pvcs{"", "v1", "persistentvolumeclaims", true};
 inline const resource_ref deployments{"apps", "v1", "deployments", true};
+inline const resource_ref statefulsets{"apps", "v1", "statefulsets", true};
 inline const resource_ref pdbs{"policy", "v1", "poddisruptionbudgets", true};
 inline const resource_ref roles{"rbac.authorization.k8s.io", "v1", "roles", true};
 inline const resource_ref rolebindings{"rbac.authorization.k8s.io", "v1", "rolebindings", true};

@@ -599,6 +599,17 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
        "spec.sites[0].dragonflyAddress",
        "only used in standalone mode"},
       {"dragonfly disabled", K, {set("/spec/dragonfly", {{"enabled", false}})}, "", ""},
+      {"dragonfly image required in Kubernetes mode",
+       K,
+       {set("/spec/dragonfly", {{"enabled", true}})},
+       "spec.dragonfly.image",
+       "required when spec.dragonfly.enabled in Kubernetes mode",
+       2},  // and the Kubernetes-mode refusal of enabled
+      {"dragonfly image :latest",
+       K,
+       {set("/spec/dragonfly", {{"enabled", false}, {"image", "df/dragonfly:latest"}})},
+       "spec.dragonfly.image",
+       "the :latest tag is refused"},
       // spec.backup is modelled (config/backup_spec.hpp); its rules: unit_backup_spec.
       {"backup empty object", K, {set("/spec/backup", json::object())}, "", ""},
       {"credentials appSecret",

@@ -185,6 +185,12 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("patch", "shipstream.io", "mysqlbackupverifications", "shop", "v", "status"),
                         req("delete", "shipstream.io", "mysqlbackupverifications", "shop", "v"),
                         req("create", "batch", "jobs", "shop"), req("delete", "batch", "cronjobs", "shop", "c"),
+                        // Dragonfly's objects: created, and deleted when it is disabled
+                        req("create", "apps", "statefulsets", "shop"),
+                        req("list", "apps", "statefulsets", "shop"),
+                        req("delete", "apps", "statefulsets", "shop", "s"),
+                        req("delete", "", "services", "shop", "s"),
+                        req("delete", "policy", "poddisruptionbudgets", "shop", "p"),
                         // Group Replication members' identities (rolebinding-members.yaml), and
                         // the pods get+patch their Roles grant (the API server's escalation check)
                         req("create", "rbac.authorization.k8s.io", "roles", "shop"),

@@ -7,6 +7,7 @@
 
 #include "actors/operator/kube/reconcile/reconcile_plan.hpp"
 #include "actors/operator/kube/core/status_writer.hpp"
+#include "config/render/dragonfly.hpp"
 #include "config/render/gr_member.hpp"
 #include "config/render/group_objects.hpp"
 #include "config/render/member_rbac.hpp"
@@ -25,6 +26,7 @@ const kube::resource_ref* resource_of(const std::string& kind) {
   if (kind == "ConfigMap") return &kube::resources::configmaps;
   if (kind == "PersistentVolumeClaim") return &kube::resources::pvcs;
   if (kind == "Deployment") return &kube::resources::deployments;
+  if (kind == "StatefulSet") return &kube::resources::statefulsets;
   if (kind == "Service") return &kube::resources::services;
   if (kind == "PodDisruptionBudget") return &kube::resources::pdbs;
   if (kind == "ServiceAccount") return &kube::resources::serviceaccounts;
@@ -173,6 +175,52 @@ std::string ensure_finalizer(kube::client& c, const kube_platform_options& o) {
 
 }  // namespace
 
+bool apply_dragonfly(kube::client& c, const kube_platform_options& o,
+                     const config::failover_group& g, int version, json& report) {
+  auto fail = [&](const std::string& what) {
+    report["state"] = "error";
+    report["errors"].push_back(what);
+  };
+  render::render_options ro = o.render;
+  ro.reconciler_version = version;
+  auto rendered = render::render_dragonfly(g, ro);
+  if (!rendered.ok()) {
+    for (const auto& e : rendered.errors) fail(e.to_string());
+    return true;  // nothing rendered: nothing pruned either
+  }
+  for (const auto& obj : rendered.objects) {
+    const auto* res = resource_of(obj.value("kind", ""));
+    auto live = c.get(*res, o.ns, name_of(obj), o.call_timeout);
+    if (!live && !live.error().not_found()) {
+      fail("get " + obj.value("kind", "") + " " + name_of(obj) + ": " + live.error().describe());
+      continue;
+    }
+    if (write_planned(c, o, *res, live ? *live : json(nullptr), obj, report) ==
+        write_outcome::not_leading)
+      return false;
+  }
+  // The group's own Dragonfly objects (by label) that are no longer rendered.
+  kube::list_options lo;
+  lo.label_selector = render::dragonfly_selector(g.metadata.name);
+  for (const auto& kind : {"PodDisruptionBudget", "Service", "StatefulSet"}) {
+    const auto* res = resource_of(kind);
+    auto live = c.list(*res, o.ns, lo, o.call_timeout);
+    if (!live) {
+      fail("list " + res->plural + ": " + live.error().describe());
+      continue;
+    }
+    for (const auto& name : render::stale_dragonfly_objects(*live, kind, rendered.objects)) {
+      if (!o.may_write()) return false;
+      auto r = c.remove(*res, o.ns, name, {}, o.call_timeout);
+      if (r || r.error().not_found())
+        report["deleted"].push_back(std::string{kind} + "/" + name);
+      else
+        fail("delete " + std::string{kind} + " " + name + ": " + r.error().describe());
+    }
+  }
+  return true;
+}
+
 json reconcile_pass(kube::client& c, const kube_platform_options& o) {
   json report = {{"state", "ok"},      {"errors", json::array()},  {"created", json::array()},
                  {"updated", json::array()}, {"deleted", json::array()}, {"sites", json::array()}};
@@ -224,6 +272,7 @@ json reconcile_pass(kube::client& c, const kube_platform_options& o) {
   }
   if (render::is_group_replication(lg->group.spec) && !apply_member_rbac(c, o, *lg, report))
     return report;
+  if (!apply_dragonfly(c, o, lg->group, lg->version, report)) return report;
 
   // my.cnf ConfigMaps no live Deployment mounts and no desired one names.
   kube::list_options lo;

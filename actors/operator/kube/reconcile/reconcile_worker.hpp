@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/operator/kube/platform/kube_platform.hpp"
+#include "config/failover_group.hpp"
 #include "messages/interfaces.hpp"
 
 namespace br {
@@ -22,6 +23,13 @@ namespace br {
 ///    "sites": [{"name", "exists", "ready", "drift": [reasons]}]}
 /// Every call carries o.call_timeout; nothing is written while the lease guard is invalid.
 nlohmann::json reconcile_pass(kube::client& c, const kube_platform_options& o);
+
+/// Blocking, part of reconcile_pass: creates or updates the group's Dragonfly objects
+/// (render/dragonfly.hpp) and deletes those of its own (by label) no longer rendered: all of
+/// them when spec.dragonfly is disabled or removed. Appends to the report like reconcile_pass.
+/// False when not leading (stop the pass).
+bool apply_dragonfly(kube::client& c, const kube_platform_options& o,
+                     const config::failover_group& g, int version, nlohmann::json& report);
 
 /// Blocking: replaces `site`'s Deployment with its rendered form (the rollout of that site),
 /// from a fresh read, retried on 409. "" on success, else what failed.
