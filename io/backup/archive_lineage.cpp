@@ -1,4 +1,4 @@
-// Lineage breaks of the PITR archive (see archive_lineage.hpp).
+// History starts of the PITR archive (see archive_lineage.hpp).
 #include "io/backup/archive_lineage.hpp"
 
 #include <algorithm>
@@ -10,32 +10,34 @@
 
 namespace br::backup {
 
-std::vector<lineage_break> find_lineage_breaks(const std::vector<binlog::manifest>& manifests, std::string& error) {
-  std::vector<lineage_break> out;
+std::vector<history_start> find_history_starts(const std::vector<binlog::manifest>& manifests, std::string& error) {
+  std::vector<history_start> out;
   for (const auto& m : manifests) {
     std::vector<const binlog::manifest_entry*> files;
     for (const auto& e : m.files) files.push_back(&e);
     std::sort(files.begin(), files.end(),
               [](const auto* a, const auto* b) { return binlog::binlog_name_less(a->name, b->name); });
-    for (size_t i = 1; i < files.size(); ++i) {
-      const auto& before = *files[i - 1];
+    for (size_t i = 0; i < files.size(); ++i) {
+      const auto* before = i == 0 ? nullptr : files[i - 1];
       const auto& e = *files[i];
       auto prev = gtid_set::parse(e.previous_gtids);
-      auto end = gtid_set::parse(before.end_gtids);
+      auto end = before ? gtid_set::parse(before->end_gtids) : std::optional<gtid_set>(gtid_set{});
       auto first = config::parse_rfc3339(e.first_event_time);
       if (!prev || !end || !first) {
-        error = "manifest of site " + m.site + ": file " + (!end ? before.name : e.name) +
+        error = "manifest of site " + m.site + ": file " + (!end ? before->name : e.name) +
                 " has an unreadable previousGtids, endGtids or first event time";
         return {};
       }
-      if (!prev->empty() || end->empty()) continue;
-      lineage_break b;
-      b.site = m.site;
-      b.file = e.name;
-      b.previous_file = before.name;
-      b.previous_end = end->to_compact_string();
-      b.unix_seconds = std::chrono::duration_cast<std::chrono::seconds>(first->time_since_epoch()).count();
-      out.push_back(std::move(b));
+      if (!prev->empty() || (before && end->empty())) continue;
+      history_start s;
+      s.site = m.site;
+      s.file = e.name;
+      if (before) {
+        s.previous_file = before->name;
+        s.previous_end = end->to_compact_string();
+      }
+      s.unix_seconds = std::chrono::duration_cast<std::chrono::seconds>(first->time_since_epoch()).count();
+      out.push_back(std::move(s));
     }
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
@@ -44,9 +46,9 @@ std::vector<lineage_break> find_lineage_breaks(const std::vector<binlog::manifes
   return out;
 }
 
-std::optional<lineage_break> first_break_after(const std::vector<lineage_break>& breaks, int64_t snapshot_unix) {
-  for (const auto& b : breaks)
-    if (b.unix_seconds >= snapshot_unix) return b;
+std::optional<history_start> first_start_after(const std::vector<history_start>& starts, int64_t snapshot_unix) {
+  for (const auto& s : starts)
+    if (s.unix_seconds >= snapshot_unix) return s;
   return std::nullopt;
 }
 

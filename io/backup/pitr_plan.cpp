@@ -25,17 +25,29 @@ struct candidate {
   bool taken = false;
 };
 
-/// Why a bound cannot be reached from a backup that predates break `b`.
-std::string crossing_error(const lineage_break& b, int64_t snapshot_unix, const stop_bound& stop) {
-  const std::string at = binlog::rfc3339(b.unix_seconds);
+/// What the start `s` is, for the messages.
+std::string start_text(const history_start& s) {
+  return s.site + "/" + s.file + " starts a new history at " + binlog::rfc3339(s.unix_seconds) + " (" +
+         (s.previous_file.empty()
+              ? std::string("the site's first archived binlog, with an empty Previous_gtids: a new or recloned server, "
+                            "or a reset")
+              : "after " + s.previous_file + " ended with " + s.previous_end +
+                    ": the site's binary logs were reset, by an in-place restore, or it was recloned") +
+         ")";
+}
+
+/// Why a bound cannot be reached from a backup that predates start `s`; `limit`: the latest
+/// stop that backup can still use (the start's second or its history's newest archived event).
+std::string crossing_error(const history_start& s, int64_t snapshot_unix, const stop_bound& stop, int64_t limit) {
+  const std::string at = binlog::rfc3339(s.unix_seconds);
   std::string what = stop.what == stop_bound::kind::datetime ? "--stop-datetime " + binlog::rfc3339(stop.unix_seconds)
                      : stop.what == stop_bound::kind::latest ? std::string("the newest archived point")
                                                              : std::string("--stop-gtid");
-  return what + " lies past an in-place restore: the binary logs of site " + b.site + " were reset at " + at + " (" +
-         b.site + "/" + b.file + " starts a new history after " + b.previous_file + " ended with " + b.previous_end +
-         "), after this backup's consistent point " + binlog::rfc3339(snapshot_unix) +
-         ". The restore discarded what came after its own point, so the archive cannot carry this backup past it: "
-         "restore from a backup taken after " + at + ", or stop at or before " + at;
+  return what + " lies past the start of another history: " + start_text(s) + ", after this backup's consistent point " +
+         binlog::rfc3339(snapshot_unix) +
+         ". This backup is not known to be an ancestor of that history (an in-place restore discards what came "
+         "after its own point), so the archive cannot carry it past there: restore from a backup taken after " +
+         at + ", or stop at or before " + binlog::rfc3339(limit);
 }
 
 }  // namespace
@@ -72,15 +84,11 @@ replay_plan plan_replay(const gtid_set& backup_gtids, int64_t snapshot_unix, con
   replay_plan plan;
   plan.covered = backup_gtids;
   if (stop.what == stop_bound::kind::none) return plan;
-  auto breaks = find_lineage_breaks(manifests, plan.error);
+  auto starts = find_history_starts(manifests, plan.error);
   if (!plan.error.empty()) return plan;
-  // The history this backup belongs to ends at the first break after it.
-  const auto brk = first_break_after(breaks, snapshot_unix);
-  if (brk && ((stop.what == stop_bound::kind::datetime && stop.unix_seconds > brk->unix_seconds) ||
-              stop.what == stop_bound::kind::latest)) {
-    plan.error = crossing_error(*brk, snapshot_unix, stop);
-    return plan;
-  }
+  // The history this backup belongs to ends before the first start after it: no file from then
+  // on (any site) is a candidate, and a bound past it is refused (below).
+  const auto start = first_start_after(starts, snapshot_unix);
   std::vector<candidate> all;
   int64_t newest = 0;
   std::string newest_file;
@@ -101,13 +109,21 @@ replay_plan plan_replay(const gtid_set& backup_gtids, int64_t snapshot_unix, con
       c.end = *end;
       c.first = *first;
       c.last = *last;
+      if (start && c.first >= start->unix_seconds) continue;  // another history: never a candidate
       if (c.last > newest) {
         newest = c.last;
         newest_file = m.site + "/" + e.name;
       }
-      if (brk && c.first >= brk->unix_seconds) continue;  // another history: never a candidate
       all.push_back(std::move(c));
     }
+  }
+  // The latest stop datetime the backup's history can reach (at or before the start, and no later
+  // than its newest archived event: a reset before the start, not archived, is not seen).
+  const int64_t limit = !start ? newest : newest_file.empty() ? snapshot_unix : std::min(start->unix_seconds, newest);
+  if (start && (stop.what == stop_bound::kind::latest ||
+                (stop.what == stop_bound::kind::datetime && stop.unix_seconds > start->unix_seconds))) {
+    plan.error = crossing_error(*start, snapshot_unix, stop, limit);
+    return plan;
   }
   auto before_bound = [&](const candidate& c, const gtid_set& fresh) {
     if (stop.what == stop_bound::kind::datetime) return c.first < stop.unix_seconds;
@@ -149,14 +165,24 @@ replay_plan plan_replay(const gtid_set& backup_gtids, int64_t snapshot_unix, con
   if (stop.what == stop_bound::kind::latest) return plan;  // everything archived is taken
   if (stop.what == stop_bound::kind::datetime) {
     if (newest >= stop.unix_seconds) return plan;  // nothing more before the bound
+    if (start) {
+      plan.error = "--stop-datetime " + binlog::rfc3339(stop.unix_seconds) +
+                   " is after the newest archived event of this backup's history (" +
+                   (newest_file.empty() ? std::string("none") : binlog::rfc3339(newest) + " in " + newest_file) +
+                   ") and " + start_text(*start) +
+                   ": what happened between is not in the archive (an in-place restore there would not be seen): "
+                   "stop at or before " + binlog::rfc3339(limit) + ", or restore from a backup taken after " +
+                   binlog::rfc3339(start->unix_seconds);
+      return plan;
+    }
     plan.error = "--stop-datetime " + binlog::rfc3339(stop.unix_seconds) +
                  " is after the newest archived binlog event (" +
                  (newest_file.empty() ? std::string("the archive is empty")
                                       : binlog::rfc3339(newest) + " in " + newest_file) +
                  "): binlogs not archived yet cannot be replayed (flush the primary's binary logs and "
                  "wait for the archiver, or choose an earlier time)";
-  } else if (brk) {
-    plan.error = crossing_error(*brk, snapshot_unix, stop);
+  } else if (start) {
+    plan.error = crossing_error(*start, snapshot_unix, stop, limit);
   } else {
     plan.error = "the binlog archive does not reach --stop-gtid: missing " +
                  stop.gtids.subtract(plan.covered).to_compact_string();

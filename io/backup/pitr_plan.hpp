@@ -9,14 +9,17 @@
 // The plan refuses what it cannot do whole: a gap in the archive before the bound, a stop datetime
 // later than the newest archived event (the unarchived binlog tail), a GTID bound the archive
 // does not reach. A `latest` bound replays every archived transaction that follows the backup
-// (verification's "to the newest archived event"); only a gap refuses it.
+// (verification's "to the newest archived event"); a gap or a history start refuses it (below).
 //
-// Lineage breaks (archive_lineage.hpp: an in-place restore reset a site's binary logs): from a
-// backup whose consistent point is before a break, a stop datetime after the break's second, a
-// `latest` bound, or a GTID bound the history before the break does not reach is refused, naming
-// the site, the file and the time of the reset (replaying across it would bring back the writes
-// the restore discarded, or leave them in place under the new history). A point up to the reset
-// from such a backup, and any point from a backup taken after it, are planned as before.
+// History starts (archive_lineage.hpp: a file with an empty Previous_gtids, from a reset by an
+// in-place restore, a new or a recloned server): such a file fits after any set, so it is never
+// taken from a backup whose consistent point is before it. From such a backup, `latest`, a stop
+// datetime after the start's second or after the newest archived event of the files before it
+// (any site; a reset there that was not archived yet is not seen), or a GTID bound those files
+// do not reach is refused, naming the site, the file and its time (replaying across it could
+// bring back writes a restore discarded, or mix two histories). A point within the history before
+// the start, and any point from a backup taken after it, are planned as before. A start after a
+// reclone (no reset) is refused too: a false refusal, never a wrong replay.
 #pragma once
 
 #include <cstdint>
