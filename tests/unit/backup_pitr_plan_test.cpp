@@ -1,7 +1,7 @@
 // PITR decisions: which archived binlogs a replay takes (all sites' manifests), in what order,
 // what it refuses (gap, bound beyond the archive, GTID bound not reached), and the stop-bound
 // checks against the backup (acceptance 4: a stop datetime before the backup is refused); the
-// lineage breaks an in-place restore leaves in the archive and the plans refused across them.
+// history starts (an in-place restore's reset, a new or recloned server) and the plans refused across them.
 #include <boost/test/unit_test.hpp>
 
 #include "io/backup/archive_lineage.hpp"
