@@ -15,3 +15,9 @@ br_test(integration_kube_restore_in_place
           ${PROJECT_SOURCE_DIR}/tests/support/recording_platform.cpp
   LIBS br_ts_kube_harness br_actors_operator br_kube_sim yaml-cpp
   LABELS "integration;kube;backup" TIMEOUT 300)
+# spec.restoreInPlace is refused at validation again (review V3, 2026-11-27: H1-H4 in docs/backup.md
+# "Restore in place"): this test drives the wired path and cannot pass while the refusal stands.
+# Re-enable it with the fixes.
+if(TARGET integration_kube_restore_in_place)
+  set_tests_properties(integration_kube_restore_in_place PROPERTIES DISABLED TRUE)
+endif()
