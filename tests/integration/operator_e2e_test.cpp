@@ -160,7 +160,7 @@ struct e2e_fixture {
   }
 
   void start_group() {
-    group_credentials creds{"bloodraven", "bloodravenpw", "repl", "replpw", nullptr};
+    group_credentials creds{"bloodraven", "bloodravenpw", "repl", "replpw", nullptr, ""};
     group_runtime rt;
     rt.site_io = io;
     rt.platform = platform.handles;

@@ -199,7 +199,7 @@ struct fixture {
   }
 
   coordinator_actor start(const std::string& name, const config::group_spec& spec) {
-    group_credentials creds{"bloodraven", "bloodravenpw", "repl", "replpw", nullptr};
+    group_credentials creds{"bloodraven", "bloodravenpw", "repl", "replpw", nullptr, ""};
     group_runtime rt;
     rt.site_io = proxy;
     rt.platform = platform.handles;
