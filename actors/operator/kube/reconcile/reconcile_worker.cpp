@@ -103,6 +103,21 @@ write_outcome write_planned(kube::client& c, const kube_platform_options& o,
   return write_outcome::written;
 }
 
+/// Reads the live copy of `desired` (its kind's resource) and writes it as write_planned does; a
+/// failed read is recorded in the report (write_outcome::failed).
+write_outcome apply_object(kube::client& c, const kube_platform_options& o, const json& desired,
+                           json& report) {
+  const auto* res = resource_of(desired.value("kind", ""));
+  auto live = c.get(*res, o.ns, name_of(desired), o.call_timeout);
+  if (!live && !live.error().not_found()) {
+    report["state"] = "error";
+    report["errors"].push_back("get " + desired.value("kind", "") + " " + name_of(desired) + ": " +
+                               live.error().describe());
+    return write_outcome::failed;
+  }
+  return write_planned(c, o, *res, live ? *live : json(nullptr), desired, report);
+}
+
 /// Group Replication: each site's member ServiceAccount, Role and RoleBinding
 /// (render/member_rbac.hpp), the Role naming the site's pods as listed now (a Deployment's pod
 /// names are only known once it made them; a new pod's sidecar retries until the next pass
@@ -124,17 +139,8 @@ bool apply_member_rbac(kube::client& c, const kube_platform_options& o, const lo
   std::vector<std::string> sites;
   for (const auto& s : lg.group.spec.sites) {
     sites.push_back(s.name);
-    for (const auto& obj : render::render_member_rbac(lg.group, s.name, names[s.name], lg.version)) {
-      const auto* res = resource_of(obj.value("kind", ""));
-      auto live = c.get(*res, o.ns, name_of(obj), o.call_timeout);
-      if (!live && !live.error().not_found()) {
-        fail("get " + obj.value("kind", "") + " " + name_of(obj) + ": " + live.error().describe());
-        continue;
-      }
-      if (write_planned(c, o, *res, live ? *live : json(nullptr), obj, report) ==
-          write_outcome::not_leading)
-        return false;
-    }
+    for (const auto& obj : render::render_member_rbac(lg.group, s.name, names[s.name], lg.version))
+      if (apply_object(c, o, obj, report) == write_outcome::not_leading) return false;
   }
   // A removed site's binding first (it carries the authority), then its Role and account.
   for (const auto* res : {&kube::resources::rolebindings, &kube::resources::roles,
@@ -188,17 +194,8 @@ bool apply_dragonfly(kube::client& c, const kube_platform_options& o,
     for (const auto& e : rendered.errors) fail(e.to_string());
     return true;  // nothing rendered: nothing pruned either
   }
-  for (const auto& obj : rendered.objects) {
-    const auto* res = resource_of(obj.value("kind", ""));
-    auto live = c.get(*res, o.ns, name_of(obj), o.call_timeout);
-    if (!live && !live.error().not_found()) {
-      fail("get " + obj.value("kind", "") + " " + name_of(obj) + ": " + live.error().describe());
-      continue;
-    }
-    if (write_planned(c, o, *res, live ? *live : json(nullptr), obj, report) ==
-        write_outcome::not_leading)
-      return false;
-  }
+  for (const auto& obj : rendered.objects)
+    if (apply_object(c, o, obj, report) == write_outcome::not_leading) return false;
   // The group's own Dragonfly objects (by label) that are no longer rendered.
   kube::list_options lo;
   lo.label_selector = render::dragonfly_selector(g.metadata.name);
