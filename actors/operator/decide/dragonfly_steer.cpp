@@ -80,8 +80,8 @@ action replicaof(const std::string& site, const site_observation& master) {
   return a;
 }
 
-action event(const char* type, const char* reason, std::string message) {
-  action a = act(action_kind::event, "");
+action event(const char* type, const char* reason, std::string message, const std::string& site = "") {
+  action a = act(action_kind::event, site);
   a.event_type = type;
   a.reason = reason;
   a.message = std::move(message);
@@ -253,7 +253,7 @@ steer_plan plan_steering(const steer_input& in) {
           break;
         }
         acts.push_back(act(action_kind::strip_traffic, v.site));
-        acts.push_back(event("Warning", "DragonflyStaleMaster", v.site + ": " + v.why));
+        acts.push_back(event("Warning", "DragonflyStaleMaster", v.site + ": " + v.why, v.site));
         break;
       default:
         break;

@@ -60,7 +60,7 @@ enum class action_kind : uint8_t {
   wait_sync,      ///< wait (up to maxSyncWait) until `site` reached the offset its master `host` has now
   client_kill,    ///< CLIENT KILL TYPE NORMAL on `site` (its clients reconnect through the endpoint)
   label_master,   ///< dragonfly-role=master, traffic enabled, on `site`; role=replica elsewhere
-  event,          ///< an Event: type, reason, message
+  event,          ///< an Event: type, reason, message; `site` when it is about one site
 };
 
 struct action {

@@ -132,12 +132,11 @@ std::string apply(manager_self self, const action& a) {
       return "";
     case action_kind::event: {
       if (a.reason == "DragonflyStaleMaster") {  // once per site per stale_event_every
-        const auto site = a.message.substr(0, a.message.find(':'));
         auto now = std::chrono::steady_clock::now();
-        auto it = st.stale_reported.find(site);
+        auto it = st.stale_reported.find(a.site);
         if (it != st.stale_reported.end() && now - it->second < st.cfg.stale_event_every) return "";
-        st.stale_reported[site] = now;
-        emit(self, a.event_type, a.reason, a.message, site);
+        st.stale_reported[a.site] = now;
+        emit(self, a.event_type, a.reason, a.message, a.site);
         return "";
       }
       emit(self, a.event_type, a.reason, a.message);
