@@ -292,17 +292,35 @@ BOOST_AUTO_TEST_CASE(history_starts_table) {
   }
 }
 
+// One row of the tables of plans across a history start: the plan from `backup` (snapshot at
+// `snapshot`) to `stop` takes `files`, or is refused with `error_part` in its message.
+struct history_row {
+  std::string what;
+  std::string backup;
+  int64_t snapshot;
+  stop_bound stop;
+  std::vector<std::string> files;
+  std::string error_part;  // "" = planned
+};
+
+void check_history_rows(const std::vector<history_row>& rows, const std::vector<binlog::manifest>& archive) {
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.what) {
+      auto p = plan_replay(gs(r.backup), r.snapshot, r.stop, archive);
+      if (r.error_part.empty()) {
+        BOOST_TEST(p.error == "");
+        BOOST_TEST(names(p) == r.files, boost::test_tools::per_element());
+      } else {
+        BOOST_TEST(p.error.find(r.error_part) != std::string::npos, p.error);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(plans_across_an_in_place_restore_table) {
   stop_bound latest;
   latest.what = stop_bound::kind::latest;
-  struct row {
-    std::string what;
-    std::string backup;
-    int64_t snapshot;
-    stop_bound stop;
-    std::vector<std::string> files;
-    std::string error_part;  // "" = planned
-  };
+  using row = history_row;
   const std::string old_backup = A + ":1-5", new_backup = A + ":1-27";
   const std::vector<row> rows = {
       {"old backup, a point before the restore: the old history", old_backup, unix_at(5), at_time(15),
@@ -329,17 +347,7 @@ BOOST_AUTO_TEST_CASE(plans_across_an_in_place_restore_table) {
        "s1/binlog.000005 starts a new history at " + at(45) + " (after binlog.000004 ended with " + A + ":21-30"},
       {"a backup after both restores", A + ":1-33", unix_at(52), latest, {"s1/binlog.000006"}, ""},
   };
-  for (const auto& r : rows) {
-    BOOST_TEST_CONTEXT(r.what) {
-      auto p = plan_replay(gs(r.backup), r.snapshot, r.stop, restored_site());
-      if (r.error_part.empty()) {
-        BOOST_TEST(p.error == "");
-        BOOST_TEST(names(p) == r.files, boost::test_tools::per_element());
-      } else {
-        BOOST_TEST(p.error.find(r.error_part) != std::string::npos, p.error);
-      }
-    }
-  }
+  check_history_rows(rows, restored_site());
 }
 
 // Review finding H1: s1 restored in place at minute 25 back to A:1-12 (A:13-20 discarded); its first
@@ -355,14 +363,7 @@ std::vector<binlog::manifest> restored_then_failed_over() {
 BOOST_AUTO_TEST_CASE(a_new_history_on_another_site_is_never_taken_table) {
   stop_bound latest;
   latest.what = stop_bound::kind::latest;
-  struct row {
-    std::string what;
-    std::string backup;
-    int64_t snapshot;
-    stop_bound stop;
-    std::vector<std::string> files;
-    std::string error_part;  // "" = planned
-  };
+  using row = history_row;
   const std::string old_backup = A + ":1-5";
   const std::vector<row> rows = {
       {"old backup, latest: refused, naming s2's first file", old_backup, unix_at(5), latest, {},
@@ -382,17 +383,7 @@ BOOST_AUTO_TEST_CASE(a_new_history_on_another_site_is_never_taken_table) {
       {"a backup in the second s2 started counts as before it", old_backup, unix_at(30), latest, {},
        "s2/binlog.000001 starts a new history"},
   };
-  for (const auto& r : rows) {
-    BOOST_TEST_CONTEXT(r.what) {
-      auto p = plan_replay(gs(r.backup), r.snapshot, r.stop, restored_then_failed_over());
-      if (r.error_part.empty()) {
-        BOOST_TEST(p.error == "");
-        BOOST_TEST(names(p) == r.files, boost::test_tools::per_element());
-      } else {
-        BOOST_TEST(p.error.find(r.error_part) != std::string::npos, p.error);
-      }
-    }
-  }
+  check_history_rows(rows, restored_then_failed_over());
 }
 
 BOOST_AUTO_TEST_CASE(stop_datetime_parsing) {
