@@ -39,3 +39,9 @@ br_test(unit_gr_status_admission
           ${PROJECT_SOURCE_DIR}/actors/operator/decide/gr_status_admission.cpp
   LIBS nlohmann_json::nlohmann_json
   LABELS "unit;gr;webhook")
+# The Group Replication ordered update (decide/gr_rollout.hpp, issue 23): which member restarts
+# next, the switchover before the primary, the refusals (quorum, not ONLINE, RECOVERING).
+br_test(unit_gr_rollout
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_rollout_test.cpp
+  LIBS br_operator_decide
+  LABELS "unit;gr")
