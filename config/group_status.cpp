@@ -132,7 +132,8 @@ void read(const json& v, const std::string& path, gr_recovery_plan_status& out,
       .field("survivor", out.survivor)
       .field("rejoin", out.rejoin)
       .field("reason", out.reason)
-      .field("atRisk", out.at_risk);
+      .field("atRisk", out.at_risk)
+      .field("digest", out.digest);
 }
 
 void read(const json& v, const std::string& path, gr_last_recovery_status& out,
@@ -271,6 +272,7 @@ void to_json(json& j, const group_replication_status& g) {
 void to_json(json& j, const gr_recovery_plan_status& p) {
   j = {{"kind", p.kind}, {"reason", p.reason}, {"rejoin", p.rejoin}, {"atRisk", p.at_risk}};
   put(j, "survivor", p.survivor);
+  put(j, "digest", p.digest);
 }
 
 void to_json(json& j, const gr_last_recovery_status& r) {

@@ -169,6 +169,7 @@ struct gr_recovery_plan_status {
   std::vector<std::string> rejoin;
   std::string reason;
   std::vector<std::string> at_risk;  // per other member: what it may lose
+  std::string digest;  // what a request must name to confirm this plan (<id>@<digest>)
   bool operator==(const gr_recovery_plan_status&) const = default;
 };
 

@@ -20,6 +20,7 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <thread>
 
@@ -42,7 +43,12 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<int> instances = {221, 222, 223};  // reserved for this test
+// Reserved for this test; BR_GR_QUORUM_FIRST_INSTANCE=N runs it on N..N+2 instead.
+const std::vector<int> instances = [] {
+  const char* v = std::getenv("BR_GR_QUORUM_FIRST_INSTANCE");
+  const int first = v && *v ? std::atoi(v) : 221;
+  return std::vector<int>{first, first + 1, first + 2};
+}();
 const std::vector<std::string> sites = {"a", "b", "c"};
 const std::string group = "grq";
 const std::string ns = "default";
@@ -289,11 +295,25 @@ BOOST_AUTO_TEST_CASE(quorum_loss_blocks_and_only_a_request_recovers) {
   BOOST_TEST(events("QuorumLost") == lost_events + 1);  // once per episode, not per poll
   BOOST_TEST(events("QuorumRecoveryStarted") == 0u);
 
+  // A request confirming another plan than the one published is refused; nothing is forced.
+  {
+    const auto refused = events("QuorumRecoveryRefused");
+    annotate(recover_annotation, "req-0@0000000000000000");
+    BOOST_TEST(test::eventually([&] { return events("QuorumRecoveryRefused") == refused + 1; }, 30s, 250ms),
+               status().dump());
+    BOOST_TEST(gr().value("lastRecovery", json::object()).value("message", "").find("the plan changed") !=
+                   std::string::npos,
+               status().dump());
+    BOOST_TEST(gr_self(primary) == before);
+    BOOST_TEST(phase() == "Blocked");
+  }
+
   // -- 3. group recover: force_members on the survivor; writes again; the others rejoin ------
   auto [rc, out] = plugin({"group", "recover", group, "--yes", "--id", "req-1"});
   BOOST_TEST_REQUIRE(rc == 0, out);
   BOOST_TEST(out.find("group_replication_force_members") != std::string::npos, out);
   BOOST_TEST(out.find("Split-brain risk") != std::string::npos, out);
+  BOOST_TEST(out.find("plan digest: " + plan.value("digest", "?")) != std::string::npos, out);
   BOOST_TEST_MESSAGE("group recover printed:\n" << out);
   const auto t_req = std::chrono::steady_clock::now();
   BOOST_TEST_REQUIRE(test::eventually([&] { return writes(primary, 2); }, 60s, 500ms),
@@ -340,7 +360,7 @@ BOOST_AUTO_TEST_CASE(quorum_loss_blocks_and_only_a_request_recovers) {
   BOOST_TEST(rc_r != 0, out_r);
   BOOST_TEST(out_r.find("would refuse") != std::string::npos, out_r);
   const auto refused = events("QuorumRecoveryRefused");
-  annotate(recover_annotation, "req-2");
+  annotate(recover_annotation, "req-2@0000000000000000");
   BOOST_TEST(test::eventually([&] { return events("QuorumRecoveryRefused") == refused + 1; }, 30s, 250ms),
              status().dump());
   BOOST_TEST(gr().value("lastRecovery", json::object()).value("result", "") == "QuorumRecoveryRefused");

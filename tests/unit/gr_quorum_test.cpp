@@ -19,6 +19,7 @@ quorum_member m(const std::string& site, const std::string& st, const std::strin
   quorum_member q;
   q.site = site;
   q.reachable = st != "X";
+  q.answered = q.reachable;
   q.state = st == "O" ? member_state::online
             : st == "R" ? member_state::recovering
             : st == "F" ? member_state::offline
@@ -245,6 +246,60 @@ BOOST_AUTO_TEST_CASE(a_survivor_that_sees_a_majority_is_not_forced) {
   auto p = plan_quorum_recovery({a, m("b", "X"), m("c", "X")}, 3);
   BOOST_TEST(to_string(p.kind) == "blocked", p.reason);
   BOOST_TEST(p.reason.find("a still sees a majority of its group reachable") != std::string::npos, p.reason);
+}
+
+BOOST_AUTO_TEST_CASE(force_members_needs_every_member_left_out_down) {
+  // Review M6: a member left out of a forced membership must be down: not answering, or
+  // answering and not ONLINE in a view with quorum.
+  auto unread = m("b", "X");
+  unread.answered = true;  // its server answered, its member table did not
+  auto quorate = m("b", "R", "S", upto(5));
+  quorate.sees_majority = true;  // its own table: a view with quorum (not counted a survivor)
+  auto down_b = m("b", "X");     // answers nothing: down as far as anyone can tell
+  auto offline_b = m("b", "F", "", upto(5));  // answers, left its group
+  struct row {
+    std::string name;
+    quorum_member b;
+    bool allowed;
+    std::string reason_has;
+  };
+  const std::vector<row> rows = {
+      {"b answers, its table unread", unread, false, "b answers but its member table could not be read"},
+      {"b in a view with quorum", quorate, false, "b is ONLINE in a view with quorum"},
+      {"b does not answer", down_b, true, ""},
+      {"b OFFLINE", offline_b, true, ""},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      auto p = plan_quorum_recovery({m("a", "O", "P", upto(7)), r.b, m("c", "X")}, 3);
+      BOOST_TEST((p.kind == recovery_kind::force_members) == r.allowed, p.reason);
+      BOOST_TEST(p.reason.find(r.reason_has) != std::string::npos, p.reason);
+    }
+  }
+  // A total outage re-bootstraps from reads of every member: M6 is force_members' rule only.
+  auto all = plan_quorum_recovery({m("a", "F", "", upto(7)), m("b", "F", "", upto(5)), m("c", "F", "", upto(6))}, 3);
+  BOOST_TEST(to_string(all.kind) == "rebootstrap", all.reason);
+}
+
+BOOST_AUTO_TEST_CASE(the_plan_digest_names_what_is_confirmed) {
+  // Review M5: the digest changes with anything a person is shown (survivor, its set, what each
+  // other member may lose) and only then.
+  auto plan = [](const std::string& survivor_set, const std::string& b_last) {
+    auto b = m("b", "X");
+    if (!b_last.empty()) b.last_gtid = *br::gtid_set::parse(b_last);
+    return plan_quorum_recovery({m("a", "O", "P", survivor_set), b, m("c", "X")}, 3);
+  };
+  const auto base = plan(upto(7), upto(7));
+  BOOST_TEST_REQUIRE(to_string(base.kind) == "forceMembers", base.reason);
+  BOOST_TEST(base.digest.size() == 16u, base.digest);
+  BOOST_TEST(plan(upto(7), upto(7)).digest == base.digest);  // same reads, same digest
+  BOOST_TEST(plan(upto(8), upto(7)).digest != base.digest);  // the survivor's set moved
+  BOOST_TEST(plan(upto(7), upto(9)).digest != base.digest);  // b may lose more than shown
+  BOOST_TEST(plan(upto(7), "").digest != base.digest);       // b never read
+  auto other = plan_quorum_recovery({m("a", "X"), m("b", "O", "P", upto(7)), m("c", "X")}, 3);
+  BOOST_TEST(other.digest != base.digest);  // another survivor
+  auto refused = plan_quorum_recovery({m("a", "O", "P", upto(5)), m("b", "F", "", upto(9)), m("c", "X")}, 3);
+  BOOST_TEST(refused.digest.empty());  // nothing to confirm
 }
 
 BOOST_AUTO_TEST_CASE(the_plan_says_what_each_other_member_may_lose) {

@@ -709,6 +709,14 @@ void lose_quorum(gr_fixture& f) {
   f.report(with_gtid(lone("a"), T + ":1-9"));
 }
 
+/// The request `kubectl bloodraven group recover` sends: the id and the published plan's digest.
+input::annotate confirmed(const gr_fixture& f, const std::string& id) {
+  auto s = gr_status_of(f.rules, f.st);
+  return {force_quorum_recovery_annotation,
+          id + "@" + (s.recovery_plan && !s.recovery_plan->digest.empty() ? s.recovery_plan->digest
+                                                                            : std::string{"none"})};
+}
+
 bool sent_any(const gr_fixture& f) { return !f.commands().empty() || !f.all<effect::persist>().empty(); }
 
 }  // namespace
@@ -749,7 +757,7 @@ BOOST_AUTO_TEST_CASE(quorum_loss_is_blocked_once_and_nothing_is_done) {
 BOOST_AUTO_TEST_CASE(recovery_forces_the_survivor_records_first_and_resets_the_denominator) {
   gr_fixture f;
   lose_quorum(f);
-  f.run(input::annotate{force_quorum_recovery_annotation, "req-1"});
+  f.run(confirmed(f, "req-1"));
   BOOST_TEST_REQUIRE(f.answer.has_value());
   BOOST_TEST(f.answer->rfind("accepted: force the membership to the surviving PRIMARY a", 0) == 0u,
              *f.answer);
@@ -769,7 +777,7 @@ BOOST_AUTO_TEST_CASE(recovery_forces_the_survivor_records_first_and_resets_the_d
   BOOST_TEST(cmds[0].settings.local_address == "a:33061");  // the survivor's own address only
   BOOST_TEST(gr_status_of(f.rules, f.st).phase == "Recovering");
   // The same request again (handed twice): not acted on.
-  f.run(input::annotate{force_quorum_recovery_annotation, "req-1"});
+  f.run(confirmed(f, "req-1"));
   BOOST_TEST(f.answer->rfind("rejected: request req-1 was already taken", 0) == 0u, *f.answer);
   BOOST_TEST(!sent_any(f));
   f.done("a", mysql_op::gr_force_members);
@@ -821,7 +829,7 @@ BOOST_AUTO_TEST_CASE(recovery_is_refused_with_an_event_when_not_provably_safe) {
       lose_quorum(f);
       for (const auto& rep : r.reports) f.report(rep);
       f.seen.clear();
-      f.run(input::annotate{force_quorum_recovery_annotation, "req-2"});
+      f.run(confirmed(f, "req-2"));
       BOOST_TEST_REQUIRE(f.answer.has_value());
       BOOST_TEST(f.answer->rfind("rejected: ", 0) == 0u, *f.answer);
       BOOST_TEST(f.answer->find(r.reason) != std::string::npos, *f.answer);
@@ -834,6 +842,41 @@ BOOST_AUTO_TEST_CASE(recovery_is_refused_with_an_event_when_not_provably_safe) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(recovery_acts_only_on_the_plan_that_was_confirmed) {
+  // Review M5: a person confirms the plan shown (its digest); when the plan the operator
+  // computes at the request differs, it refuses with an Event and sends nothing.
+  gr_fixture f;
+  lose_quorum(f);
+  auto shown = gr_status_of(f.rules, f.st).recovery_plan;
+  BOOST_TEST_REQUIRE(shown.has_value());
+  const auto stale = confirmed(f, "req-5");
+  // b comes back OFFLINE holding what a holds: the same survivor, but what b may lose changed.
+  f.report(with_gtid(offline("b"), T + ":1-9"));
+  auto now = gr_status_of(f.rules, f.st).recovery_plan;
+  BOOST_TEST_REQUIRE(now.has_value());
+  BOOST_TEST(now->survivor == shown->survivor);
+  BOOST_TEST(now->digest != shown->digest);
+  f.seen.clear();
+  f.run(stale);
+  BOOST_TEST_REQUIRE(f.answer.has_value());
+  BOOST_TEST(f.answer->find("rejected: the plan changed since it was confirmed (confirmed " +
+                            shown->digest + ", now " + now->digest) == 0u, *f.answer);
+  BOOST_TEST(!sent_any(f));
+  BOOST_TEST(f.saw("QuorumRecoveryRefused"));
+  BOOST_TEST(gr_status_of(f.rules, f.st).last_recovery->result == "QuorumRecoveryRefused");
+  // A request naming no plan at all: refused the same way.
+  f.seen.clear();
+  f.run(input::annotate{force_quorum_recovery_annotation, "req-6"});
+  BOOST_TEST(f.answer->find("must name the plan it confirms") != std::string::npos, *f.answer);
+  BOOST_TEST(!sent_any(f));
+  BOOST_TEST(f.saw("QuorumRecoveryRefused"));
+  // The new plan confirmed: accepted.
+  f.run(confirmed(f, "req-7"));
+  BOOST_TEST(f.answer->rfind("accepted: force the membership to the surviving PRIMARY a", 0) == 0u,
+             *f.answer);
+  BOOST_TEST(f.persisted_next().gr.recovery_request == "req-7");
+}
+
 BOOST_AUTO_TEST_CASE(total_outage_rebootstraps_the_dominant_member_only) {
   gr_fixture f;
   lose_quorum(f);
@@ -844,7 +887,7 @@ BOOST_AUTO_TEST_CASE(total_outage_rebootstraps_the_dominant_member_only) {
   auto s = gr_status_of(f.rules, f.st);
   BOOST_TEST_REQUIRE(s.recovery_plan.has_value());
   BOOST_TEST(s.recovery_plan->kind == "rebootstrap");
-  f.run(input::annotate{force_quorum_recovery_annotation, "2026-11-27T00:40:00Z"});
+  f.run(confirmed(f, "2026-11-27T00:40:00Z"));
   BOOST_TEST(f.answer->rfind("accepted: bootstrap the group again from b", 0) == 0u, *f.answer);
   BOOST_TEST(f.persisted_next().gr.recovery_kind == "rebootstrap");
   f.store_ok();
@@ -872,7 +915,7 @@ BOOST_AUTO_TEST_CASE(total_outage_rebootstraps_the_dominant_member_only) {
 BOOST_AUTO_TEST_CASE(a_failed_recovery_closes_the_record_without_the_reset) {
   gr_fixture f;
   lose_quorum(f);
-  f.run(input::annotate{force_quorum_recovery_annotation, "req-3"});
+  f.run(confirmed(f, "req-3"));
   f.store_ok();
   f.done("a", mysql_op::gr_force_members, false);
   auto next = f.persisted_next();
@@ -906,7 +949,7 @@ BOOST_AUTO_TEST_CASE(an_interrupted_recovery_is_never_sent_again_only_cleared) {
       BOOST_TEST(!next.gr.recovery_open);
       BOOST_TEST(next.gr.observed_view_max == (took_effect ? 1u : 3u));
       f.store_ok();
-      f.run(input::annotate{force_quorum_recovery_annotation, "req-4"});  // its id again
+      f.run(input::annotate{force_quorum_recovery_annotation, "req-4@0123456789abcdef"});  // its id again
       BOOST_TEST(f.answer->find("already taken") != std::string::npos, *f.answer);
     }
   }

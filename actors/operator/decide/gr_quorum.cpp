@@ -4,6 +4,7 @@
 
 #include "actors/operator/decide/site_order.hpp"
 #include "config/replication_mode.hpp"
+#include "messages/fnv1a.hpp"
 
 namespace br::gr {
 
@@ -73,6 +74,29 @@ std::string risk_of(const quorum_member& m, const quorum_member& chosen) {
          lost.to_compact_string() + "), and anything it committed after that";
 }
 
+/// The plan's fingerprint: everything `kubectl bloodraven group recover` shows, one field a line.
+std::string digest_of(const recovery_plan& p, const quorum_member& chosen) {
+  std::string text = std::string{to_string(p.kind)} + "\n" + p.site + "\n" +
+                     (chosen.gtid_executed ? chosen.gtid_executed->to_compact_string() : "?") + "\n";
+  for (const auto& r : p.rejoin) text += "rejoin " + r + "\n";
+  for (const auto& r : p.at_risk) text += "risk " + r + "\n";
+  return fnv1a64_hex(text);
+}
+
+/// Force_members leaves every member but `chosen` out: each must be down (review M6).
+std::string not_down(const std::vector<quorum_member>& members, const quorum_member& chosen) {
+  for (const auto& m : members) {
+    if (m.site == chosen.site) continue;
+    if (m.answered && !m.reachable)
+      return m.site + " answers but its member table could not be read: it is not known to be "
+                      "down, and forcing a membership without it could split the group";
+    if (m.reachable && m.sees_majority)
+      return m.site + " is ONLINE in a view with quorum: forcing a membership without it would "
+                      "split the group";
+  }
+  return {};
+}
+
 recovery_plan blocked(std::string why) {
   recovery_plan p;
   p.kind = recovery_kind::blocked;
@@ -91,6 +115,9 @@ recovery_plan planned(recovery_kind kind, const quorum_member& chosen,
   if (!ahead.empty())
     return blocked("refused: " + join_names(ahead) + " holds transactions " + chosen.site +
                    " lacks; recovering from " + chosen.site + " would discard them");
+  if (kind == recovery_kind::force_members)
+    if (auto why_not = not_down(members, chosen); !why_not.empty())
+      return blocked("refused: " + why_not);
   recovery_plan p;
   p.kind = kind;
   p.site = chosen.site;
@@ -100,6 +127,7 @@ recovery_plan planned(recovery_kind kind, const quorum_member& chosen,
       p.at_risk.push_back(risk_of(m, chosen));
     }
   p.reason = std::move(why);
+  p.digest = digest_of(p, chosen);
   return p;
 }
 

@@ -55,6 +55,9 @@ struct quorum_member {
   /// Its gtid_executed at the operator's latest good read, whatever round (what an unreachable
   /// member held when it was last seen); nullopt: never read.
   std::optional<gtid_set> last_gtid;
+  /// Its server answered the operator this round, even when its member table could not be read
+  /// (then `reachable` is false but the member is not known to be down).
+  bool answered = false;
 };
 
 struct permission {
@@ -118,6 +121,10 @@ struct recovery_plan {
   /// force_members / rebootstrap: one line per other member saying what it may lose (the
   /// transactions it held at its last read that `site` lacks, or that it was never read).
   std::vector<std::string> at_risk;
+  /// force_members / rebootstrap: a fingerprint of what a person is shown and confirms (kind,
+  /// survivor and its GTID set, rejoin, at_risk); a request must name it (review M5), and a plan
+  /// recomputed with another digest is refused. "" for none / blocked.
+  std::string digest;
   bool operator==(const recovery_plan&) const = default;
 };
 
@@ -129,6 +136,9 @@ struct recovery_plan {
 /// would discard them although the operator can see them).
 /// A survivor whose own table still shows a majority ONLINE is not forced (Blocked: the group
 /// has quorum where the operator cannot see it; forcing would split it).
+/// force_members also needs every member left out to be down (review M6): not answering the
+/// operator at all, or answering and not ONLINE in a view with quorum; one that answers with an
+/// unreadable member table, or whose own table shows a view with quorum, refuses the plan.
 /// Total outage (no ONLINE survivor): re-bootstrap only when every declared member is reachable
 /// with a known gtid_executed and one member's set contains all of them; otherwise Blocked.
 /// `members` in declared order.

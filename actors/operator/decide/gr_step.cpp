@@ -585,6 +585,7 @@ config::group_replication_status gr_status_of(const group_rules& rules, const gr
     p.rejoin = g.preview->rejoin;
     p.reason = g.preview->reason;
     p.at_risk = g.preview->at_risk;
+    p.digest = g.preview->digest;
     s.recovery_plan = std::move(p);
   }
   if (!g.recovery_reason.empty() || !d.recovery_request.empty()) {

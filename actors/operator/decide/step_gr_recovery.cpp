@@ -1,8 +1,9 @@
 // step(): Group Replication quorum loss and guarded recovery (issue 23; decide/gr_quorum.hpp for
 // the rules). A group whose reachable ONLINE members are fewer than its majority is Blocked: the
 // operator observes and does nothing that changes the group. Only a person's request
-// (bloodraven.shipstream.io/force-quorum-recovery = <request id>) acts, and only on the plan the
-// operator computes itself at that moment (never the client's): force_members on the safe
+// (bloodraven.shipstream.io/force-quorum-recovery = <request id>@<plan digest>) acts, and only on
+// the plan the operator computes itself at that moment (never the client's), and only when that
+// plan is the one the person confirmed (its digest, as published): force_members on the safe
 // survivor, or a re-bootstrap of the member every other member's transactions are part of. The
 // request and the plan are recorded durably before the command is sent, so a restarted operator
 // never sends it twice; it only clears group_replication_force_members and closes the record.
@@ -21,6 +22,7 @@ namespace {
 std::vector<gr::quorum_member> recovery_members(const context& c) {
   auto members = gr_quorum_members(c);
   for (auto& m : members) {
+    if (auto r = c.st.reports.find(m.site); r != c.st.reports.end()) m.answered = r->second.probe_ok;
     if (auto p = c.st.good_probes.find(m.site); p != c.st.good_probes.end())
       m.last_gtid = gtid_set::parse(p->second.gtid_executed);
     const gr_snapshot* s = gr_snapshot_of(c, m.site);
@@ -36,6 +38,26 @@ void set_outcome(context& c, const std::string& reason, const std::string& messa
   g.recovery_reason = reason;
   g.recovery_message = message;
   status_changed(c, true);
+}
+
+/// The request `<id>@<plan digest>`: the id (any text) and the digest of the published plan the
+/// person confirmed (status.groupReplication.recoveryPlan.digest), split at the last '@'.
+struct recovery_request {
+  std::string id, digest, error;
+};
+
+recovery_request parse_request(const std::string& value) {
+  recovery_request r;
+  const auto at = value.rfind('@');
+  if (at == std::string::npos || at == 0 || at + 1 == value.size()) {
+    r.error = "the request must name the plan it confirms: <id>@<recoveryPlan.digest> "
+              "(kubectl bloodraven group recover sends it)";
+    return r;
+  }
+  r.id = value.substr(0, at);
+  r.digest = value.substr(at + 1);
+  if (r.id.size() > 128) r.error = "the request's id is 1-128 characters (a timestamp, a ticket)";
+  return r;
 }
 
 std::string risk_text(const gr::recovery_plan& p) {
@@ -85,9 +107,10 @@ std::string on_gr_recovery(context& c, const std::string& value) {
   auto& st = c.st;
   auto& g = st.gr;
   const auto& d = st.durable.gr;
-  const std::string request = value;
-  if (request.empty() || request.size() > 128)
-    return "rejected: the request's value is its id (1-128 characters: a timestamp, a ticket)";
+  if (value.empty() || value.size() > 256)
+    return "rejected: the request's value is <id>@<plan digest> (at most 256 characters)";
+  const auto parsed = parse_request(value);
+  const std::string request = parsed.error.empty() ? parsed.id : value;
   if (!st.loaded || st.persisting || !st.persist_queue.empty())
     return "busy: the group's durable state is not loaded or being written; try again";
   if (request == d.recovery_request)
@@ -107,6 +130,7 @@ std::string on_gr_recovery(context& c, const std::string& value) {
     set_outcome(c, "QuorumRecoveryRefused", msg);
     return "rejected: " + why;
   };
+  if (!parsed.error.empty()) return refuse(parsed.error);
   if (!d.bootstrapped) return refuse("the group was never bootstrapped: nothing to recover");
   if (!g.evaluated) return "busy: the group has not been observed yet; try again";
   // The plan is computed here, from this round's reads, whatever the requester was shown.
@@ -116,6 +140,10 @@ std::string on_gr_recovery(context& c, const std::string& value) {
     return refuse("the group is not Blocked by a quorum loss" +
                   (g.view.known ? std::string{} : " (" + g.view.reason + ")"));
   if (plan.kind == gr::recovery_kind::blocked) return refuse(plan.reason);
+  // Only the plan the person was shown and confirmed (review M5).
+  if (plan.digest != parsed.digest)
+    return refuse("the plan changed since it was confirmed (confirmed " + parsed.digest +
+                  ", now " + plan.digest + ": " + plan.reason + "); read the new plan and ask again");
   // Recorded before anything is sent: exactly once, also across operator restarts.
   change_gr x;
   x.gr = d;

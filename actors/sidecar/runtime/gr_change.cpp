@@ -2,8 +2,8 @@
 #include "actors/sidecar/runtime/gr_change.hpp"
 
 #include <algorithm>
-#include <cstdint>
-#include <cstdio>
+
+#include "messages/fnv1a.hpp"
 
 namespace br::sidecar {
 
@@ -50,13 +50,7 @@ nlohmann::json gr_observation_json(const gr_observation& o) {
 
 std::string gr_observation_token(const gr_observation& o) {
   // FNV-1a over the canonical JSON: stable across processes and builds (std::hash is not).
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : gr_observation_json(o).dump()) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  const std::string hex = fnv1a64_hex(gr_observation_json(o).dump());
   // Annotation values have no length limit of their own, but keep it short and readable.
   std::string view = o.reachable ? (o.view_id.empty() ? "noview" : o.view_id) : "unreachable";
   if (view.size() > 64) view.resize(64);
