@@ -314,10 +314,6 @@ struct checker {
   // never accepted and ignored. A member with a CRD default is refused only when it differs
   // from that default (the API server fills the default in).
   void unimplemented() {
-    if (spec.dragonfly.enabled && mode == run_mode::kubernetes)
-      fail("spec.dragonfly.enabled",
-           "not implemented yet in Kubernetes mode: Dragonfly co-management runs in standalone mode "
-           "only so far; remove spec.dragonfly or set enabled: false");
     if (spec.credentials) {
       const auto& c = *spec.credentials;
       auto unread = [&](const char* key, const std::string& value) {

@@ -66,5 +66,6 @@ using offer_atom = caf::atom_constant<caf::atom("offer")>;           // offer a 
 using push_view_atom = caf::atom_constant<caf::atom("pushview")>;    // PUT /view
 using boot_done_atom = caf::atom_constant<caf::atom("bootdone")>;    // boot guard finished
 using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;  // dead man's switch heartbeat
+using dragonfly_atom = caf::atom_constant<caf::atom("dragonfly")>;  // status.dragonfly from its manager
 
 }  // namespace br

@@ -108,12 +108,15 @@ using status_writer_actor =
 /// The status hub (a status writer that also feeds GET /ws/status and the lag metrics):
 /// (tick) is internal, sent to itself every half interval.
 using status_hub_actor = status_writer_actor::extend<caf::reacts_to<tick_atom>>;
+/// Where the Dragonfly manager reports status.dragonfly (a JSON object; "null" removes it).
+using dragonfly_status_actor = caf::typed_actor<caf::reacts_to<dragonfly_atom, std::string>>;
 /// The Kubernetes status writer: besides the coordinator's status, the spec conditions
-/// (spec, conditions JSON array; from the group source) and the reconciler's part of the status
-/// (reconcile, JSON object). (retry_later) is internal: a backoff expired.
+/// (spec, conditions JSON array; from the group source), the reconciler's part of the status
+/// (reconcile, JSON object) and status.dragonfly (dragonfly, JSON). (retry_later) is internal: a
+/// backoff expired.
 using kube_status_writer_actor = status_writer_actor::extend<
     caf::reacts_to<spec_atom, std::string>, caf::reacts_to<reconcile_atom, std::string>,
-    caf::reacts_to<retry_later_atom>>;
+    caf::reacts_to<dragonfly_atom, std::string>, caf::reacts_to<retry_later_atom>>;
 
 /// A site poller (one per site): probes on its own drift-free ticks and reports to the
 /// coordinator, which it finds by asking the group supervisor.

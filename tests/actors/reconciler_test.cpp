@@ -121,6 +121,7 @@ struct reconciler_fixture : test::det_fixture {
               [sc](reconcile_atom, const std::string& part) {
                 sc->status_parts.push_back(json::parse(part));
               },
+              [](dragonfly_atom, const std::string&) {},
               [](retry_later_atom) {}};
     });
     // Both sites' my.cnf changed; a is the primary, b a caught-up replica polled before any roll.

@@ -1,9 +1,9 @@
 // Dragonfly's Kubernetes objects applied by the reconciler (issue 24, acceptance 5), on the API
-// simulator with the chart's RBAC on the operator. Kubernetes-mode validation still refuses
-// spec.dragonfly.enabled (the manager's Kubernetes wiring is not built), so the enabled group is
-// handed to apply_dragonfly directly (the same call reconcile_pass makes); the group stored in
-// the API then has Dragonfly disabled, or no spec.dragonfly at all, and one full reconcile_pass
-// deletes the group's Dragonfly objects and nothing else.
+// simulator with the chart's RBAC on the operator. The enabled group is handed to apply_dragonfly
+// directly (the same call reconcile_pass makes; the whole operator with the manager runs in
+// integration_kube_dragonfly); the group stored in the API then has Dragonfly disabled, or no
+// spec.dragonfly at all, and one full reconcile_pass deletes the group's Dragonfly objects and
+// nothing else.
 #include <boost/test/unit_test.hpp>
 
 #include <yaml-cpp/yaml.h>
@@ -46,7 +46,7 @@ struct dragonfly_fixture {
     o.call_timeout = 3s;
   }
 
-  /// The stored group with spec.dragonfly enabled (parsed, not validated: see the file comment).
+  /// The stored group with spec.dragonfly enabled (parsed).
   br::config::failover_group enabled_group() {
     auto got = admin->get(res::mysqlfailovergroups, ns, group);
     BOOST_TEST_REQUIRE(got.ok());

@@ -1,12 +1,15 @@
-// A SIMULATION of the kubelet and the Deployment controller, for tests: nothing runs pods here.
-// For every Deployment whose newest generation it has not observed, it "restarts" the site: the
-// site's pods are deleted, one pod is created from the Deployment's pod template, and the
-// Deployment's status reports the rollout done (observed, updated, ready). MySQL itself is not
-// restarted: the sandbox servers stand for the pods' mysqld.
+// A SIMULATION of the kubelet and the Deployment and StatefulSet controllers, for tests: nothing
+// runs pods here. For every Deployment whose newest generation it has not observed, it "restarts"
+// the site: the site's pods are deleted, one pod is created from the Deployment's pod template,
+// and the Deployment's status reports the rollout done (observed, updated, ready). MySQL itself is
+// not restarted: the sandbox servers stand for the pods' mysqld. A StatefulSet (one replica, as
+// the operator renders them) gets its pod <name>-0 the same way (recreated from the template on
+// a new generation), and a pod whose StatefulSet is gone is deleted (the garbage collector).
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,6 +42,10 @@ class kubelet_sim {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
   }
+  /// Called on the kubelet's thread before a workload's pods are replaced, with the workload and
+  /// its new generation: a test restarts what the pod stands for (a sandbox mysqld). Set it
+  /// before start().
+  void on_restart(std::function<void(const nlohmann::json&, int64_t)> f) { on_restart_ = std::move(f); }
   /// (Deployment name, generation) per simulated restart, in order.
   std::vector<std::pair<std::string, int64_t>> restarts() const {
     std::lock_guard<std::mutex> lk(mx_);
@@ -51,18 +58,39 @@ class kubelet_sim {
   void tick() {
     kube::list_options lo;
     lo.label_selector = "app.kubernetes.io/managed-by=bloodraven";
-    auto deps = c_->list(kube::resources::deployments, ns_, lo, std::chrono::seconds(3));
-    if (!deps) return;
-    for (const auto& d : (*deps)["items"]) {
-      const auto& md = d["metadata"];
-      const int64_t gen = md.value("generation", int64_t{1});
-      if (d.value("status", json::object()).value("observedGeneration", int64_t{0}) >= gen) continue;
-      restart(d, gen);
+    for (const auto* kind : {&kube::resources::deployments, &kube::resources::statefulsets}) {
+      auto items = c_->list(*kind, ns_, lo, std::chrono::seconds(3));
+      if (!items) return;
+      std::vector<std::string> names;
+      for (const auto& d : (*items)["items"]) {
+        const auto& md = d["metadata"];
+        names.push_back(md.value("name", ""));
+        const int64_t gen = md.value("generation", int64_t{1});
+        if (d.value("status", json::object()).value("observedGeneration", int64_t{0}) >= gen) continue;
+        restart(*kind, d, gen);
+      }
+      if (kind == &kube::resources::statefulsets) collect_orphans(names);
     }
   }
 
-  void restart(const json& d, int64_t gen) {
+  /// Pods of StatefulSets that no longer exist are deleted.
+  void collect_orphans(const std::vector<std::string>& sets) {
+    kube::list_options lo;
+    lo.label_selector = "app.kubernetes.io/managed-by=bloodraven,app.kubernetes.io/name=dragonfly";
+    auto pods = c_->list(kube::resources::pods, ns_, lo, std::chrono::seconds(3));
+    if (!pods) return;
+    for (const auto& p : (*pods)["items"]) {
+      const auto name = p["metadata"].value("name", "");
+      bool owned = false;
+      for (const auto& s : sets) owned = owned || name == s + "-0";
+      if (!owned) (void)c_->remove(kube::resources::pods, ns_, name, {}, std::chrono::seconds(3));
+    }
+  }
+
+  void restart(const kube::resource_ref& kind, const json& d, int64_t gen) {
+    const bool sts = &kind == &kube::resources::statefulsets;
     const auto name = d["metadata"].value("name", "");
+    if (on_restart_) on_restart_(d, gen);
     const json tmpl = d["spec"].value("template", json::object());
     const json labels = tmpl.value("metadata", json::object()).value("labels", json::object());
     std::string selector;
@@ -78,11 +106,11 @@ class kubelet_sim {
     json pod = {{"apiVersion", "v1"},
                 {"kind", "Pod"},
                 {"metadata",
-                 {{"name", name + "-g" + std::to_string(gen)}, {"namespace", ns_}, {"labels", labels}}},
+                 {{"name", sts ? name + "-0" : name + "-g" + std::to_string(gen)}, {"namespace", ns_}, {"labels", labels}}},
                 {"spec", tmpl.value("spec", json::object())}};
     auto made = c_->create(kube::resources::pods, ns_, pod, std::chrono::seconds(3));
     if (!made && !made.error().already_exists()) return;  // retried on the next tick
-    auto fresh = c_->get(kube::resources::deployments, ns_, name, std::chrono::seconds(3));
+    auto fresh = c_->get(kind, ns_, name, std::chrono::seconds(3));
     if (!fresh) return;
     json obj = *fresh;
     if (obj["metadata"].value("generation", int64_t{1}) != gen) return;  // changed meanwhile
@@ -91,7 +119,7 @@ class kubelet_sim {
                      {"updatedReplicas", 1},
                      {"readyReplicas", 1},
                      {"availableReplicas", 1}};
-    if (c_->update_status(kube::resources::deployments, obj, std::chrono::seconds(3))) {
+    if (c_->update_status(kind, obj, std::chrono::seconds(3))) {
       std::lock_guard<std::mutex> lk(mx_);
       restarts_.emplace_back(name, gen);
     }
@@ -99,6 +127,7 @@ class kubelet_sim {
 
   std::shared_ptr<kube::client> c_;
   std::string ns_;
+  std::function<void(const nlohmann::json&, int64_t)> on_restart_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
   mutable std::mutex mx_;

@@ -213,8 +213,7 @@ BOOST_AUTO_TEST_CASE(yaml_and_json_give_equal_groups) {
   auto errs = validate(g, run_mode::kubernetes);
   std::set<std::string> paths;
   for (const auto& e : errs) paths.insert(e.path);
-  BOOST_TEST((paths == std::set<std::string>{"spec.dragonfly.enabled",
-                                             "spec.backup.profiles[0].storage.type",
+  BOOST_TEST((paths == std::set<std::string>{"spec.backup.profiles[0].storage.type",
                                              "spec.credentials.appSecret",
                                              "spec.connectionDrainTimeout"}),
              dump(errs));

@@ -13,7 +13,9 @@
 
 #include "actors/common/child_lookup.hpp"
 #include "actors/common/registry.hpp"
+#include "actors/operator/decide/dragonfly_status.hpp"
 #include "actors/operator/dragonfly/dragonfly_metrics.hpp"
+#include "config/rfc3339.hpp"
 #include "io/log/log.hpp"
 
 namespace br::dragonfly {
@@ -30,6 +32,9 @@ struct manager_state {
   std::map<std::string, std::chrono::steady_clock::time_point> stale_reported;
   std::set<std::string> rejoinable;  ///< old masters demoted by us after their replica had everything
   std::string last_phase;
+  std::string takeover_probe_time;
+  std::optional<cache_failover> last_failover;
+  std::string last_status;  ///< status.dragonfly as last sent
   metrics::labels labels;
   static inline const char* name = "dragonfly_manager";
 };
@@ -69,10 +74,9 @@ cache_site* site_of(manager_state& st, const std::string& name) {
   return nullptr;
 }
 
-/// Steers traffic to or away from `site`: the platform's hook (Kubernetes labels), else the
-/// router's check user on that server (standalone: messages/dragonfly.hpp traffic_check_user).
+/// Standalone mode: steers traffic to or away from `site` by the router's check user on that
+/// server (messages/dragonfly.hpp traffic_check_user).
 std::string traffic(manager_state& st, const std::string& site, bool master, bool on) {
-  if (st.cfg.traffic) return st.cfg.traffic(site, master, on);
   auto* s = site_of(st, site);
   if (!s) return "unknown site";
   if (master && on)
@@ -117,12 +121,13 @@ std::string apply(manager_self self, const action& a) {
       return s->run({"REPLTAKEOVER", std::to_string(secs)}, st.cfg.takeover_timeout + st.cfg.timeouts.io);
     }
     case action_kind::strip_traffic:
-      return traffic(st, a.site, false, false);
+      return st.cfg.pods ? st.cfg.pods.strip(a.site) : traffic(st, a.site, false, false);
     case action_kind::wait_sync:
       return wait_sync(st, a.site, a.host);
     case action_kind::client_kill:
       return s ? s->run({"CLIENT", "KILL", "TYPE", "NORMAL"}, st.cfg.timeouts.io) : "unknown site";
     case action_kind::label_master:
+      if (st.cfg.pods) return st.cfg.pods.label_master(a.site);
       for (const auto& e : st.sites) {
         const bool m = e->endpoint().site == a.site;
         // Only the new master's must succeed: the others are replicas (ROLE fails their check
@@ -167,6 +172,7 @@ void run_pass(manager_self self, const config::group_status& gs) {
       if (o.reachable) {
         st.takeover_supported = site_of(st, o.site)->probe_takeover(st.takeover_message);
         if (st.takeover_supported) {
+          st.takeover_probe_time = config::format_rfc3339(config::timestamp{std::chrono::milliseconds(now_ms())});
           emit(self, "Normal", "DragonflyCapability", st.takeover_message, o.site);
           metrics::set_takeover_supported(st.labels, *st.takeover_supported);
         }
@@ -223,8 +229,20 @@ void run_pass(manager_self self, const config::group_status& gs) {
       record(a.site);
       // Its replica had every write of the old master (REPLTAKEOVER, or traffic stopped and
       // caught up): the old master may follow the new one later without losing anything.
-      if (!old_master.empty() && old_master != a.site && (a.kind == action_kind::takeover || stripped_and_synced))
-        st.rejoinable.insert(old_master);
+      const bool preserved = a.kind == action_kind::takeover || stripped_and_synced;
+      if (!old_master.empty() && old_master != a.site && preserved) st.rejoinable.insert(old_master);
+      st.last_failover = cache_failover{config::format_rfc3339(config::timestamp{std::chrono::milliseconds(now_ms())}),
+                                        old_master, a.site,
+                                        a.kind == action_kind::takeover ? "REPLTAKEOVER" : "REPLICAOF NO ONE",
+                                        preserved ? "MovedToActiveSite" : "MasterLost", preserved};
+    }
+  }
+  if (st.cfg.status) {
+    status_facts f{st.master_site, st.takeover_supported, st.takeover_message, st.takeover_probe_time,
+                   st.last_failover};
+    if (auto text = status_json(in, plan, f).dump(); text != st.last_status) {
+      st.last_status = text;
+      self->send(st.cfg.status, dragonfly_atom::value, std::move(text));
     }
   }
   if (plan.phase != st.last_phase) {

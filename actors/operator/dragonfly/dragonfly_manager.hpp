@@ -23,11 +23,17 @@
 
 namespace br::dragonfly {
 
-/// Traffic steering of the cache servers: Kubernetes pod labels (dragonfly-role,
-/// dragonfly-traffic). Without a hook (standalone mode) the manager switches the router's check
-/// user (messages/dragonfly.hpp traffic_check_user) on for the master and off elsewhere with ACL
-/// SETUSER on the servers themselves. Returns "" on success, else why.
-using traffic_hook = std::function<std::string(const std::string& site, bool master, bool traffic)>;
+/// Kubernetes mode's traffic label: the cache pods' dragonfly-role / dragonfly-traffic labels the
+/// active Service selects (decide/dragonfly_labels.hpp; the manager is their only writer). Each
+/// returns "" on success, else why. Unset (standalone mode): the manager switches the router's
+/// check user (messages/dragonfly.hpp traffic_check_user) with ACL SETUSER on the servers.
+struct pod_traffic {
+  /// `master`'s pod becomes the only one selected (the others' master role removed first).
+  std::function<std::string(const std::string& master)> label_master;
+  /// `site`'s pod leaves the active Service (traffic=disabled).
+  std::function<std::string(const std::string& site)> strip;
+  explicit operator bool() const { return label_master && strip; }
+};
 
 struct manager_config {
   std::string namespace_name;  ///< metric label
@@ -41,7 +47,10 @@ struct manager_config {
   std::chrono::milliseconds takeover_timeout{std::chrono::seconds(30)};  ///< maxSyncWait
   std::chrono::minutes stale_event_every{5};
   event_actor events;
-  traffic_hook traffic;  ///< empty = none
+  pod_traffic pods;  ///< set in Kubernetes mode
+  /// Kubernetes mode: status.dragonfly goes there (decide/dragonfly_status.hpp) whenever it
+  /// changed; null = not reported (standalone mode: the log and the metrics say it).
+  dragonfly_status_actor status;
 };
 
 /// The manager as a child of the group supervisor (it finds the coordinator by asking it).

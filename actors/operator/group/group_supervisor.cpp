@@ -3,7 +3,6 @@
 
 #include <caf/all.hpp>
 
-#include "actors/operator/dragonfly/dragonfly_manager.hpp"
 #include "actors/operator/group/failover_executor.hpp"
 #include "config/sidecar_config.hpp"
 
@@ -129,11 +128,13 @@ dragonfly::manager_config dragonfly_config(const std::string& group, const confi
   for (const auto& s : spec.sites) {
     dragonfly::cache_endpoint e;
     e.site = s.name;
-    if (auto hp = config::parse_host_port(s.dragonfly_address)) {  // standalone: validated
+    // Standalone: validated from the group file; Kubernetes: the site's Dragonfly Service, filled
+    // in by the group source (runtime_spec).
+    if (auto hp = config::parse_host_port(s.dragonfly_address)) {
       e.host = hp->host;
       e.port = static_cast<uint16_t>(hp->port);
     } else {
-      e.host = s.name;  // Kubernetes mode: not wired yet (validation refuses it)
+      e.host = s.name;
       e.port = static_cast<uint16_t>(spec.dragonfly.port);
     }
     c.sites.push_back(std::move(e));
@@ -143,6 +144,8 @@ dragonfly::manager_config dragonfly_config(const std::string& group, const confi
   c.takeover_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::nanoseconds(spec.dragonfly.planned_failover.max_sync_wait));
   c.events = rt.platform.events;
+  c.pods = rt.dragonfly_pods;
+  c.status = rt.dragonfly_status;
   return c;
 }
 

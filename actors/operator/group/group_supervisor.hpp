@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actors/common/supervisor.hpp"
+#include "actors/operator/dragonfly/dragonfly_manager.hpp"
 #include "actors/operator/group/coordinator.hpp"
 #include "actors/operator/group/executor_deps.hpp"
 #include "actors/operator/group/site_poller.hpp"
@@ -61,6 +62,10 @@ struct group_runtime {
   /// Kubernetes mode: why the group waits for its restore from backup (group_rules::restore_hold;
   /// the group source restarts the group when it changes). "" = nothing held.
   std::string restore_hold;
+  /// Kubernetes mode: the Dragonfly manager's traffic label (the cache pods' labels) and where
+  /// it reports status.dragonfly; unset in standalone mode.
+  dragonfly::pod_traffic dragonfly_pods;
+  dragonfly_status_actor dragonfly_status;
 };
 
 /// The Group Replication rules of a groupReplication spec (enabled, designated member, addresses,

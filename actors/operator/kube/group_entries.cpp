@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "actors/operator/kube/gr_pod_watch.hpp"
+#include "actors/operator/kube/platform/dragonfly_pods.hpp"
 #include "config/render/gr_member.hpp"
 
 namespace br::source_detail {
@@ -145,7 +146,21 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
       return out;
     };
   }
-  auto spec = runtime_spec(d.spec, e.ns, e.name, o.site_address, o.sidecar_address);
+  // Dragonfly: the manager writes the cache pods' traffic label and reports status.dragonfly
+  // through the group's status writer; a group without it has no status.dragonfly.
+  if (d.spec.dragonfly.enabled) {
+    kube_platform_options po;
+    po.client = o.client;
+    po.ns = e.ns;
+    po.group = e.name;
+    po.guard = o.guard;
+    po.context = e.context;
+    rt.dragonfly_pods = dragonfly_pod_traffic(po);
+    rt.dragonfly_status = e.status_writer;
+  } else {
+    self->send(e.status_writer, dragonfly_atom::value, std::string{"null"});
+  }
+  auto spec = runtime_spec(d.spec, e.ns, e.name, o.site_address, o.sidecar_address, o.dragonfly_address);
   auto child = group_supervisor_child(e.name, spec, d.creds, rt, o.group_policy);
   if (o.groups) {
     std::vector<std::string> sites;

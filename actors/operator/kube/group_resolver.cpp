@@ -3,6 +3,7 @@
 // do the blocking API calls.
 #include "actors/operator/kube/group_source_detail.hpp"
 
+#include "config/render/dragonfly.hpp"
 #include "config/render/gr_member.hpp"
 
 namespace br {
@@ -44,9 +45,14 @@ std::string service_sidecar_address(const std::string& ns, const std::string& gr
   return render::sidecar_peer_address(group, site, ns);
 }
 
+std::string service_dragonfly_address(const std::string& ns, const std::string& group,
+                                      const std::string& site, int port) {
+  return render::dragonfly_site_name(group, site) + "." + ns + ".svc.cluster.local:" + std::to_string(port);
+}
+
 config::group_spec runtime_spec(const config::group_spec& spec, const std::string& ns,
                                 const std::string& group, const site_address_fn& addr,
-                                const sidecar_address_fn& sidecar) {
+                                const sidecar_address_fn& sidecar, const dragonfly_address_fn& cache) {
   auto out = spec;
   for (auto& s : out.sites) s.address = addr(ns, group, s.name);
   // Group Replication: the member's group communication address as its my.cnf has it, which
@@ -57,6 +63,8 @@ config::group_spec runtime_spec(const config::group_spec& spec, const std::strin
           config::site_group_replication_spec{render::gr_member_address(group, ns, s)};
   if (sidecar)
     for (auto& s : out.sites) s.sidecar_address = sidecar(ns, group, s.name);
+  if (cache && out.dragonfly.enabled)
+    for (auto& s : out.sites) s.dragonfly_address = cache(ns, group, s.name, out.dragonfly.port);
   return out;
 }
 

@@ -69,6 +69,15 @@ using sidecar_address_fn = std::function<std::string(
 std::string service_sidecar_address(const std::string& ns, const std::string& group,
                                     const std::string& site);
 
+/// Where the operator reaches a site's Dragonfly server in Kubernetes mode ("host:port").
+using dragonfly_address_fn = std::function<std::string(
+    const std::string& ns, const std::string& group, const std::string& site, int port)>;
+
+/// The site's Dragonfly Service, "<g>-dragonfly-<site>.<ns>.svc.cluster.local:<port>" (also the
+/// address the other sites' replicas follow it at).
+std::string service_dragonfly_address(const std::string& ns, const std::string& group,
+                                      const std::string& site, int port);
+
 struct group_source_options {
   std::shared_ptr<kube::client> client;
   std::vector<std::string> namespaces;  ///< empty = all namespaces
@@ -86,6 +95,7 @@ struct group_source_options {
   wall_source wall_clock;
   site_address_fn site_address = service_site_address;
   sidecar_address_fn sidecar_address = service_sidecar_address;
+  dragonfly_address_fn dragonfly_address = service_dragonfly_address;
   restart_policy group_policy;
   kube::reflector_options reflector;
   std::chrono::milliseconds credential_retry{std::chrono::seconds(30)};  ///< reference: 30 s
@@ -107,11 +117,13 @@ struct group_source_options {
 /// the caller. `type` is ADDED, MODIFIED or DELETED.
 group_desired desire_from_event(const std::string& type, const nlohmann::json& object);
 
-/// The spec a group runs with: every site's address filled in by `addr`, and its sidecar's by
-/// `sidecar` (when given).
+/// The spec a group runs with: every site's address filled in by `addr`, its sidecar's by
+/// `sidecar` and, with spec.dragonfly.enabled, its cache server's (dragonflyAddress) by `cache`
+/// (when given).
 config::group_spec runtime_spec(const config::group_spec& spec, const std::string& ns,
                                 const std::string& group, const site_address_fn& addr,
-                                const sidecar_address_fn& sidecar = {});
+                                const sidecar_address_fn& sidecar = {},
+                                const dragonfly_address_fn& cache = {});
 
 /// The Ready=False condition for an invalid object, listing every error with its field path.
 nlohmann::json invalid_spec_condition(const config::field_errors& errors, const std::string& now);

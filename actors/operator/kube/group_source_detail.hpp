@@ -127,7 +127,8 @@ inline std::string key_of(const std::string& ns, const std::string& name) { retu
 inline bool same_creds(const group_credentials& a, const group_credentials& b) {
   return a.operator_user == b.operator_user && a.operator_password == b.operator_password &&
          a.replication_user == b.replication_user &&
-         a.replication_password == b.replication_password && auth::same_keys(a.keys, b.keys);
+         a.replication_password == b.replication_password && auth::same_keys(a.keys, b.keys) &&
+         a.dragonfly_password == b.dragonfly_password;
 }
 
 inline json fields(const group_entry& e) { return {{"group", e.name}, {"namespace", e.ns}}; }

@@ -98,6 +98,13 @@ credential_problem resolve_group_credentials(const config::group_spec& spec,
     out.replication_user = data["MYSQL_REPLICATION_USER"];
     out.replication_password = data["MYSQL_REPLICATION_PASSWORD"];
   }
+  // The cache pods' requirepass (render/dragonfly.hpp reads the same key): the manager's AUTH.
+  if (spec.dragonfly.enabled && spec.dragonfly.auth) {
+    const auto& a = *spec.dragonfly.auth;
+    if (auto p = read_secret(get_secret, a.secret_name, data)) return p;
+    if (!data.count(a.password_key)) return missing_key(a.secret_name, a.password_key);
+    out.dragonfly_password = data[a.password_key];
+  }
   return {};
 }
 

@@ -34,7 +34,8 @@ using secret_getter = std::function<kube::result<nlohmann::json>(const std::stri
 
 /// credentials.operatorSecret (keys username, password; optional MYSQL_REPLICATION_USER and
 /// MYSQL_REPLICATION_PASSWORD), else the legacy secretName (key dsn, same optional keys);
-/// spec.replication.secretName overrides the replication account. Fills `out` and returns no
+/// spec.replication.secretName overrides the replication account; with spec.dragonfly.enabled
+/// and auth, its Secret's passwordKey is the cache password. Fills `out` and returns no
 /// problem, or names the first Secret or key that is missing, or (CredentialReconcileFailed)
 /// the first value of the credentials Secret the pods' init SQL could not take
 /// (render::account_values_problem: control characters, bad user names, no password).

@@ -25,7 +25,22 @@ json merge_status(const json& current, const json& desired, bool owns_all) {
                               "observedAt"})
       out.erase(owned);
   if (desired.is_object())
-    for (auto it = desired.begin(); it != desired.end(); ++it) out[it.key()] = it.value();
+    for (auto it = desired.begin(); it != desired.end(); ++it) {
+      if (it.key() == "dragonfly") continue;
+      out[it.key()] = it.value();
+    }
+  if (desired.is_object() && desired.contains("dragonfly")) {
+    const auto& d = desired["dragonfly"];
+    if (!d.is_object()) {
+      out.erase("dragonfly");
+    } else {
+      // Member by member: what the manager does not send (lastFailover after an operator
+      // restart) stays as written before.
+      json merged = out.contains("dragonfly") && out["dragonfly"].is_object() ? out["dragonfly"] : json::object();
+      for (auto it = d.begin(); it != d.end(); ++it) merged[it.key()] = it.value();
+      out["dragonfly"] = std::move(merged);
+    }
+  }
   return out;
 }
 
@@ -151,6 +166,8 @@ struct front_state {
   bool have_coordinator = false;      // until then only the spec conditions are written
   json spec_conditions = json::array();
   json reconciler = json::object();  // the reconciler's conditions and members
+  json dragonfly;                    // status.dragonfly from the manager; null = remove it
+  bool have_dragonfly = false;       // until then status.dragonfly is left as it is
   bool have_desired = false;
   json last_written;  // what the last successful write carried (null before the first)
   bool in_flight = false;
@@ -171,6 +188,7 @@ void kick(front_ptr self) {
   if (st.in_flight || st.retry_scheduled || !st.have_desired) return;
   json desired =
       compose_status(with_reconciler_status(st.coordinator, st.reconciler), st.spec_conditions);
+  if (st.have_dragonfly) desired["dragonfly"] = st.dragonfly;
   if (!st.last_written.is_null() && status_semantically_equal(desired, st.last_written)) return;
   st.in_flight = true;
   // The worker may need a GET, conflict retries and a patch, each bounded by call_timeout.
@@ -235,6 +253,14 @@ kube_status_writer_actor::behavior_type status_front(front_ptr self, status_writ
         auto parsed = json::parse(part, nullptr, false);
         if (parsed.is_discarded() || !parsed.is_object()) return;
         self->state.reconciler = std::move(parsed);
+        self->state.have_desired = true;
+        kick(self);
+      },
+      [=](dragonfly_atom, const std::string& part) {
+        auto parsed = json::parse(part, nullptr, false);
+        if (parsed.is_discarded() || !(parsed.is_object() || parsed.is_null())) return;
+        self->state.dragonfly = std::move(parsed);
+        self->state.have_dragonfly = true;
         self->state.have_desired = true;
         kick(self);
       },

@@ -43,7 +43,8 @@ bool status_semantically_equal(const nlohmann::json& a, const nlohmann::json& b)
 /// sites, lastFailover(Target), promotionGtidExecuted, conditions, epoch, deposingSite,
 /// observedAt) come from `desired` only (absent = cleared) when `owns_all` (a coordinator status);
 /// otherwise (only the spec conditions are known) just the members present are replaced.
-/// Others (updatePhase, ...) always survive.
+/// Others (updatePhase, ...) always survive. `desired.dragonfly` (the Dragonfly manager's part)
+/// is merged member by member into the current one; null there removes status.dragonfly.
 nlohmann::json merge_status(const nlohmann::json& current, const nlohmann::json& desired,
                             bool owns_all);
 
@@ -71,7 +72,8 @@ nlohmann::json with_reconciler_status(const nlohmann::json& status, const nlohma
 /// (kube_status_writer_actor); an empty array clears them. The
 /// reconciler sets its part with (reconcile, json object) the same way (see
 /// with_reconciler_status); the written status is coordinator, then reconciler, then spec
-/// conditions.
+/// conditions. The Dragonfly manager sets status.dragonfly with (dragonfly, json object), the
+/// group source removes it with (dragonfly, "null") when a group runs without Dragonfly.
 kube_status_writer_actor spawn_kube_status_writer(caf::actor_system& sys,
                                                   status_writer_options o);
 
