@@ -97,6 +97,23 @@ void read(const json& v, const std::string& path, bootstrap_status& out, field_e
       .field("sites", out.sites);
 }
 
+void read(const json& v, const std::string& path, planned_dragonfly_status& out,
+          field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("enabled", out.enabled)
+      .field("syncWaitStartTime", out.sync_wait_start_time)
+      .field("sourceOffsetAtDrain", out.source_offset_at_drain)
+      .field("offsetCaptureFailed", out.offset_capture_failed)
+      .field("targetOffsetAtPromotion", out.target_offset_at_promotion)
+      .field("sessionsPreserved", out.sessions_preserved)
+      .field("promotionMethod", out.promotion_method)
+      .field("reason", out.reason)
+      .field("message", out.message);
+  if (v.is_object())
+    if (auto it = v.find("syncWaitSeconds"); it != v.end() && it->is_number())
+      out.sync_wait_ms = static_cast<int64_t>(it->get<double>() * 1000.0 + 0.5);
+}
+
 void read(const json& v, const std::string& path, planned_failover_status& out,
           field_errors& errs) {
   json_reader r{v, path, errs, /*strict=*/false};
@@ -113,7 +130,8 @@ void read(const json& v, const std::string& path, planned_failover_status& out,
       .field("promoteStartTime", out.promote_start_time)
       .field("resumeStartTime", out.resume_start_time)
       .field("completionTime", out.completion_time)
-      .field("retryAfter", out.retry_after);
+      .field("retryAfter", out.retry_after)
+      .field("dragonfly", out.dragonfly);
 }
 
 void read(const json& v, const std::string& path, gr_member_status& out, field_errors& errs) {
@@ -234,6 +252,19 @@ void to_json(json& j, const bootstrap_status& s) {
   if (!s.sites.empty()) j["sites"] = s.sites;
 }
 
+void to_json(json& j, const planned_dragonfly_status& s) {
+  j = {{"enabled", s.enabled}};
+  put(j, "syncWaitStartTime", s.sync_wait_start_time);
+  if (s.source_offset_at_drain) j["sourceOffsetAtDrain"] = *s.source_offset_at_drain;
+  if (s.offset_capture_failed) j["offsetCaptureFailed"] = true;
+  if (s.target_offset_at_promotion) j["targetOffsetAtPromotion"] = *s.target_offset_at_promotion;
+  if (s.sync_wait_ms) j["syncWaitSeconds"] = static_cast<double>(*s.sync_wait_ms) / 1000.0;
+  if (s.sessions_preserved) j["sessionsPreserved"] = *s.sessions_preserved;
+  put(j, "promotionMethod", s.promotion_method);
+  put(j, "reason", s.reason);
+  put(j, "message", s.message);
+}
+
 void to_json(json& j, const planned_failover_status& s) {
   j = json::object();
   put(j, "phase", s.phase);
@@ -250,6 +281,7 @@ void to_json(json& j, const planned_failover_status& s) {
   put(j, "resumeStartTime", s.resume_start_time);
   put(j, "completionTime", s.completion_time);
   put(j, "retryAfter", s.retry_after);
+  if (s.dragonfly) j["dragonfly"] = *s.dragonfly;
 }
 
 void to_json(json& j, const gr_member_status& m) {

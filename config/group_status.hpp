@@ -29,6 +29,7 @@ void to_json(nlohmann::json& j, const site_status& s);
 void to_json(nlohmann::json& j, const condition& c);
 void to_json(nlohmann::json& j, const bootstrap_site_status& s);
 void to_json(nlohmann::json& j, const bootstrap_status& s);
+void to_json(nlohmann::json& j, const planned_dragonfly_status& s);
 void to_json(nlohmann::json& j, const planned_failover_status& s);
 void to_json(nlohmann::json& j, const gr_member_status& m);
 void to_json(nlohmann::json& j, const gr_recovery_plan_status& p);

@@ -51,6 +51,7 @@ using finalize_atom = caf::atom_constant<caf::atom("finalize")>;      // group d
 using poll_stats_atom = caf::atom_constant<caf::atom("pollstats")>;   // a poller's cadence record
 using wake_atom = caf::atom_constant<caf::atom("wake")>;  // poll now (a sidecar's GR doorbell)
 using leader_floor_atom = caf::atom_constant<caf::atom("leadfloor")>;  // site_io: leadership ended
+using handover_atom = caf::atom_constant<caf::atom("handover")>;  // planned failover -> Dragonfly manager
 // The failover executor's own timers and steps (sent to itself).
 using begin_atom = caf::atom_constant<caf::atom("begin")>;        // start the plan
 using deadline_atom = caf::atom_constant<caf::atom("deadline")>;  // a step's deadline passed

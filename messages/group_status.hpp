@@ -131,13 +131,29 @@ struct bootstrap_status {
 };
 
 /// status.plannedFailover (issue 20): the latest planned failover request and how far it got.
+/// status.plannedFailover.dragonfly (issue 24): the cache's part of a planned failover.
+struct planned_dragonfly_status {
+  bool enabled = false;
+  std::optional<timestamp> sync_wait_start_time;
+  std::optional<int64_t> source_offset_at_drain;
+  bool offset_capture_failed = false;
+  std::optional<int64_t> target_offset_at_promotion;
+  std::optional<int64_t> sync_wait_ms;  // JSON syncWaitSeconds
+  std::optional<bool> sessions_preserved;
+  std::string promotion_method;  // REPLTAKEOVER | REPLICAOF NO ONE | skipped
+  std::string reason;            // DragonflySyncTimeout | DragonflyPromotionFailed
+  std::string message;
+  bool operator==(const planned_dragonfly_status&) const = default;
+};
+
 struct planned_failover_status {
-  std::string phase;  // Deferred|Draining|WaitingForLag|Promoting|Resuming|Succeeded|Failed
+  std::string phase;  // Deferred|WaitingForDragonflySync|Draining|WaitingForLag|Promoting|
+                      // Resuming|PromotingDragonfly|Succeeded|Failed
   std::string target;
   std::string source_primary;
   std::string reason;  // Failed: UnknownSite|TargetUnhealthy|CooldownActive|Cancelled|
                        // ConcurrentOperation|LagTimeout|SourceCrashed|ExecuteFailed|
-                       // InvalidAnnotation; Deferred: CooldownActive
+                       // InvalidAnnotation|DragonflySyncTimeout; Deferred: CooldownActive
   std::string message;
   std::string source_gtid_at_fence;
   std::string max_lag_wait;  // Go duration text
@@ -148,6 +164,7 @@ struct planned_failover_status {
   std::optional<timestamp> resume_start_time;
   std::optional<timestamp> completion_time;
   std::optional<timestamp> retry_after;  // Deferred: when it is validated again
+  std::optional<planned_dragonfly_status> dragonfly;  // with Dragonfly managed
   bool operator==(const planned_failover_status&) const = default;
 };
 
@@ -256,13 +273,22 @@ typename Inspector::result_type inspect(Inspector& f, group_replication_status& 
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, planned_dragonfly_status& x) {
+  return f(caf::meta::type_name("planned_dragonfly_status"), x.enabled,
+           ms_time_field{x.sync_wait_start_time}, opt_field<int64_t>{x.source_offset_at_drain},
+           x.offset_capture_failed, opt_field<int64_t>{x.target_offset_at_promotion},
+           opt_field<int64_t>{x.sync_wait_ms}, opt_field<bool>{x.sessions_preserved},
+           x.promotion_method, x.reason, x.message);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, planned_failover_status& x) {
   return f(caf::meta::type_name("planned_failover_status"), x.phase, x.target, x.source_primary,
            x.reason, x.message, x.source_gtid_at_fence, x.max_lag_wait,
            ms_time_field{x.start_time}, ms_time_field{x.drain_start_time},
            ms_time_field{x.lag_wait_start_time}, ms_time_field{x.promote_start_time},
            ms_time_field{x.resume_start_time}, ms_time_field{x.completion_time},
-           ms_time_field{x.retry_after});
+           ms_time_field{x.retry_after}, opt_field<planned_dragonfly_status>{x.dragonfly});
 }
 
 template <class Inspector>

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "messages/actor_info.hpp"
+#include "messages/dragonfly_handover.hpp"
 #include "messages/atoms.hpp"
 #include "messages/group_status.hpp"
 #include "messages/operator.hpp"
@@ -242,5 +243,14 @@ using binlog_archiver_actor =
 /// JSON text of one retention sweep (asks /pitr-cutoff, then prunes the manifest and objects).
 using archive_worker_actor = caf::typed_actor<caf::replies_to<run_atom, bool>::with<std::string>,
                                               caf::replies_to<prune_atom>::with<std::string>>;
+
+/// The Dragonfly manager (one per group with spec.dragonfly.enabled; actors/operator/dragonfly):
+/// (tick) is internal (its poll); (handover, request) -> report: a planned failover's cache step
+/// (the target's catch-up before MySQL is touched, the cache master's move after MySQL's
+/// switchover), answered once done or failed; the coordinator waits with a deadline.
+using dragonfly_manager_actor =
+    caf::typed_actor<caf::reacts_to<tick_atom>,
+                     caf::replies_to<handover_atom, dragonfly_handover_request>::with<
+                         dragonfly_handover_report>>;
 
 }  // namespace br

@@ -5,6 +5,7 @@
 #include <caf/type_id.hpp>
 
 #include "messages/actor_info.hpp"
+#include "messages/dragonfly_handover.hpp"
 #include "messages/group_status.hpp"
 #include "messages/gtid_set.hpp"
 #include "messages/operator.hpp"
@@ -36,6 +37,8 @@ CAF_ADD_TYPE_ID(bloodraven, (br::poll_stats))
 CAF_ADD_TYPE_ID(bloodraven, (br::config::site_status))
 CAF_ADD_TYPE_ID(bloodraven, (br::config::condition))
 CAF_ADD_TYPE_ID(bloodraven, (br::config::group_status))
+CAF_ADD_TYPE_ID(bloodraven, (br::dragonfly_handover_request))
+CAF_ADD_TYPE_ID(bloodraven, (br::dragonfly_handover_report))
 CAF_END_TYPE_ID_BLOCK(bloodraven)
 
 namespace br {

@@ -6,6 +6,10 @@
 // is attached as a replica); a takeover that times out (the replica paused) leaves the master
 // where it was, serving, recorded, never stripped, and succeeds once the replica catches up; and
 // with an old master that stays up after handing over, it follows the new one (rejoinable).
+// A planned failover's cache steps (the manager's handover requests, issue 24 acceptance 2): the
+// target's catch-up to the master's offset (refused while its replication is paused, reached
+// once resumed), then the move by REPLTAKEOVER with every session, while the manager's own poll
+// is paused by the planned failover in progress.
 #include <boost/test/unit_test.hpp>
 
 #include <caf/all.hpp>
@@ -30,6 +34,7 @@ namespace {
 struct shared_state {
   std::mutex mu;
   std::string active = "a";
+  std::string planned_phase;  ///< status.plannedFailover.phase ("" = none)
   std::vector<group_event> events;
 
   std::string get_active() {
@@ -59,6 +64,11 @@ child_spec stub_coordinator(std::shared_ptr<shared_state> s) {
                   [s](status_atom) {
                     config::group_status st;
                     st.active_site = s->get_active();
+                    std::lock_guard<std::mutex> g(s->mu);
+                    if (!s->planned_phase.empty()) {
+                      st.planned_failover.emplace();
+                      st.planned_failover->phase = s->planned_phase;
+                    }
                     return st;
                   },
                   [](phase_atom, uint64_t, plan_phase, const plan_facts&) { return true; },
@@ -84,6 +94,24 @@ struct fixture {
   fixture() : sys(configured(cfg)) {}
   ~fixture() {
     if (sup) caf::anon_send_exit(sup, caf::exit_reason::user_shutdown);
+  }
+
+  /// The manager's report to one handover request (the coordinator's side of it).
+  dragonfly_handover_report handover(bool promote, const std::string& target, int64_t max_wait_ms) {
+    caf::scoped_actor self{sys};
+    caf::actor child;
+    self->request(sup, 5s, child_atom::value, std::string("dragonfly"))
+        .receive([&](caf::actor& c) { child = c; }, [&](caf::error& e) { BOOST_FAIL(sys.render(e)); });
+    dragonfly_handover_request q;
+    q.promote = promote;
+    q.request = 1;
+    q.source = "a";
+    q.target = target;
+    q.max_wait_ms = max_wait_ms;
+    dragonfly_handover_report out;
+    self->request(caf::actor_cast<dragonfly_manager_actor>(child), 30s, handover_atom::value, q)
+        .receive([&](dragonfly_handover_report& r) { out = r; }, [&](caf::error& e) { out.error = sys.render(e); });
+    return out;
   }
 
   void start(test::dragonfly_sim& sim, const std::vector<int>& nodes) {
@@ -202,6 +230,56 @@ BOOST_AUTO_TEST_CASE(an_old_master_that_stays_up_follows_the_new_one) {
   BOOST_TEST(!f.s->has_event("DragonflyStaleMaster", ""), f.s->all_events());
   BOOST_TEST(sim.traffic_user_on(b));
   BOOST_TEST(!sim.traffic_user_on(a));
+}
+
+BOOST_AUTO_TEST_CASE(planned_failover_sync_then_takeover) {
+  test::dragonfly_sim sim;
+  int a = sim.add_node(), b = sim.add_node();
+  fixture f;
+  f.start(sim, {a, b});
+  BOOST_REQUIRE(test::eventually([&] { return sim.master_of(b) == a && sim.traffic_user_on(a); }, 10s));
+  {
+    std::lock_guard<std::mutex> g(f.s->mu);
+    f.s->planned_phase = "WaitingForDragonflySync";  // the manager's own poll observes only
+  }
+  redis_cli_set(sim.port(a), "session:1", "one");
+  sim.pause_replication(b, true);
+  redis_cli_set(sim.port(a), "session:2", "two");
+  // The sync cannot complete: b lags (paused) for the whole maxSyncWait.
+  auto lag = f.handover(false, "b", 800);
+  BOOST_TEST(!lag.ok);
+  BOOST_TEST(lag.master == "a");
+  BOOST_TEST(lag.source_offset == sim.offset(a));
+  BOOST_TEST(lag.target_offset < lag.source_offset);
+  BOOST_TEST(lag.error.find("did not reach a's offset") != std::string::npos, lag.error);
+  BOOST_TEST(lag.waited_ms >= 800);
+  BOOST_TEST(sim.role(a) == "master");  // nothing moved
+  // Resumed: b reaches the offset a had when asked.
+  sim.pause_replication(b, false);
+  auto synced = f.handover(false, "b", 5000);
+  BOOST_TEST(synced.ok, synced.error);
+  BOOST_TEST(synced.target_offset >= synced.source_offset);
+  BOOST_TEST(sim.get(b, "session:2").value_or("") == "two");
+  // MySQL's switchover completed (its active site is b): the move, by REPLTAKEOVER.
+  redis_cli_set(sim.port(a), "session:3", "three");  // written after the sync: carried by the takeover
+  {
+    std::lock_guard<std::mutex> g(f.s->mu);
+    f.s->active = "b";
+    f.s->planned_phase = "PromotingDragonfly";
+  }
+  auto moved = f.handover(true, "b", 1000);
+  BOOST_TEST(moved.ok, moved.error);
+  BOOST_TEST(moved.method == "REPLTAKEOVER");
+  BOOST_TEST(moved.master == "b");
+  BOOST_TEST(sim.takeovers() == 1);
+  BOOST_TEST(sim.role(b) == "master");
+  BOOST_TEST(sim.get(b, "session:3").value_or("") == "three");
+  BOOST_TEST(sim.traffic_user_on(b));
+  // Asked again (an operator restart in PromotingDragonfly): nothing to do.
+  auto again = f.handover(true, "b", 1000);
+  BOOST_TEST(again.ok, again.error);
+  BOOST_TEST(again.method == "skipped");
+  BOOST_TEST(sim.takeovers() == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -78,6 +78,8 @@ std::string describe(const steer_plan& p) {
       case action_kind::strip_traffic: out += "strip " + a.site; break;
       case action_kind::wait_sync: out += "wait " + a.site + " " + a.host; break;
       case action_kind::client_kill: out += "kill " + a.site; break;
+      case action_kind::pause_writes: out += "pause " + a.site; break;
+      case action_kind::unpause_writes: out += "unpause " + a.site; break;
       case action_kind::label_master: out += "label " + a.site; break;
       case action_kind::event: out += "event " + a.reason; break;
     }
@@ -167,7 +169,7 @@ BOOST_AUTO_TEST_CASE(table) {
        "ConfiguringReplication", "master+ replica+"},
       {"MySQL moved to b, no REPLTAKEOVER: traffic off the old master, sessions killed, b catches up",
        {M("a", 100, 1), R("b", "a", 100)}, "a", "b", 0, false,
-       "strip a; ~kill a; wait b a; promote b; label b; ~replicaof a df-b; event DragonflyMasterMoved", "b",
+       "strip a; pause a; ~kill a; wait b a; promote b; label b; ~replicaof a df-b; ~unpause a; event DragonflyMasterMoved", "b",
        "ConfiguringReplication", "master+ replica+"},
       {"MySQL moved to b, b streaming but behind, REPLTAKEOVER supported: it waits for b itself",
        {M("a", 100, 1), R("b", "a", 80)}, "a", "b", 0, true,

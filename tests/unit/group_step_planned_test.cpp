@@ -307,3 +307,182 @@ BOOST_AUTO_TEST_CASE(the_record_survives_an_operator_restart) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// Issue 24: the planned failover's Dragonfly phases through step() (decide/planned_dragonfly.hpp).
+namespace {
+
+struct dragonfly_fixture : planned_fixture {
+  dragonfly_fixture() {
+    rules.dragonfly.enabled = true;
+    rules.dragonfly.max_sync_wait = 5s;
+  }
+  dragonfly_handover_report report_of(bool promote, bool ok, uint64_t request = 0) const {
+    dragonfly_handover_report r;
+    r.promote = promote;
+    r.request = request ? request : st.planned.request;
+    r.ok = ok;
+    r.master = "a";
+    r.source_offset = 700;
+    r.target_offset = ok ? 700 : 10;
+    if (promote && ok) r.method = "REPLICAOF NO ONE";
+    if (!ok) r.error = "b did not reach a's offset 700 within maxSyncWait (at 10)";
+    return r;
+  }
+  std::vector<dragonfly_handover_request> asked() const {
+    std::vector<dragonfly_handover_request> out;
+    for (auto& h : all<effect::dragonfly_handover>()) out.push_back(h.request);
+    return out;
+  }
+  /// The request accepted and its WaitingForDragonflySync record stored.
+  void requested_and_stored() {
+    settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
+    request("b");
+    BOOST_REQUIRE(answer.has_value());
+    BOOST_TEST(answer->rfind("accepted:", 0) == 0u);
+    auto next = persisted_next();
+    BOOST_TEST(!next.plan_active);  // MySQL untouched: no plan, no deposing view
+    BOOST_TEST(next.planned.phase == "WaitingForDragonflySync");
+    BOOST_REQUIRE_EQUAL(asked().size(), 1u);
+    BOOST_TEST(!asked().front().promote);
+    BOOST_TEST(asked().front().target == "b");
+    BOOST_TEST(asked().front().max_wait_ms == 5000);
+    BOOST_TEST(all<effect::dragonfly_handover>().front().deadline > caf::timespan{5s});
+    BOOST_TEST(fenced().empty());
+    BOOST_TEST(count<effect::start_executor>() == 0u);
+    store_ok();
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(planned_dragonfly_rows, dragonfly_fixture)
+
+BOOST_AUTO_TEST_CASE(synced_then_switchover_then_the_cache_master_moves) {
+  requested_and_stored();
+  advance(1s);
+  run(input::dragonfly_report{report_of(false, true)});
+  auto next = persisted_next();
+  BOOST_TEST(next.plan_active);
+  BOOST_TEST(next.plan.kind == plan_kind::switchover);
+  BOOST_TEST(next.planned.phase == "Draining");
+  BOOST_TEST(next.planned.dragonfly.source_offset == 700);
+  BOOST_TEST(next.planned.dragonfly.sync_wait_ms == 1000);
+  store_ok();
+  BOOST_TEST(has_event("PlannedFailoverStarted"));
+  phase_done(plan_phase::gating);
+  phase_done(plan_phase::draining);
+  phase_done(plan_phase::confirming);
+  run(input::plan_done{result(true)});
+  BOOST_TEST(persisted_next().planned.phase == "PromotingDragonfly");
+  store_ok();
+  BOOST_TEST(st.view.active_site == "b");  // MySQL moved before the cache
+  BOOST_TEST(has_event("DragonflyPromotionStarted"));
+  BOOST_TEST(!has_event("PlannedFailoverCompleted"));
+  BOOST_REQUIRE_EQUAL(asked().size(), 1u);
+  BOOST_TEST(asked().front().promote);
+  run(input::dragonfly_report{report_of(true, true)});
+  BOOST_TEST(persisted_next().planned.phase == "Succeeded");
+  BOOST_TEST(has_event("DragonflyPromotionCompleted"));
+  BOOST_TEST(has_event("PlannedFailoverCompleted"));
+  store_ok();
+  BOOST_TEST(st.durable.planned.dragonfly.sessions_preserved == "true");
+  BOOST_TEST(st.durable.planned.dragonfly.promotion_method == "REPLICAOF NO ONE");
+}
+
+BOOST_AUTO_TEST_CASE(fail_on_timeout_rolls_back_with_mysql_untouched) {
+  rules.dragonfly.fail_on_sync_timeout = true;
+  requested_and_stored();
+  auto view = st.view;
+  run(input::dragonfly_report{report_of(false, false)});
+  auto next = persisted_next();
+  BOOST_TEST(!next.plan_active);
+  BOOST_TEST(next.plan.kind != plan_kind::switchover);  // no plan was ever started
+  BOOST_TEST(next.planned.phase == "Failed");
+  BOOST_TEST(next.planned.reason == "DragonflySyncTimeout");
+  BOOST_TEST(fenced().empty());
+  BOOST_TEST(count<effect::start_executor>() == 0u);
+  BOOST_TEST(count<effect::publish>() == 0u);
+  BOOST_TEST(has_event("DragonflySyncTimeout"));
+  BOOST_TEST(has_event("PlannedFailoverFailed"));
+  auto m = metrics(metric_kind::planned_failover);
+  BOOST_REQUIRE_EQUAL(m.size(), 1u);
+  BOOST_TEST(m.front().detail == "failed_timeout");
+  store_ok();
+  BOOST_TEST(st.view.epoch == view.epoch);
+  BOOST_TEST(st.view.active_site == "a");
+  BOOST_TEST(!st.durable.plan_active);
+  // A new request may follow.
+  request("b");
+  BOOST_TEST(answer->rfind("accepted:", 0) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(proceed_on_timeout_moves_mysql_and_records_sessions_lost) {
+  requested_and_stored();
+  run(input::dragonfly_report{report_of(false, false)});
+  auto next = persisted_next();
+  BOOST_TEST(next.plan_active);
+  BOOST_TEST(next.planned.phase == "Draining");
+  BOOST_TEST(next.planned.dragonfly.sessions_preserved == "false");
+  BOOST_TEST(next.planned.dragonfly.reason == "DragonflySyncTimeout");
+  BOOST_TEST(has_event("DragonflySyncTimeout"));
+  BOOST_TEST(!has_event("PlannedFailoverFailed"));
+}
+
+BOOST_AUTO_TEST_CASE(disabled_starts_the_switchover_at_once) {
+  rules.dragonfly.enabled = false;
+  settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
+  request("b");
+  BOOST_TEST(persisted_next().plan_active);
+  BOOST_TEST(persisted_next().planned.phase == "Draining");
+  BOOST_TEST(asked().empty());
+  store_ok();
+  phase_done(plan_phase::confirming);
+  run(input::plan_done{result(true)});
+  store_ok();
+  BOOST_TEST(st.planned.phase == "Succeeded");
+  BOOST_TEST(asked().empty());
+}
+
+BOOST_AUTO_TEST_CASE(stale_reports_and_second_requests_change_nothing) {
+  requested_and_stored();
+  run(input::dragonfly_report{report_of(false, true, 99)});  // another request's report
+  BOOST_TEST(count<effect::persist>() == 0u);
+  BOOST_TEST(st.planned.phase == "WaitingForDragonflySync");
+  run(input::dragonfly_report{report_of(true, true)});  // a promote report while syncing
+  BOOST_TEST(count<effect::persist>() == 0u);
+  request("c");
+  BOOST_TEST(answer->rfind("rejected:", 0) == 0u);
+  BOOST_TEST(st.planned.phase == "WaitingForDragonflySync");
+}
+
+BOOST_AUTO_TEST_CASE(a_report_while_a_write_is_in_flight_waits_for_it) {
+  requested_and_stored();
+  request("b");  // answered "running"; nothing written
+  // A write in flight (another record): the sync report is kept, then acted on.
+  st.persisting = change_mark_pending{{"c"}};
+  run(input::dragonfly_report{report_of(false, true)});
+  BOOST_TEST(count<effect::persist>() == 0u);
+  BOOST_TEST(st.planned_sync_report.has_value());
+  st.persisting.reset();
+  advance(3s);
+  report(rep("a", site_state::writable, gtid(U1, 1, 5)));
+  BOOST_TEST(persisted_next().plan_active);
+  BOOST_TEST(!st.planned_sync_report.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_restart_asks_the_manager_again) {
+  requested_and_stored();
+  auto stored = st.durable;
+  dragonfly_fixture restarted;
+  restarted.load(stored);
+  BOOST_REQUIRE_EQUAL(restarted.asked().size(), 1u);
+  BOOST_TEST(!restarted.asked().front().promote);
+  // ... and in PromotingDragonfly, the move.
+  stored.planned.phase = "PromotingDragonfly";
+  dragonfly_fixture again;
+  again.load(stored);
+  BOOST_REQUIRE_EQUAL(again.asked().size(), 1u);
+  BOOST_TEST(again.asked().front().promote);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -9,3 +9,6 @@ br_test(unit_group_step_planned SOURCES ${CMAKE_CURRENT_LIST_DIR}/group_step_pla
 # annotation stays until the request ends).
 br_test(unit_admin_handoff SOURCES ${CMAKE_CURRENT_LIST_DIR}/admin_handoff_test.cpp
   LIBS br_operator_decide LABELS "unit;planned")
+# Issue 24: the planned failover's Dragonfly phases (decide/planned_dragonfly.hpp) as tables.
+br_test(unit_planned_dragonfly SOURCES ${CMAKE_CURRENT_LIST_DIR}/planned_dragonfly_test.cpp
+  LIBS br_operator_decide LABELS "unit;planned;dragonfly")

@@ -208,6 +208,7 @@ steer_plan plan_steering(const steer_input& in) {
           acts.push_back(act(action_kind::takeover, t->site));
         } else {
           acts.push_back(act(action_kind::strip_traffic, m->site));
+          acts.push_back(act(action_kind::pause_writes, m->site));
           acts.push_back(kill);
           action w = act(action_kind::wait_sync, t->site);
           w.host = m->site;
@@ -219,6 +220,11 @@ steer_plan plan_steering(const steer_input& in) {
         action follow = replicaof(m->site, *t);
         follow.best_effort = true;
         acts.push_back(std::move(follow));
+        if (!in.takeover_supported) {
+          action unpause = act(action_kind::unpause_writes, m->site);
+          unpause.best_effort = true;
+          acts.push_back(std::move(unpause));
+        }
         acts.push_back(event("Normal", "DragonflyMasterMoved",
                              "the cache master moves from " + m->site + " to " + t->site +
                                  " (MySQL's active site) by " +

@@ -59,6 +59,10 @@ enum class action_kind : uint8_t {
   strip_traffic,  ///< dragonfly-traffic=disabled on `site` (the active endpoint stops selecting it)
   wait_sync,      ///< wait (up to maxSyncWait) until `site` reached the offset its master `host` has now
   client_kill,    ///< CLIENT KILL TYPE NORMAL on `site` (its clients reconnect through the endpoint)
+  pause_writes,   ///< CLIENT PAUSE <maxSyncWait> WRITE on `site`: no client write is acked there
+                  ///< after its offset was read (the router may still send it clients until its
+                  ///< check notices the stripped traffic); replication to its replicas goes on
+  unpause_writes, ///< CLIENT UNPAUSE on `site` (also run by the manager when a later step failed)
   label_master,   ///< dragonfly-role=master, traffic enabled, on `site`; role=replica elsewhere
   event,          ///< an Event: type, reason, message; `site` when it is about one site
 };
@@ -98,8 +102,10 @@ struct steer_plan {
 ///    to take over from). Rule 3 moves it to MySQL's active site later.
 /// 3. the recorded master reachable but not on MySQL's active site, and that site's server a ready
 ///    replica of it (link up, streaming): move the master there: REPLTAKEOVER when supported (it
-///    waits for the replica itself), else strip the old master's traffic, kill its client
-///    sessions, wait until the replica reached the old master's offset, REPLICAOF NO ONE. Then
+///    waits for the replica itself), else strip the old master's traffic, pause its client writes
+///    (CLIENT PAUSE WRITE: a client the router still sends there until its check notices gets no
+///    acked write the replica would miss), kill its client sessions, wait until the replica
+///    reached the old master's offset, REPLICAOF NO ONE (the pause is lifted at the end). Then
 ///    (best effort) the old master's sessions are killed and it follows the new master; it is
 ///    rejoinable from then on. A replica that is not ready is waited for (the cache stays where it
 ///    is, serving).

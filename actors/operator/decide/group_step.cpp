@@ -6,6 +6,7 @@
 
 #include "actors/operator/decide/bootstrap_record.hpp"
 #include "actors/operator/decide/coordinator_decide.hpp"
+#include "actors/operator/decide/planned_dragonfly.hpp"
 #include "actors/operator/decide/planned_failover.hpp"
 #include "actors/operator/decide/recovery.hpp"
 #include "actors/operator/decide/step_context.hpp"
@@ -49,7 +50,8 @@ durable_state apply_change(durable_state d, const durable_change& c) {
             record_plan_done(d.bootstrap, plan, x.result, x.at_ms);
             if (plan.kind == plan_kind::switchover && d.planned.plan_id == plan.id &&
                 d.planned.in_progress())
-              d.planned = planned_finished(d.planned, x.result, x.source_reachable, x.at_ms).record;
+              d.planned = planned_after_mysql(
+                  planned_finished(d.planned, x.result, x.source_reachable, x.at_ms).record, x.at_ms);
             if (!x.result.ok) {
               d.plan.phase = plan_phase::failed;
               // A failed rejoin is tried again on a later poll (after plan_retry_delay).
@@ -238,6 +240,7 @@ void on_loaded(context& c, durable_state d) {
     c.log(log_level::info, "resuming the persisted plan", c.fields(st.durable.plan.candidate));
     run_executor(c);
   }
+  planned_resume_dragonfly(c);  // a Dragonfly phase the restart interrupted is asked again
   evaluate(c);
 }
 
@@ -319,6 +322,7 @@ step_result step(const group_rules& rules, group_state state, const group_input&
                  [&](const input::heartbeat_done& x) { on_heartbeat_done(c, x); },
                  [&](const input::reassert_done& x) { on_reassert_done(c, x); },
                  [&](const input::receiver_started& x) { on_receiver_started(c, x); },
+                 [&](const input::dragonfly_report& x) { on_planned_dragonfly_report(c, x.report); },
                  [&](const input::gr_done& x) {
                    c.log(log_level::warn, "group replication reply in an async group",
                          c.fields(x.site));

@@ -26,12 +26,20 @@
 #include <vector>
 
 #include "messages/decisions.hpp"
+#include "messages/dragonfly_handover.hpp"
 #include "messages/operator.hpp"
 #include "messages/mysql.hpp"
 #include "messages/planned_failover.hpp"
 #include "actors/operator/decide/gr_types.hpp"
 
 namespace br {
+
+/// spec.dragonfly as the planned failover reads it (decide/planned_dragonfly.hpp).
+struct dragonfly_rules {
+  bool enabled = false;
+  caf::timespan max_sync_wait{std::chrono::seconds(30)};  ///< plannedFailover.maxSyncWait
+  bool fail_on_sync_timeout = false;                      ///< plannedFailover.onSyncTimeout=fail
+};
 
 /// The spec values the rules read (fixed for the life of a coordinator).
 struct group_rules {
@@ -66,6 +74,8 @@ struct group_rules {
   /// Why the group waits for its restore from backup (config::restore_bootstrap_hold; "" =
   /// nothing held): a group that never had a primary does nothing but poll (restore_holds).
   std::string restore_hold;
+  /// A planned failover's Dragonfly phases (spec.dragonfly; skipped when not enabled).
+  dragonfly_rules dragonfly;
 };
 
 // -- durable changes -----------------------------------------------------------------------------
@@ -197,6 +207,9 @@ struct group_state {
   /// The latest request refused before it was accepted (memory only).
   planned_failover_record planned_refused;
   uint64_t planned_deferral_logged = 0;  ///< plan id whose deferral of automatic actions was logged
+  /// The Dragonfly manager's sync report of the planned failover in WaitingForDragonflySync,
+  /// kept until nothing else is being written or run (then the request is validated again).
+  std::optional<dragonfly_handover_report> planned_sync_report;
   /// Kubernetes: the fenced-sites annotation's latest value (the desired set), applied when the
   /// rules allow; `fence_note`: why it is not applied (status and the FenceRejected Event).
   std::optional<std::string> fence_annotation;
@@ -270,13 +283,18 @@ struct receiver_started {
   std::string site;
   std::optional<mysql_outcome> outcome;
 };
+/// The Dragonfly manager answered an effect::dragonfly_handover (or, `report.ok` false with the
+/// reason in `report.error`, did not within its deadline, or none runs).
+struct dragonfly_report {
+  dragonfly_handover_report report;
+};
 }  // namespace input
 
 using group_input =
     std::variant<input::loaded, input::report, input::persisted, input::phase, input::plan_done,
                  input::executor_down, input::annotate, input::switchover, input::fenced,
                  input::gtid_read, input::heartbeat_done, input::reassert_done,
-                 input::receiver_started, input::gr_done>;
+                 input::receiver_started, input::gr_done, input::dragonfly_report>;
 
 /// The time an input is stepped at (the actor clock and the wall clock).
 struct step_clock {
@@ -346,6 +364,12 @@ struct start_receiver {
 struct stop_receiver {
   std::string site;
 };
+/// Ask the Dragonfly manager for a planned failover's cache step; answer input::dragonfly_report
+/// (within `deadline`, else a failed report saying so).
+struct dragonfly_handover {
+  dragonfly_handover_request request;
+  caf::timespan deadline{};
+};
 /// Start (or resume) the executor for `plan`.
 struct start_executor {
   failover_plan plan;
@@ -381,7 +405,8 @@ using group_effect =
     std::variant<effect::persist, effect::publish, effect::status, effect::fence,
                  effect::read_gtid, effect::heartbeat, effect::reassert, effect::start_executor,
                  effect::emit, effect::log, effect::metric, effect::reply,
-                 effect::start_receiver, effect::stop_receiver, effect::gr_command>;
+                 effect::start_receiver, effect::stop_receiver, effect::gr_command,
+                 effect::dragonfly_handover>;
 
 struct step_result {
   group_state state;

@@ -129,7 +129,7 @@ std::string planned_phase_after_lag(bool dragonfly_managed) {
 
 std::string planned_result_label(const planned_failover_record& r) {
   if (r.phase == "Succeeded") return "success";
-  if (r.reason == "LagTimeout") return "failed_timeout";
+  if (r.reason == "LagTimeout" || r.reason == "DragonflySyncTimeout") return "failed_timeout";
   return "failed_other";
 }
 
@@ -243,6 +243,20 @@ std::optional<config::planned_failover_status> planned_status_of(const planned_f
   s.resume_start_time = stamp(r.resume_started_ms);
   s.completion_time = stamp(r.finished_ms);
   if (r.phase == "Deferred") s.retry_after = stamp(r.retry_after_ms);
+  if (const auto& d = r.dragonfly; d.enabled) {
+    config::planned_dragonfly_status ds;
+    ds.enabled = true;
+    ds.sync_wait_start_time = stamp(d.sync_wait_started_ms);
+    if (d.source_offset >= 0) ds.source_offset_at_drain = d.source_offset;
+    ds.offset_capture_failed = d.offset_capture_failed;
+    if (d.target_offset >= 0) ds.target_offset_at_promotion = d.target_offset;
+    if (d.sync_wait_ms >= 0) ds.sync_wait_ms = d.sync_wait_ms;
+    if (!d.sessions_preserved.empty()) ds.sessions_preserved = d.sessions_preserved == "true";
+    ds.promotion_method = d.promotion_method;
+    ds.reason = d.reason;
+    ds.message = d.message;
+    s.dragonfly = std::move(ds);
+  }
   return s;
 }
 

@@ -77,7 +77,7 @@ planned_failover_record planned_cancelled(planned_failover_record r, int64_t now
 std::string planned_phase_after_lag(bool dragonfly_managed);
 
 /// The bloodraven_planned_failovers_total result label of an ended record: success |
-/// failed_timeout (LagTimeout) | failed_other.
+/// failed_timeout (LagTimeout, DragonflySyncTimeout) | failed_other.
 std::string planned_result_label(const planned_failover_record& r);
 
 /// The record of a request refused before any plan ran (phase Failed, started = finished = now).

@@ -129,6 +129,7 @@ void evaluate_and_act(context& c) {
         check_returning(c, obs);
       maybe_restart_receivers(c);
       if (!busy(st)) planned_retry_deferred(c);
+      if (!busy(st)) planned_continue_after_sync(c);  // a cache sync reported while busy
       break;
     case group_verdict::no_primary:
       maybe_reassert(c, obs);

@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "actors/operator/decide/planned_dragonfly.hpp"
 #include "actors/operator/decide/planned_failover.hpp"
 
 namespace br::step_detail {
@@ -39,10 +40,12 @@ void reject(context& c, const std::string& target, const std::string& reason,
   c.answer = "rejected: " + reason + ": " + message;
 }
 
-/// Validates a request (`retry`: the Deferred one, validated again) and starts, defers, skips or
-/// refuses it.
+/// Validates a request (`retry`: the stored one, Deferred or back from its Dragonfly sync,
+/// validated again) and starts, defers, skips or refuses it. `synced`: the record after the
+/// Dragonfly sync (the plan starts with its dragonfly part); without it, a start with Dragonfly
+/// managed waits for the sync first (WaitingForDragonflySync).
 void validate(context& c, const std::string& target, std::optional<caf::timespan> max_lag_wait,
-              bool retry) {
+              bool retry, const planned_failover_record* synced = nullptr) {
   auto& st = c.st;
   const auto& deferred = st.durable.planned;
   std::string running;
@@ -53,6 +56,9 @@ void validate(context& c, const std::string& target, std::optional<caf::timespan
     running = "the " + st.durable.bootstrap.source + " bootstrap";
   else if (st.durable.restore_freeze.frozen)
     running = "an in-place restore (spec.restoreInPlace, token " + st.durable.restore_freeze.token + ")";
+  if (!retry && running.empty() &&
+      (st.planned.phase == planned_phase_dragonfly_sync || st.planned.phase == planned_phase_dragonfly_promote))
+    running = "the planned failover to " + st.planned.target + " (" + st.planned.phase + ")";
   if (!retry && running.empty() && deferred.phase == "Deferred") {
     if (deferred.target == target) {
       c.answer = "running: planned failover to " + target + " is Deferred (" + deferred.message + ")";
@@ -115,6 +121,23 @@ void validate(context& c, const std::string& target, std::optional<caf::timespan
   auto rec = planned_started(target, source, st.durable.plan.id + 1, request, rules.max_lag_wait,
                              c.wall_ms());
   if (retry) rec.started_ms = deferred.started_ms;
+  if (synced) {
+    rec.dragonfly = synced->dragonfly;
+    rec.message = synced->message;
+  } else if (c.rules.dragonfly.enabled) {
+    // MySQL is not touched before the cache replica on the target caught up (or the wait ended).
+    rec = planned_sync_started(rec, c.rules.dragonfly, c.wall_ms());
+    st.planned = rec;
+    persist(c, change_planned{rec});
+    c.out.emplace_back(effect::dragonfly_handover{planned_handover_request(rec), planned_handover_deadline(rec)});
+    auto fl = c.fields(target);
+    fl["source"] = source;
+    fl["maxSyncWaitMs"] = rec.dragonfly.max_sync_wait_ms;
+    c.log(log_level::info, "planned failover: waiting for the cache replica before the fence", fl);
+    status_changed(c, true);
+    c.answer = "accepted: " + v.message + " (the cache replica on " + target + " catches up first)";
+    return;
+  }
   st.planned = rec;
   auto fl = c.fields(target);
   fl["source"] = source;
@@ -242,23 +265,16 @@ void planned_phase_persisted(context& c, plan_phase phase, const plan_facts&) {
 void planned_plan_done(context& c, const change_plan_done& x) {
   if (!is_planned(x.plan)) return;
   const auto& r = c.st.durable.planned;
-  if (r.plan_id != x.plan.id || r.in_progress()) return;
-  double seconds = r.started_ms > 0 ? static_cast<double>(r.finished_ms - r.started_ms) / 1000.0 : -1;
-  auto f = c.fields(x.plan.candidate);
-  f["phase"] = r.phase;
-  f["reason"] = r.reason;
-  f["seconds"] = seconds;
-  if (r.phase == "Succeeded") {
-    c.log(log_level::info, "planned failover succeeded", f);
-    c.emit("Normal", "PlannedFailoverCompleted", r.message, x.plan.candidate);
-  } else {
-    c.log(log_level::error, "planned failover failed", f);
-    c.emit("Warning", "PlannedFailoverFailed", r.reason + ": " + r.message, x.plan.candidate);
-    // The source is gone: the emergency failover must not wait out the failed plan's retry delay.
-    if (r.reason == "SourceCrashed") c.st.last_plan_failure.reset();
+  if (r.plan_id != x.plan.id) return;
+  if (r.phase == planned_phase_dragonfly_promote) {  // MySQL moved: now the cache master
+    c.emit("Normal", "DragonflyPromotionStarted",
+           "moving the cache master to " + r.target + " (MySQL's new active site)", r.target);
+    c.out.emplace_back(effect::dragonfly_handover{planned_handover_request(r), planned_handover_deadline(r)});
+    status_changed(c, true);
+    return;
   }
-  c.metric(metric_kind::planned_failover, x.plan.candidate, seconds, planned_result_label(r));
-  status_changed(c, true);
+  if (r.in_progress()) return;
+  planned_ended(c, r);
 }
 
 void planned_note_deferral(context& c) {
@@ -269,6 +285,99 @@ void planned_note_deferral(context& c) {
   auto f = c.fields(st.durable.plan.candidate);
   f["plan"] = st.durable.plan.id;
   c.log(log_level::info, "cross-site action deferred: planned failover in progress", f);
+}
+
+void planned_ended(context& c, const planned_failover_record& r) {
+  double seconds = r.started_ms > 0 ? static_cast<double>(r.finished_ms - r.started_ms) / 1000.0 : -1;
+  auto f = c.fields(r.target);
+  f["phase"] = r.phase;
+  f["reason"] = r.reason;
+  f["seconds"] = seconds;
+  if (r.phase == "Succeeded") {
+    c.log(log_level::info, "planned failover succeeded", f);
+    c.emit("Normal", "PlannedFailoverCompleted", r.message, r.target);
+  } else {
+    c.log(log_level::error, "planned failover failed", f);
+    c.emit("Warning", "PlannedFailoverFailed", r.reason + ": " + r.message, r.target);
+    // The source is gone: the emergency failover must not wait out the failed plan's retry delay.
+    if (r.reason == "SourceCrashed") c.st.last_plan_failure.reset();
+  }
+  c.metric(metric_kind::planned_failover, r.target, seconds, planned_result_label(r));
+  status_changed(c, true);
+}
+
+void on_planned_dragonfly_report(context& c, const dragonfly_handover_report& rep) {
+  auto& st = c.st;
+  const auto& r = st.planned;
+  auto f = c.fields(r.target);
+  f["step"] = rep.promote ? "promote" : "sync";
+  f["request"] = rep.request;
+  f["ok"] = rep.ok;
+  f["master"] = rep.master;
+  f["sourceOffset"] = rep.source_offset;
+  f["targetOffset"] = rep.target_offset;
+  f["waitedMs"] = rep.waited_ms;
+  if (!rep.method.empty()) f["method"] = rep.method;
+  if (!rep.error.empty()) f["error"] = rep.error;
+  if (!planned_handover_matches(r, rep)) {
+    c.log(log_level::debug, "planned failover: a Dragonfly report for no waiting phase, ignored", f);
+    return;
+  }
+  c.log(rep.ok ? log_level::info : log_level::warn,
+        rep.promote ? "planned failover: the cache master's move reported" : "planned failover: the cache sync reported", f);
+  if (!rep.promote) {
+    st.planned_sync_report = rep;
+    planned_continue_after_sync(c);
+    return;
+  }
+  auto rec = planned_dragonfly_promoted(r, rep, c.wall_ms());
+  st.planned = rec;
+  persist(c, change_planned{rec});
+  if (rep.ok)
+    c.emit("Normal", "DragonflyPromotionCompleted", rec.dragonfly.message, rec.target);
+  else
+    c.emit("Warning", "DragonflyPromotionFailed", rec.dragonfly.message, rec.target);
+  planned_ended(c, rec);
+}
+
+void planned_continue_after_sync(context& c) {
+  auto& st = c.st;
+  if (!st.planned_sync_report) return;
+  if (!planned_handover_matches(st.planned, *st.planned_sync_report)) {
+    st.planned_sync_report.reset();
+    return;
+  }
+  if (busy(st)) return;  // a write or another plan: validated again once it is over
+  auto rep = *st.planned_sync_report;
+  st.planned_sync_report.reset();
+  auto v = planned_sync_done(st.planned, rep, c.wall_ms());
+  const auto& rec = v.record;
+  if (v.timed_out)
+    c.emit("Warning", "DragonflySyncTimeout",
+           rec.dragonfly.message + (v.start_mysql ? "; MySQL proceeds (onSyncTimeout=proceed), sessionsPreserved=false"
+                                                  : "; rolled back before MySQL was touched (onSyncTimeout=fail)"),
+           rec.target);
+  if (!v.start_mysql) {  // nothing was fenced or promoted: the request ends here
+    st.planned = rec;
+    persist(c, change_planned{rec});
+    planned_ended(c, rec);
+    return;
+  }
+  std::optional<caf::timespan> lag;
+  if (rec.max_lag_wait_ms > 0) lag = std::chrono::milliseconds(rec.max_lag_wait_ms);
+  std::optional<std::string> ignored;
+  context quiet{c.rules, c.st, c.clock, c.out, ignored};  // nobody waits for this answer
+  auto synced = rec;
+  validate(quiet, synced.target, lag, true, &synced);  // the group may have changed meanwhile
+}
+
+void planned_resume_dragonfly(context& c) {
+  const auto& r = c.st.durable.planned;
+  if (!r.dragonfly.enabled) return;
+  const bool sync = r.phase == planned_phase_dragonfly_sync && !c.st.durable.plan_active;
+  if (!sync && r.phase != planned_phase_dragonfly_promote) return;
+  c.log(log_level::info, "planned failover: asking the Dragonfly manager again after a restart", c.fields(r.target));
+  c.out.emplace_back(effect::dragonfly_handover{planned_handover_request(r), planned_handover_deadline(r)});
 }
 
 }  // namespace br::step_detail

@@ -34,6 +34,17 @@ void planned_phase_persisted(context& c, plan_phase phase, const plan_facts& fac
 void planned_plan_done(context& c, const change_plan_done& x);
 /// A record stored alone (change_planned) was persisted (or refused).
 void planned_record_persisted(context& c, const change_planned& x, bool ok);
+/// A planned failover ended (Succeeded or Failed; stored or being stored): log, Event, metric.
+void planned_ended(context& c, const planned_failover_record& r);
+/// The Dragonfly manager's report (decide/planned_dragonfly.hpp): a sync report is kept until
+/// nothing else runs (planned_continue_after_sync); a promote report ends the request.
+void on_planned_dragonfly_report(context& c, const dragonfly_handover_report& rep);
+/// A kept sync report, once nothing is being written or run: the request ends (onSyncTimeout=
+/// fail) or is validated again and its switchover plan starts.
+void planned_continue_after_sync(context& c);
+/// After a restart: a record in WaitingForDragonflySync (no plan yet) or PromotingDragonfly asks
+/// the Dragonfly manager again (both steps are safe to repeat).
+void planned_resume_dragonfly(context& c);
 /// Evaluation is skipped while a plan runs: say once per planned failover that automatic
 /// cross-site actions wait for it.
 void planned_note_deferral(context& c);

@@ -32,6 +32,8 @@ struct manager_state {
   std::map<std::string, std::chrono::steady_clock::time_point> stale_reported;
   std::set<std::string> rejoinable;  ///< old masters demoted by us after their replica had everything
   std::string last_phase;
+  /// The last pass's promotion ("takeover" | "promote" | "") and the error that stopped it ("" none).
+  std::string pass_promotion, pass_error;
   std::string takeover_probe_time;
   std::optional<cache_failover> last_failover;
   std::string last_status;  ///< status.dragonfly as last sent
@@ -39,7 +41,7 @@ struct manager_state {
   static inline const char* name = "dragonfly_manager";
 };
 
-using manager_self = ticking_actor::stateful_pointer<manager_state>;
+using manager_self = dragonfly_manager_actor::stateful_pointer<manager_state>;
 
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -86,24 +88,52 @@ std::string traffic(manager_state& st, const std::string& site, bool master, boo
   return s->run({"ACL", "SETUSER", traffic_check_user, "off"}, st.cfg.timeouts.io);
 }
 
-/// Waits until `replica` reached the offset `master` has now (its traffic already stopped), up to
-/// takeover_timeout (maxSyncWait). "" once it has, else why.
-std::string wait_sync(manager_state& st, const std::string& replica, const std::string& master) {
+/// Waits until `replica` reached the offset `master` has now, up to `timeout` (maxSyncWait). ""
+/// once it has, else why; `rep` gets the offsets (source_offset, target_offset,
+/// offset_capture_failed) and the time waited.
+std::string wait_sync(manager_state& st, const std::string& replica, const std::string& master,
+                      std::chrono::milliseconds timeout, dragonfly_handover_report& rep) {
   auto* r = site_of(st, replica);
   auto* m = site_of(st, master);
   if (!r || !m) return "unknown site";
+  const auto start = std::chrono::steady_clock::now();
+  auto waited = [&] {
+    rep.waited_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  };
   std::string error;
   auto target = m->observe(error);
-  if (!target.reachable) return "cannot read " + master + "'s offset: " + error;
-  const auto deadline = std::chrono::steady_clock::now() + st.cfg.takeover_timeout;
+  if (!target.reachable || target.info.master_repl_offset < 0) {
+    rep.offset_capture_failed = true;
+    waited();
+    return "cannot read " + master + "'s offset: " + (error.empty() ? "no master_repl_offset" : error);
+  }
+  rep.source_offset = target.info.master_repl_offset;
+  const auto deadline = start + timeout;
   for (;;) {
     auto o = r->observe(error);
-    if (o.reachable && o.info.link_up && o.info.replica_offset >= target.info.master_repl_offset) return "";
-    if (std::chrono::steady_clock::now() >= deadline)
+    if (o.reachable) rep.target_offset = o.info.replica_offset;
+    const bool follows = o.info.role == server_role::replica && o.info.master_host == target.host &&
+                         o.info.master_port == static_cast<int64_t>(target.port);
+    if (o.reachable && follows && o.info.link_up && o.info.replica_offset >= target.info.master_repl_offset) {
+      waited();
+      return "";
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      waited();
       return replica + " did not reach " + master + "'s offset " + std::to_string(target.info.master_repl_offset) +
-             " within maxSyncWait (at " + std::to_string(o.info.replica_offset) + ")";
+             " within maxSyncWait (" + (o.reachable ? "at " + std::to_string(o.info.replica_offset) : "unreachable: " + error) + ")";
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+std::chrono::milliseconds pause_for(const manager_state& st) { return st.cfg.takeover_timeout + st.cfg.timeouts.io; }
+
+action act_on(action_kind k, const std::string& site) {
+  action a;
+  a.kind = k;
+  a.site = site;
+  return a;
 }
 
 /// Runs one action; "" on success.
@@ -122,8 +152,15 @@ std::string apply(manager_self self, const action& a) {
     }
     case action_kind::strip_traffic:
       return st.cfg.pods ? st.cfg.pods.strip(a.site) : traffic(st, a.site, false, false);
-    case action_kind::wait_sync:
-      return wait_sync(st, a.site, a.host);
+    case action_kind::wait_sync: {
+      dragonfly_handover_report ignored;
+      return wait_sync(st, a.site, a.host, st.cfg.takeover_timeout, ignored);
+    }
+    case action_kind::pause_writes:
+      return s ? s->run({"CLIENT", "PAUSE", std::to_string(pause_for(st).count()), "WRITE"}, st.cfg.timeouts.io)
+               : "unknown site";
+    case action_kind::unpause_writes:
+      return s ? s->run({"CLIENT", "UNPAUSE"}, st.cfg.timeouts.io) : "unknown site";
     case action_kind::client_kill:
       return s ? s->run({"CLIENT", "KILL", "TYPE", "NORMAL"}, st.cfg.timeouts.io) : "unknown site";
     case action_kind::label_master:
@@ -210,6 +247,9 @@ void run_pass(manager_self self, const config::group_status& gs) {
   };
   if (!promotes && !in.paused) record(plan.master_site);
   bool stripped_and_synced = false;
+  std::string paused;  // a site whose client writes this pass paused (lifted when a later step fails)
+  st.pass_promotion.clear();
+  st.pass_error.clear();
   for (const auto& a : plan.actions) {
     const char* promotion = a.kind == action_kind::promote ? "promote" : a.kind == action_kind::takeover ? "takeover" : nullptr;
     if (auto err = apply(self, a); !err.empty()) {
@@ -221,9 +261,14 @@ void run_pass(manager_self self, const config::group_status& gs) {
       }
       emit(self, "Warning", "DragonflyActionFailed",
            std::string("on ") + a.site + ": " + err + " (the next poll decides again)", a.site);
+      st.pass_error = std::string(metrics::action_name(a.kind)) + " on " + a.site + ": " + err;
+      if (!paused.empty()) apply(self, act_on(action_kind::unpause_writes, paused));  // best effort
       break;
     }
+    if (a.kind == action_kind::pause_writes) paused = a.site;
+    if (a.kind == action_kind::unpause_writes) paused.clear();
     if (a.kind == action_kind::wait_sync) stripped_and_synced = true;
+    if (promotion) st.pass_promotion = promotion;
     if (promotion) {
       metrics::count_promotion(st.labels, a.site, promotion, true);
       record(a.site);
@@ -253,7 +298,55 @@ void run_pass(manager_self self, const config::group_status& gs) {
   report_step(self, st.cfg.path, plan.phase + (st.master_site.empty() ? "" : ", master " + st.master_site));
 }
 
-ticking_actor::behavior_type manager(manager_self self, manager_config cfg, caf::actor supervisor) {
+/// A planned failover's cache step (dragonfly_handover.hpp), in this detached actor's thread:
+/// sync waits (bounded) until the target's replica reached the recorded master's offset; promote
+/// runs one steering pass as if MySQL's active site were already the target (it is: MySQL's
+/// switchover completed) and reports whether the master is there now.
+dragonfly_handover_report handover(manager_self self, const dragonfly_handover_request& q) {
+  auto& st = self->state;
+  dragonfly_handover_report rep;
+  rep.promote = q.promote;
+  rep.request = q.request;
+  rep.master = st.master_site;
+  if (!site_of(st, q.target)) {
+    rep.error = "no cache server is configured for site " + q.target;
+    return rep;
+  }
+  if (!q.promote) {
+    if (st.master_site.empty()) {
+      rep.offset_capture_failed = true;
+      rep.error = "no cache master is recorded yet (the manager has not chosen one)";
+      return rep;
+    }
+    if (st.master_site == q.target) {  // nothing to catch up with: the target is the master
+      rep.ok = true;
+      return rep;
+    }
+    auto err = wait_sync(st, q.target, st.master_site, std::chrono::milliseconds(std::max<int64_t>(0, q.max_wait_ms)), rep);
+    rep.ok = err.empty();
+    rep.error = err;
+    return rep;
+  }
+  const auto before = st.master_site;
+  config::group_status gs;
+  gs.active_site = q.target;  // no plannedFailover: this pass may act
+  run_pass(self, gs);
+  rep.master = st.master_site;
+  std::string ignored;
+  if (auto o = site_of(st, q.target)->observe(ignored); o.reachable) rep.target_offset = o.info.master_repl_offset;
+  rep.ok = st.master_site == q.target;
+  rep.method = st.pass_promotion == "takeover" ? "REPLTAKEOVER"
+               : st.pass_promotion == "promote" ? "REPLICAOF NO ONE"
+               : before == q.target             ? "skipped"
+                                                : "";
+  if (!rep.ok)
+    rep.error = !st.pass_error.empty() ? st.pass_error
+                                       : "the cache master stays on " + (st.master_site.empty() ? std::string("no site") : st.master_site) +
+                                             ": the replica on " + q.target + " is not ready (" + st.last_phase + ")";
+  return rep;
+}
+
+dragonfly_manager_actor::behavior_type manager(manager_self self, manager_config cfg, caf::actor supervisor) {
   auto& st = self->state;
   st.cfg = std::move(cfg);
   st.coordinator = child_ref<coordinator_actor>(std::move(supervisor), "coordinator");
@@ -288,6 +381,17 @@ ticking_actor::behavior_type manager(manager_self self, manager_config cfg, caf:
                       });
             },
             next);
+      },
+      [=](handover_atom, const dragonfly_handover_request& q) -> dragonfly_handover_report {
+        try {
+          return handover(self, q);
+        } catch (const std::exception& e) {
+          dragonfly_handover_report rep;
+          rep.promote = q.promote;
+          rep.request = q.request;
+          rep.error = std::string("the Dragonfly manager failed: ") + e.what();
+          return rep;
+        }
       },
   };
 }

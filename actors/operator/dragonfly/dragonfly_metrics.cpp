@@ -30,6 +30,8 @@ std::string_view action_name(action_kind k) {
     case action_kind::strip_traffic: return "strip_traffic";
     case action_kind::wait_sync: return "wait_sync";
     case action_kind::client_kill: return "client_kill";
+    case action_kind::pause_writes: return "pause_writes";
+    case action_kind::unpause_writes: return "unpause_writes";
     case action_kind::label_master: return "label_master";
     case action_kind::event: return "event";
   }

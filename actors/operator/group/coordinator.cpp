@@ -82,8 +82,10 @@ coordinator_actor::behavior_type coordinator(coordinator_self self, coordinator_
   self->attach_functor([workers = st.push_workers] {
     for (auto& [site, w] : *workers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
   });
+  st.dragonfly = child_ref<dragonfly_manager_actor>(st.cfg.supervisor, "dragonfly");
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& s = self->state;
+    if (s.dragonfly.on_down(dm)) return;
     if (!s.executor || dm.source != s.executor.address()) return;
     s.executor = nullptr;
     step_group(self, input::executor_down{self->system().render(dm.reason)});

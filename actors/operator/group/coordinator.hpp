@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/common/child_lookup.hpp"
 #include "actors/operator/decide/admin_handoff.hpp"
 #include "actors/operator/decide/group_step.hpp"
 #include "actors/operator/decide/topology.hpp"
@@ -43,6 +44,9 @@ struct coordinator_config {
   executor_factory make_executor;
   /// Wall clock for the cooldown record (injectable so virtual-time tests can drive it).
   wall_source wall_clock;
+  /// The group supervisor, asked for the Dragonfly manager (a planned failover's cache steps);
+  /// null: none is asked (every request is answered "no Dragonfly manager").
+  caf::actor supervisor;
 };
 
 /// The coordinator actor's state: the group's rules and their state (actors/operator/decide/
@@ -64,6 +68,8 @@ struct coordinator_state {
   std::shared_ptr<std::map<std::string, http_worker_actor>> push_workers =
       std::make_shared<std::map<std::string, http_worker_actor>>();
   std::set<std::string> push_inflight;
+  /// The group's Dragonfly manager, found by asking the supervisor (actors/common/child_lookup.hpp).
+  child_ref<dragonfly_manager_actor> dragonfly;
   static inline const char* name = "coordinator";
 };
 

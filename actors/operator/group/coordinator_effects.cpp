@@ -222,6 +222,32 @@ void record_metric(self_ptr self, const effect::metric& m) {
   }
 }
 
+/// A planned failover's cache step: the Dragonfly manager (a detached actor) does the I/O; the
+/// answer, or its absence by the deadline, becomes input::dragonfly_report. Never blocks.
+void ask_dragonfly(self_ptr self, const effect::dragonfly_handover& x) {
+  auto q = x.request;
+  auto deadline = x.deadline;
+  auto failed = [self, q](std::string why) {
+    dragonfly_handover_report rep;
+    rep.promote = q.promote;
+    rep.request = q.request;
+    rep.error = std::move(why);
+    step_group(self, input::dragonfly_report{std::move(rep)});
+  };
+  self->state.dragonfly.with(
+      self,
+      [=](const dragonfly_manager_actor& m) {
+        self->request(m, deadline, handover_atom::value, q)
+            .then([=](dragonfly_handover_report& rep) { step_group(self, input::dragonfly_report{std::move(rep)}); },
+                  [=](caf::error& err) {
+                    failed("no report from the Dragonfly manager within " +
+                           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(deadline).count()) +
+                           " ms: " + self->system().render(err));
+                  });
+      },
+      [=] { failed("no Dragonfly manager runs for this group"); });
+}
+
 }  // namespace
 
 void carry_out(self_ptr self, const group_effect& e) {
@@ -308,6 +334,7 @@ void carry_out(self_ptr self, const group_effect& e) {
                     },
                     [=](caf::error&) { step_group(self, input::gr_done{site, op, std::nullopt}); });
           },
+          [&](const effect::dragonfly_handover& x) { ask_dragonfly(self, x); },
           [&](const effect::emit& x) {
             if (st.cfg.deps.platform.events)
               self->send(st.cfg.deps.platform.events, event_atom::value, x.event);

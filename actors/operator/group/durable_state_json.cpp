@@ -124,7 +124,19 @@ json planned_json(const planned_failover_record& r) {
           {"lagWaitStartedMs", r.lag_wait_started_ms},
           {"promoteStartedMs", r.promote_started_ms},
           {"resumeStartedMs", r.resume_started_ms},
-          {"finishedMs", r.finished_ms}};
+          {"finishedMs", r.finished_ms},
+          {"dragonfly", {{"enabled", r.dragonfly.enabled},
+                         {"failOnTimeout", r.dragonfly.fail_on_timeout},
+                         {"maxSyncWaitMs", r.dragonfly.max_sync_wait_ms},
+                         {"syncWaitStartedMs", r.dragonfly.sync_wait_started_ms},
+                         {"syncWaitMs", r.dragonfly.sync_wait_ms},
+                         {"sourceOffset", r.dragonfly.source_offset},
+                         {"offsetCaptureFailed", r.dragonfly.offset_capture_failed},
+                         {"targetOffset", r.dragonfly.target_offset},
+                         {"sessionsPreserved", r.dragonfly.sessions_preserved},
+                         {"promotionMethod", r.dragonfly.promotion_method},
+                         {"reason", r.dragonfly.reason},
+                         {"message", r.dragonfly.message}}}};
 }
 
 planned_failover_record planned_from_json(const json& j) {
@@ -145,6 +157,22 @@ planned_failover_record planned_from_json(const json& j) {
   r.promote_started_ms = get<int64_t>(j, "promoteStartedMs");
   r.resume_started_ms = get<int64_t>(j, "resumeStartedMs");
   r.finished_ms = get<int64_t>(j, "finishedMs");
+  if (auto it = j.find("dragonfly"); it != j.end() && it->is_object()) {  // absent before issue 24
+    const auto& d = *it;
+    auto& x = r.dragonfly;
+    x.enabled = get<bool>(d, "enabled");
+    x.fail_on_timeout = get<bool>(d, "failOnTimeout");
+    x.max_sync_wait_ms = get<int64_t>(d, "maxSyncWaitMs");
+    x.sync_wait_started_ms = get<int64_t>(d, "syncWaitStartedMs");
+    x.sync_wait_ms = get<int64_t>(d, "syncWaitMs");
+    x.source_offset = get<int64_t>(d, "sourceOffset");
+    x.offset_capture_failed = get<bool>(d, "offsetCaptureFailed");
+    x.target_offset = get<int64_t>(d, "targetOffset");
+    x.sessions_preserved = get<std::string>(d, "sessionsPreserved");
+    x.promotion_method = get<std::string>(d, "promotionMethod");
+    x.reason = get<std::string>(d, "reason");
+    x.message = get<std::string>(d, "message");
+  }
   return r;
 }
 

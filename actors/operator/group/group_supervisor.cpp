@@ -76,6 +76,10 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
   r.max_lag_wait = spec.planned_failover.max_lag_wait;
   r.session_drain_timeout = spec.planned_failover.drain_timeout;
   r.defer_on_cooldown = spec.planned_failover.on_cooldown == config::cooldown_action::defer;
+  r.dragonfly.enabled = spec.dragonfly.enabled;
+  r.dragonfly.max_sync_wait = spec.dragonfly.planned_failover.max_sync_wait;
+  r.dragonfly.fail_on_sync_timeout =
+      spec.dragonfly.planned_failover.on_sync_timeout == config::sync_timeout_action::fail;
   c.command_timeout = rt.command_timeout;
   c.make_executor = rt.make_executor ? rt.make_executor : executor_factory(spawn_failover_executor);
   c.wall_clock = rt.wall_clock;
@@ -159,6 +163,7 @@ std::vector<child_spec> group_children(const std::string& group, const config::g
                    auto cfg = ccfg;
                    cfg.path = p;
                    cfg.deps.registry_path = p;
+                   cfg.supervisor = supervisor_handle(sup);  // to find the Dragonfly manager
                    return as_child(sup->spawn(coordinator, cfg));
                  }});
   auto targets = site_targets(spec, creds);
