@@ -410,6 +410,7 @@ enum class gate_rule : uint8_t {
   old_primary_acked,   ///< rule 2
   peers_acked_waited,  ///< rule 3
   fast_unreachable,    ///< policy Fast, old primary unreachable
+  semisync_stopped,    ///< rule 4: too few sites receive from the old primary to acknowledge
 };
 
 inline std::string to_string(gate_rule x) {
@@ -424,6 +425,8 @@ inline std::string to_string(gate_rule x) {
       return "rule3-peers-acked-lease-waited";
     case gate_rule::fast_unreachable:
       return "fast-policy-unreachable";
+    case gate_rule::semisync_stopped:
+      return "rule4-semisync-receivers-stopped";
   }
   return "none";
 }

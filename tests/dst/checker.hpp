@@ -35,6 +35,7 @@ struct violation {
   bool found = false;
   int64_t tick = 0;
   std::vector<std::string> writers;
+  std::string what = "S1: two writable sites";
   std::string trace;
 };
 

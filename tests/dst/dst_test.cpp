@@ -23,61 +23,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
-#include <iostream>
 #include <string>
 
-#include "tests/dst/world.hpp"
+#include "tests/dst/batch.hpp"
 
 namespace {
 
 using namespace br::dst;
-
-struct batch_result {
-  int64_t seeds = 0;
-  int64_t steps = 0;
-  int64_t violations = 0;
-  int64_t promotions = 0;
-  int64_t failovers = 0;
-  int64_t switch_fences = 0;
-  uint64_t first_bad_seed = 0;
-  violation first;
-};
-
-batch_result run_batch(const sim_config& cfg, uint64_t first_seed, int64_t seeds,
-                       bool stop_at_first) {
-  batch_result r;
-  for (uint64_t seed = first_seed; seed < first_seed + static_cast<uint64_t>(seeds); ++seed) {
-    world w(seed, cfg);
-    auto v = w.run();
-    ++r.seeds;
-    r.steps += v.found ? v.tick : cfg.steps;
-    r.promotions += w.stats().promotions;
-    r.failovers += w.stats().failovers_started;
-    r.switch_fences += w.stats().switch_fences;
-    if (!v.found) continue;
-    if (r.violations++ == 0) {
-      r.first_bad_seed = seed;
-      r.first = v;
-    }
-    if (stop_at_first) break;
-  }
-  return r;
-}
-
-void report(const std::string& label, const batch_result& r) {
-  std::cout << "[dst] " << label << ": seeds=" << r.seeds << " steps=" << r.steps
-            << " violations=" << r.violations << " failovers=" << r.failovers
-            << " promotions=" << r.promotions << " switch_fences=" << r.switch_fences << '\n';
-  if (r.violations > 0)
-    std::cout << "[dst] first violation: seed " << r.first_bad_seed << " at t=" << r.first.tick
-              << ", last events:\n"
-              << r.first.trace;
-}
-
-int64_t env_int(const char* name, int64_t fallback) {
-  auto* v = std::getenv(name);
-  return v && *v ? std::stoll(v) : fallback;
-}
 
 constexpr int64_t ci_seeds = 400;
 

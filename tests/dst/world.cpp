@@ -50,6 +50,7 @@ world::world(uint64_t seed, const sim_config& cfg)
       if (p != x) s.peers.push_back({names()[p], sidecar::peer_view_kind::unknown, 0, {}});
     op_.debounce[x].state = x == 0 ? site_state::writable : site_state::read_only;
   }
+  if (semisync()) semisync_init();
 }
 
 bool world::up(link_kind k, int a, int b) const {
@@ -59,6 +60,9 @@ bool world::up(link_kind k, int a, int b) const {
 
 bool world::check_s1() {
   if (bad_.found) return true;
+  // Semi-sync: a writable old primary that cannot collect acknowledgements is allowed; its checks
+  // run where writes are acknowledged and sites promoted (world_semisync.cpp).
+  if (semisync()) return false;
   std::vector<std::string> w;
   for (int x = 0; x < n_sites; ++x)
     if (mysql_[x].alive && mysql_[x].writable) w.push_back(names()[x]);
@@ -88,6 +92,9 @@ void world::faults() {
     flip(link_kind::sidecar_mysql, x, 0, "sidecar " + n + "<->mysqld " + n);
     for (int p = x + 1; p < n_sites; ++p)
       flip(link_kind::sidecar_sidecar, x, p, "sidecar " + n + "<->sidecar " + names()[p]);
+    if (semisync())
+      for (int p = x + 1; p < n_sites; ++p)
+        flip(link_kind::mysql_mysql, x, p, "mysqld " + n + "<->mysqld " + names()[p]);
   }
   for (int x = 0; x < n_sites; ++x) {
     auto& n = names()[x];
@@ -95,6 +102,10 @@ void world::faults() {
       auto& m = mysql_[x];
       m.alive = !m.alive;
       m.writable = false;  // S5: a (re)started mysqld boots fenced
+      if (m.alive)
+        mysqld_restarted(x);
+      else
+        mysqld_crashed(x);
       log("mysqld " + n + (m.alive ? " restarted (fenced)" : " crashed"));
     }
     if (chance(rng_, rates_.crash)) {
@@ -138,6 +149,7 @@ sidecar_view world::served_view() const { return present(op_.view); }
 void world::fence_mysql(int x, const std::string& why) {
   if (!mysql_[x].writable) return;
   mysql_[x].writable = false;
+  mysql_[x].pending.clear();  // the fence kills the sessions waiting: none is acknowledged
   log("mysqld " + names()[x] + " fenced: " + why);
 }
 
@@ -298,6 +310,7 @@ void world::operator_poll() {
         op_.view.active_site == names()[x])
       m.heartbeat = server_now(x);
   }
+  if (semisync()) semisync_poll();
 }
 
 void world::operator_tick() {
@@ -306,6 +319,7 @@ void world::operator_tick() {
     operator_failover_step();
     return;
   }
+  if (semisync()) semisync_receivers();
   std::vector<site_observation> obs;
   std::vector<std::string> prio(names().begin(), names().end());
   for (int x = 0; x < n_sites; ++x)
@@ -353,7 +367,23 @@ void world::operator_failover_step() {
     else
       op_.acks[names_[x]] = now();
   }
+  auto usable = [&](int x) {
+    return x != old && mysql_[x].alive && up(link_kind::op_mysql, x) &&
+           op_.debounce[x].state == site_state::read_only && !mysql_[x].writable;
+  };
+  int cand = static_cast<int>(std::find(names_.begin(), names_.end(), op_.candidate) -
+                              names_.begin());
+  bool cannot_ack = false;
+  int no_loss = -1;
+  if (semisync()) {
+    std::vector<int> eligible;
+    if (cand < n_sites && usable(cand)) eligible.push_back(cand);
+    for (int x = 0; x < n_sites; ++x)
+      if (x != cand && usable(x)) eligible.push_back(x);
+    no_loss = semisync_failover_facts(old, eligible, cannot_ack);
+  }
   gate_input g;
+  g.semisync_cannot_ack = cannot_ack;
   g.operator_fenced_old_primary = op_.fenced_old;
   g.old_primary_sidecar_acked = op_.old_acked;
   g.old_primary_unreachable = op_.debounce[old].state == site_state::unreachable;
@@ -375,13 +405,13 @@ void world::operator_failover_step() {
     return;
   }
   if (d.verdict != gate_verdict::open) return;
-  auto usable = [&](int x) {
-    return x != old && mysql_[x].alive && up(link_kind::op_mysql, x) &&
-           op_.debounce[x].state == site_state::read_only && !mysql_[x].writable;
-  };
-  int cand = static_cast<int>(std::find(names_.begin(), names_.end(), op_.candidate) -
-                              names_.begin());
-  if (cand >= n_sites || !usable(cand)) {
+  if (semisync()) {
+    // Every promotion needs the no-loss candidate, whichever rule opened the gate.
+    if (no_loss < 0) return;
+    if (semisync_promote(no_loss)) return;
+    cand = no_loss;
+    if (d.rule == gate_rule::semisync_stopped) ++stats_.rule4_opens;
+  } else if (cand >= n_sites || !usable(cand)) {
     cand = -1;
     for (int x = 0; x < n_sites; ++x)
       if (usable(x)) cand = x;
@@ -399,6 +429,16 @@ void world::operator_failover_step() {
 
 // -- the in-database switch and the loop -----------------------------------------------------------
 
+void world::record(const std::string& what, std::vector<std::string> sites) {
+  if (bad_.found) return;
+  bad_.found = true;
+  bad_.tick = tick_;
+  bad_.writers = std::move(sites);
+  bad_.what = what;
+  log("VIOLATED: " + what);
+  bad_.trace = trace_.dump();
+}
+
 void world::dead_mans_switch() {
   if (!cfg_.dead_mans_switch) return;
   for (int x = 0; x < n_sites; ++x) {
@@ -415,6 +455,7 @@ violation world::run() {
   for (int i = 0; i <= n_sites; ++i) order[i] = i;
   for (tick_ = 1; tick_ <= cfg_.steps; ++tick_) {
     faults();
+    if (semisync()) replication_tick();
     if (check_s1()) return bad_;
     std::shuffle(order.begin(), order.end(), rng_);
     for (int a : order) {

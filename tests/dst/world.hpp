@@ -12,6 +12,7 @@
 
 #include "actors/sidecar/fencing/fencing_rules.hpp"
 #include "messages/decisions.hpp"
+#include "messages/gtid_set.hpp"
 #include "tests/dst/checker.hpp"
 #include "tests/dst/faults.hpp"
 
@@ -42,6 +43,15 @@ struct sim_config {
   seconds gate_timeout{40};
   uint32_t failure_threshold = 3;
   uint32_t recovery_threshold = 1;
+  /// Semi-synchronous replication (world_semisync.cpp): 0 = off, the original model whose check
+  /// is S1 on writability. K > 0: writes, relay logs, replication links and acknowledgements
+  /// (AFTER_SYNC, wait count K, no timeout) are modelled, gate rule 4 and the no-loss candidate
+  /// are used, and the checks are "no site acknowledges a write the newest primary lacks" and
+  /// "every acknowledged write is on a primary when it is promoted" (a writable but blocked old
+  /// primary is allowed).
+  uint32_t semisync_k = 0;
+  /// Self-check: the operator counts one site too few for rule 4 and the candidate (K + 1).
+  bool semisync_one_too_few = false;
 };
 
 struct mysqld_model {
@@ -49,6 +59,14 @@ struct mysqld_model {
   bool writable = false;  ///< accepts application writes (super_read_only and read_only OFF)
   sim_time heartbeat{};   ///< rule 7 row, in this server's clock; persists across restarts
   seconds clock_offset{0};  ///< this server's clock minus simulated time (clocks are not synced)
+  // Semi-sync model only:
+  gtid_set executed;  ///< its binary log (a primary's commits waiting for acknowledgements too)
+  gtid_set relay;     ///< received, not applied yet (discarded by a restart: relay_log_recovery)
+  int source = -1;    ///< replication source (site index)
+  bool receiving = false;      ///< the receiver (IO thread) runs; off after a restart
+  int64_t restarts = 0;        ///< what the operator reads from uptime
+  uint64_t next_gno = 1;       ///< its own transaction counter
+  std::map<uint64_t, int> pending;  ///< own commit waiting: gno -> acknowledgements so far
 };
 
 /// A view answer in flight to a sidecar (delayed by at most requestTimeout).
@@ -82,15 +100,24 @@ struct operator_model {
   std::map<std::string, mono_time> acks;
   sim_time gate_started{};
   std::array<debounce_state, n_sites> debounce{};
+  // Semi-sync facts, durable like the view (kept in the group's status): which sites hold
+  // everything they received from the active primary, and the restart count they were judged at.
+  std::array<bool, n_sites> in_step{};
+  std::array<int64_t, n_sites> judged_restarts{};
 };
 
 /// Links: operator<->sidecar, operator<->mysqld, sidecar<->own mysqld, sidecar<->sidecar.
-enum class link_kind : uint8_t { op_sidecar, op_mysql, sidecar_mysql, sidecar_sidecar };
+/// mysql_mysql (semi-sync model only): a replica's receiver reaching its source.
+enum class link_kind : uint8_t { op_sidecar, op_mysql, sidecar_mysql, sidecar_sidecar, mysql_mysql };
 
 struct run_stats {
   int64_t promotions = 0;
   int64_t failovers_started = 0;
   int64_t switch_fences = 0;
+  int64_t acked = 0;          ///< semi-sync: acknowledged writes
+  int64_t rule4_opens = 0;    ///< semi-sync: promotions through gate rule 4
+  int64_t clones = 0;         ///< semi-sync: diverged sites recloned
+  int64_t late_acks = 0;      ///< semi-sync: an old primary completing a held commit (K >= 2)
 };
 
 class world {
@@ -125,6 +152,20 @@ class world {
   void operator_failover_step();
   void dead_mans_switch();
 
+  // Semi-synchronous replication (world_semisync.cpp).
+  bool semisync() const { return cfg_.semisync_k > 0; }
+  void semisync_init();
+  void mysqld_crashed(int x);
+  void mysqld_restarted(int x);
+  void replication_tick();          // writes, receivers, acknowledgements, appliers
+  bool check_ack(int site, const gtid_set& write);  // true = violation recorded
+  void semisync_poll();             // in-step judgement from the active primary's set
+  void semisync_receivers();        // start/repoint/reclone replicas of the active site
+  /// Stops receivers from the old primary, judges rule 4 and the candidate; -1 = no candidate.
+  int semisync_failover_facts(int old, const std::vector<int>& usable, bool& cannot_ack);
+  bool semisync_promote(int cand);  // drains, checks no acked write is missing; true = violation
+  void record(const std::string& what, std::vector<std::string> sites);
+
   sidecar_view served_view() const;
 
   std::mt19937_64 rng_;
@@ -140,6 +181,8 @@ class world {
   trace_log trace_;
   violation bad_;
   run_stats stats_;
+  gtid_set acked_;        ///< every acknowledged write (semi-sync)
+  int newest_primary_ = 0;  ///< the site promoted last (semi-sync)
 };
 
 }  // namespace br::dst

@@ -36,6 +36,10 @@ gate_decision promotion_gate(const gate_input& in) {
   if (in.old_primary_sidecar_acked)
     return decided(gate_verdict::open, gate_rule::old_primary_acked,
                    "the old primary's sidecar acknowledged the deposing view");
+  if (in.semisync_cannot_ack)
+    return decided(gate_verdict::open, gate_rule::semisync_stopped,
+                   "semi-synchronous replication: too few sites receive from the old primary for "
+                   "it to acknowledge a commit");
   if (in.policy == gate_policy::fast && in.old_primary_unreachable)
     return decided(gate_verdict::open, gate_rule::fast_unreachable,
                    "promotionGatePolicy Fast: unreachable old primary treated as isolated "

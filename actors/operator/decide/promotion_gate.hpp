@@ -5,6 +5,9 @@
 //   open(rule 1)  the operator fenced the old primary itself (SQL acknowledged);
 //   open(rule 2)  the old primary's sidecar acknowledged the deposing view (it fences before it
 //                 acks; with its mysqld down it acks too, because S5 boots mysqld fenced);
+//   open(rule 4)  semi-synchronous replication: so few other sites still receive from the old
+//                 primary that it cannot collect the acknowledgements a commit needs
+//                 (decide/semisync_gate.*: `semisync_cannot_ack`);
 //   open(Fast)    policy Fast and the old primary is unreachable: treated as isolated, as the
 //                 seeds do. THIS ACCEPTS A DUAL-WRITABLE WINDOW: a primary that clients can still
 //                 reach but the operator cannot keeps taking writes until its lease/switch fires
@@ -34,6 +37,7 @@ struct gate_input {
   bool operator_fenced_old_primary = false;    ///< rule 1: super_read_only=ON acknowledged
   bool old_primary_sidecar_acked = false;      ///< rule 2
   bool old_primary_unreachable = false;        ///< debounced state of the old primary
+  bool semisync_cannot_ack = false;            ///< rule 4 (semisync_gate_result::cannot_ack)
   std::vector<std::string> other_sites;        ///< every site except the old primary
   std::map<std::string, mono_time> peer_acks;  ///< site -> when its sidecar acked the view
   gate_policy policy = gate_policy::safe;
