@@ -152,7 +152,7 @@ int load_kube_mode(std::map<std::string, std::string>& flags,
 int main(int argc, char** argv) {
   using namespace br;
   if (argc >= 2 && (std::string(argv[1]) == "switchover" || std::string(argv[1]) == "reclone" ||
-                    std::string(argv[1]) == "fence"))
+                    std::string(argv[1]) == "fence" || std::string(argv[1]) == "recover"))
     return run_admin_cli(argc, argv);
   if (argc >= 2 && (std::string(argv[1]) == "backup" || std::string(argv[1]) == "restore"))
     return run_backup_cli(argc, argv);

@@ -52,6 +52,11 @@ BOOST_AUTO_TEST_CASE(a_signed_fresh_request_is_passed_on_with_its_argument) {
   BOOST_TEST(r.argument == "a:confirm=g");
   BOOST_TEST(r.namespace_name == "ns");
   BOOST_TEST(r.group == "g");
+  // The guarded quorum recovery of a GR group (standalone's force-quorum-recovery request).
+  auto q = check(admin_action::recover,
+                 sign_admin_request(admin_action::recover, op, "ns", "g", "req-1@0123456789abcdef", now + 2));
+  BOOST_TEST(q.status == 0, q.error);
+  BOOST_TEST(q.argument == "req-1@0123456789abcdef");
 }
 
 BOOST_AUTO_TEST_CASE(refusals_table) {
@@ -67,6 +72,12 @@ BOOST_AUTO_TEST_CASE(refusals_table) {
   auto unsigned_body = sign_admin_request(sw, op, "ns", "g", "b", now);
   unsigned_body.signature = "";
   std::vector<row> rows = {
+      {"a reclone body posted to /admin/recover", admin_action::recover,
+       sign_admin_request(rc, op, "ns", "g", "a:confirm=g", now), now, 400,
+       "action must be \"recover\" on this path"},
+      {"a recover request signed by a stranger", admin_action::recover,
+       sign_admin_request(admin_action::recover, stranger, "ns", "g", "req@x", now), now, 401,
+       "not signed by an operator key"},
       {"a switchover body posted to /admin/reclone", rc, sign_admin_request(sw, op, "ns", "g", "b", now),
        now, 400, "value must be a non-empty string"},
       {"signed by a stranger", sw, sign_admin_request(sw, stranger, "ns", "g", "b", now), now, 401,

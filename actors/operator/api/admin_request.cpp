@@ -13,6 +13,7 @@ std::string_view to_string(admin_action a) {
     case admin_action::switchover: return "switchover";
     case admin_action::reclone: return "reclone";
     case admin_action::fence: return "fence";
+    case admin_action::recover: return "recover";
   }
   return "reclone";
 }

@@ -25,9 +25,11 @@ namespace br {
 inline constexpr json_limits admin_limits{4u << 10, 2};
 inline constexpr int64_t admin_max_skew_ms = 60'000;
 
-enum class admin_action { switchover, reclone, fence };
+enum class admin_action { switchover, reclone, fence, recover };
 
-/// "switchover" | "reclone" | "fence" (the body's "action" and the path's last segment).
+/// "switchover" | "reclone" | "fence" | "recover" (the body's "action" and the path's last
+/// segment). recover: a Group Replication group's guarded quorum recovery, value
+/// "<id>@<plan digest>" (the force-quorum-recovery annotation's value).
 std::string_view to_string(admin_action a);
 /// The body member that carries the action's argument: "target" | "value" (reclone: the token;
 /// fence: "on:<site>" | "off:<site>", decide/manual_fence.hpp).

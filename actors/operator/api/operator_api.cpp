@@ -368,7 +368,8 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
 
   auto wall = o.wall_clock;
   // The admin requests: checked here, decided by the group's coordinator.
-  for (auto action : {admin_action::switchover, admin_action::reclone, admin_action::fence}) {
+  for (auto action : {admin_action::switchover, admin_action::reclone, admin_action::fence,
+                      admin_action::recover}) {
     std::string path = "/admin/" + std::string(to_string(action));
     r.post(path, "admin_" + std::string(to_string(action)), [=](const http::request& req,
                                                                 http::responder reply) {
@@ -405,8 +406,9 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
                 self->request(co, timeout, switchover_atom::value, arg).then(answered, failed);
               else
                 self->request(co, timeout, annotate_atom::value,
-                              std::string(action == admin_action::fence ? fence_request_key
-                                                                        : reclone_annotation),
+                              std::string(action == admin_action::fence     ? fence_request_key
+                                          : action == admin_action::recover ? force_quorum_recovery_annotation
+                                                                            : reclone_annotation),
                               arg)
                     .then(answered, failed);
             },

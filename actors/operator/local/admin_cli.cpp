@@ -41,16 +41,27 @@ constexpr const char* fence_usage =
     "  signed with DIR/operator.key. Refused for the active primary (move the role first with\n"
     "  bloodraven switchover) and for the last failover candidate, with the reason.\n";
 
+constexpr const char* recover_usage =
+    "usage: bloodraven recover --operator URL --keys-dir DIR [--namespace NS] --group G ID@DIGEST\n"
+    "  asks the operator at URL for the guarded quorum recovery of Group Replication group NS/G\n"
+    "  (Blocked by a quorum loss); the request is signed with DIR/operator.key. DIGEST is\n"
+    "  groupReplication.recoveryPlan.digest of GET /status: the plan you read and confirm (the\n"
+    "  survivor, what each other member may lose). The operator computes the plan again and\n"
+    "  refuses when its digest differs. Forcing a membership while the members it leaves out are\n"
+    "  in fact running as a majority of their own makes a second group: make sure they are down.\n";
+
 }  // namespace
 
 int run_admin_cli(int argc, char** argv) {
   const std::string cmd = argc >= 2 ? argv[1] : "";
-  const admin_action action = cmd == "reclone" ? admin_action::reclone
-                              : cmd == "fence" ? admin_action::fence
-                                               : admin_action::switchover;
-  const char* usage = action == admin_action::reclone ? reclone_usage
-                      : action == admin_action::fence ? fence_usage
-                                                      : switchover_usage;
+  const admin_action action = cmd == "reclone"   ? admin_action::reclone
+                              : cmd == "fence"   ? admin_action::fence
+                              : cmd == "recover" ? admin_action::recover
+                                                 : admin_action::switchover;
+  const char* usage = action == admin_action::reclone   ? reclone_usage
+                      : action == admin_action::fence   ? fence_usage
+                      : action == admin_action::recover ? recover_usage
+                                                        : switchover_usage;
   const std::string who = "bloodraven " + cmd;
   std::map<std::string, std::string> opt{{"--namespace", "default"}};
   std::string argument;
