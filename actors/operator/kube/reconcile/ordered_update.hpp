@@ -42,6 +42,9 @@ struct rollout_step {
   std::string target;              ///< switchover: who takes the primary
   std::string reason;              ///< wait: what it waits for; otherwise what it does
   bool rolling_done = false;       ///< inputs.rolling is confirmed: forget it
+  /// A rolled member did not come back within its bound (Group Replication): the rollout
+  /// stopped (a Warning Event, the reason in the WorkloadReady condition).
+  bool stopped = false;
   /// status.updatePhase: "" when nothing is drifted, else UpdatingReplica | WaitingForReplica |
   /// HandingOver | Blocked | Recreating.
   std::string phase;

@@ -6,6 +6,7 @@
 #include "actors/common/child_lookup.hpp"
 #include "actors/common/registry.hpp"
 #include "actors/operator/decide/gr_route.hpp"
+#include "actors/operator/kube/reconcile/gr_ordered_update.hpp"
 #include "actors/operator/decide/restore_freeze.hpp"
 #include "actors/operator/kube/reconcile/reconcile_worker.hpp"
 #include "config/render/traffic.hpp"
@@ -87,7 +88,7 @@ std::vector<std::string> healthy_replicas(const config::group_spec& spec, const 
 }
 
 json reconciler_status(const json& report, const std::string& update_phase, const json& previous,
-                       const std::string& now) {
+                       const std::string& now, const std::string& blocked_reason) {
   const auto state = report.value("state", "error");
   const json errors = report.value("errors", json::array());
   std::string problems;
@@ -126,7 +127,8 @@ json reconciler_status(const json& report, const std::string& update_phase, cons
                  all_ready ? "WorkloadReady"
                            : (update_phase.empty() ? "WorkloadNotReady" : "RolloutInProgress"),
                  all_ready ? "every site's Deployment is rolled out and ready"
-                           : "not ready or not rolled out: " + not_ready),
+                           : "not ready or not rolled out: " + not_ready +
+                                 (blocked_reason.empty() ? "" : "; update blocked: " + blocked_reason)),
        condition(condition_reconcile_success, ok, ok ? "ReconcileSucceeded" : reason_reconcile_failed,
                  ok ? "every object is as rendered" : problems)});
   out["updatePhase"] = update_phase;
@@ -147,7 +149,11 @@ struct reconciler_state {
   bool in_pass = false;
   std::string rolling;  // rolled, not yet confirmed caught up
   int64_t rolled_at_ms = 0;
+  std::string view_id;         // Group Replication: the agreed view id of this pass
+  std::string rolled_view_id;  // ... when `rolling` was rolled
   std::string phase;
+  std::string blocked_reason;  // the update's reason while its phase is Blocked
+  std::string last_stopped;    // the last RolloutStopped reason (one Event per stop)
   json last_part;             // the status part last sent
   std::string last_problem;   // last ReconcileFailed message (Events once per problem)
   uint64_t passes = 0;
@@ -181,7 +187,8 @@ void schedule(rec_ptr self) {
 
 void finish(rec_ptr self, const json& report) {
   auto& st = self->state;
-  auto part = reconciler_status(report, st.phase, st.last_part, rfc3339_seconds(st.o.wall_clock));
+  auto part = reconciler_status(report, st.phase, st.last_part, rfc3339_seconds(st.o.wall_clock),
+                                st.blocked_reason);
   if (part != st.last_part && st.o.status) {
     st.last_part = part;
     self->send(st.o.status, reconcile_atom::value, part.dump());
@@ -215,6 +222,14 @@ void take_step(rec_ptr self, const json& report, const rollout_step& step) {
   auto& st = self->state;
   if (step.rolling_done) st.rolling.clear();
   st.phase = step.phase;
+  st.blocked_reason = step.phase == "Blocked" ? step.reason : std::string{};
+  if (step.stopped && step.reason != st.last_stopped) {
+    auto f = fields(self);
+    f["reason"] = step.reason;
+    log::warn("update stopped", f);
+    emit(self, "Warning", reason_rollout_stopped, step.reason);
+  }
+  st.last_stopped = step.stopped ? step.reason : std::string{};
   int version = report.value("version", 0);
   switch (step.action) {
     case rollout_action::idle:
@@ -244,6 +259,7 @@ void take_step(rec_ptr self, const json& report, const rollout_step& step) {
                     if (sites.size() == 1) {
                       self->state.rolling = site;
                       self->state.rolled_at_ms = br::unix_ms(self->state.o.wall_clock);
+                      self->state.rolled_view_id = self->state.view_id;
                     }
                   } else {
                     f["error"] = problem;
@@ -373,6 +389,19 @@ void with_coordinator(rec_ptr self, const json& report, const config::failover_g
                           heal_steering(self, g.spec, r->primary, r->secondaries);
                       } else if (auto t = async_steering(g.spec, status, view)) {
                         heal_steering(self, g.spec, t->primary, t->replicas);
+                      }
+                      if (value.group_replication) {
+                        // One member at a time, the primary last after a switchover, each
+                        // restart only while the rest keep the majority (decide/gr_rollout).
+                        auto f = gr_rollout_facts(g.spec, report, value);
+                        f.rolling = s.rolling;
+                        f.rolled_at_ms = s.rolled_at_ms;
+                        f.rolled_view_id = s.rolled_view_id;
+                        s.view_id = f.view_id;
+                        f.now_ms = br::unix_ms(s.o.wall_clock);
+                        f.rejoin_timeout_ms = s.o.gr_rejoin_timeout.count();
+                        take_step(self, report, gr_rollout_step(gr::next_gr_rollout(f)));
+                        return;
                       }
                       auto in = rollout_facts(g.spec, report, status, view);
                       in.rolling = s.rolling;

@@ -27,6 +27,8 @@ inline constexpr const char* condition_reconcile_success = "ReconcileSuccess";
 inline constexpr const char* reason_reconcile_failed = "ReconcileFailed";
 inline constexpr const char* reason_workload_rolled = "WorkloadRolled";
 inline constexpr const char* reason_planned_failover_started = "PlannedFailoverStarted";
+/// A Group Replication rollout stopped: a restarted member did not come back ONLINE in time.
+inline constexpr const char* reason_rollout_stopped = "RolloutStopped";
 
 struct reconciler_options {
   kube_platform_options platform;
@@ -41,6 +43,9 @@ struct reconciler_options {
   std::chrono::milliseconds interval{10000};        ///< between passes when nothing rolls
   std::chrono::milliseconds busy_interval{2000};    ///< between passes while an update runs
   int64_t caught_up_lag_seconds = 0;
+  /// Group Replication: how long a restarted member may take to be ONLINE again before the
+  /// rollout stops (decide/gr_rollout.hpp).
+  std::chrono::milliseconds gr_rejoin_timeout{std::chrono::minutes(10)};
   caf::timespan coordinator_timeout{std::chrono::seconds(5)};
   /// Wall clock for Event times, roll times and condition times (empty = system clock).
   wall_source wall_clock;
@@ -77,8 +82,10 @@ std::optional<steering_target> async_steering(const config::group_spec& spec,
 /// Pure: the reconciler's part of the status from one pass ("conditions" WorkloadReady and
 /// ReconcileSuccess, "updatePhase", and "reconcileInfo" after a successful pass). `previous`
 /// is the last part sent: a condition keeps its lastTransitionTime while its status holds.
+/// `blocked_reason` (a Blocked update's reason) is added to WorkloadReady's message.
 nlohmann::json reconciler_status(const nlohmann::json& report, const std::string& update_phase,
-                                 const nlohmann::json& previous, const std::string& now);
+                                 const nlohmann::json& previous, const std::string& now,
+                                 const std::string& blocked_reason = "");
 
 /// The reconciler as a child of the group supervisor ("reconciler"). It spawns its detached
 /// worker (reconcile_worker) and runs a pass every interval: apply objects; from a settled view
