@@ -13,6 +13,7 @@
 // along, the active Service never selects two pods. a's server back empty: it follows b, then the
 // master moves back to MySQL's active site a with the catch-up (sessions preserved). enabled
 // flips off: every Dragonfly object and pod is deleted and status.dragonfly removed.
+// `kubectl bloodraven status` (real kubectl) shows the cache line.
 #include <boost/test/unit_test.hpp>
 
 #include <caf/all.hpp>
@@ -27,6 +28,7 @@
 #include "io/log/log.hpp"
 #include "io/redis/client.hpp"
 #include "tests/integration/kubelet_sim.hpp"
+#include "tests/support/child_process.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/kube_sim/harness/cluster.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
@@ -82,6 +84,8 @@ json group_object() {
 
 struct dragonfly_fixture {
   br::kube_sim::test::sim_cluster cluster;  // under the chart's RBAC for the operator
+  br::kube_sim::test::temp_dir dir;
+  std::string kubeconfig = cluster.sim.write_kubeconfig(dir.path.string());
   std::shared_ptr<kube::client> c = cluster.client("test");
   std::unique_ptr<test::kubelet_sim> kubelet =
       std::make_unique<test::kubelet_sim>(cluster.client("kubelet-sim"), ns);
@@ -170,6 +174,17 @@ struct dragonfly_fixture {
       for (const auto& e : (*r)["items"])
         if (e["involvedObject"].value("name", "") == group && e.value("reason", "") == reason) ++n;
     return n;
+  }
+
+  /// tools/kubectl-bloodraven through real kubectl: exit code and output.
+  std::pair<int, std::string> plugin(std::vector<std::string> a) {
+    a.insert(a.begin(), {"--kubeconfig", kubeconfig, "--cache-dir", (dir.path / "cache").string(),
+                         "--request-timeout", "20s", "-n", ns});
+    br::test::child_process p(br::kube_sim::test::source_path("tools/kubectl-bloodraven"), a,
+                              {{"HOME", dir.path.string()}, {"KUBECONFIG", kubeconfig}});
+    auto code = p.wait_exit(60s);
+    BOOST_REQUIRE_MESSAGE(code.has_value(), "plugin did not finish: " + p.output());
+    return {*code, p.output()};
   }
 
   std::unique_ptr<redis::client> cache(uint16_t port) {
@@ -285,6 +300,10 @@ BOOST_AUTO_TEST_CASE(the_manager_labels_the_master_pod_follows_a_cache_failure_a
   BOOST_TEST(last.value("sessionsPreserved", false) == true, last.dump());
   BOOST_TEST(get_key(va.port(), "session:2") == "on-b");  // carried over by the catch-up
   BOOST_TEST(eventually([&] { return df_site("b").value("role", "") == "replica"; }, 30s), status().dump());
+  auto [rc, out] = plugin({"status", group});
+  BOOST_TEST(rc == 0, out);
+  BOOST_TEST(out.find("master a; a=master b=replica") != std::string::npos, out);
+  BOOST_TEST(out.find("last move b->a MovedToActiveSite") != std::string::npos, out);
 
   // -- enabled flips off: every Dragonfly object and pod goes, and status.dragonfly ------------
   auto flip = kube::update_with_retry(*c, mfg_resource, ns, group, [&](json& obj) {
