@@ -155,6 +155,40 @@ BOOST_AUTO_TEST_CASE(merge_status_clears_owned_members_only_for_a_coordinator_st
   BOOST_TEST(partial["epoch"] == 4);
 }
 
+BOOST_AUTO_TEST_CASE(merge_status_merges_the_dragonfly_part_member_by_member) {
+  json current = {{"activeSite", "iad"},
+                  {"dragonfly", {{"phase", "Degraded"}, {"masterSite", "iad"},
+                                 {"lastFailover", {{"toSite", "iad"}}}}}};
+  // The manager after an operator restart: no lastFailover sent, the stored one stays.
+  auto merged = merge_status(current, {{"dragonfly", {{"phase", "Ready"}, {"masterSite", "pdx"}}}}, true);
+  BOOST_TEST(merged["dragonfly"]["phase"] == "Ready");
+  BOOST_TEST(merged["dragonfly"]["masterSite"] == "pdx");
+  BOOST_TEST(merged["dragonfly"]["lastFailover"]["toSite"] == "iad");
+  // A coordinator status without the part leaves status.dragonfly alone; null removes it.
+  BOOST_TEST(merge_status(current, {{"epoch", 2}}, true)["dragonfly"]["phase"] == "Degraded");
+  BOOST_TEST(!merge_status(current, {{"dragonfly", nullptr}}, true).contains("dragonfly"));
+}
+
+BOOST_AUTO_TEST_CASE(dragonfly_password_from_the_auth_secret) {
+  auto spec = spec_with_operator_secret("ops");
+  spec.dragonfly.enabled = true;
+  spec.dragonfly.auth = config::dragonfly_auth_spec{"df", "pass"};
+  auto get = [](const std::string& n) {
+    if (n == "df") return secret_with({{"pass", "ZGZwdw=="}});  // "dfpw"
+    return secret_with({{"username", "b3A="}, {"password", "cHc="}});
+  };
+  group_credentials out;
+  BOOST_TEST(!resolve_group_credentials(spec, get, out));
+  BOOST_TEST(out.dragonfly_password == "dfpw");
+  spec.dragonfly.auth->password_key = "other";
+  auto p = resolve_group_credentials(spec, get, out);
+  BOOST_TEST(p.reason == "SecretMissingKey");
+  BOOST_TEST(p.message.find("\"other\"") != std::string::npos, p.message);
+  spec.dragonfly.enabled = false;  // not read when disabled
+  BOOST_TEST(!resolve_group_credentials(spec, get, out));
+  BOOST_TEST(out.dragonfly_password.empty());
+}
+
 BOOST_AUTO_TEST_CASE(compose_status_lets_spec_conditions_win_by_type) {
   json coord = {{"conditions", json::array({{{"type", "Ready"}, {"status", "True"}},
                                             {{"type", "Degraded"}, {"status", "False"}}})}};
