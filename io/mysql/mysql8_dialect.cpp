@@ -37,6 +37,10 @@ const mysql8_dialect& mysql8() {
 // lag behind the origin, and includes clock skew between hosts); 0 when the applier is idle.
 //
 // The last SQL error prefers a worker's error (the real cause) over the coordinator's summary.
+//
+// Uptime and the semi-synchronous replication plugins' variables and status (docs/safety.md
+// "Semi-synchronous replication"): read from performance_schema, so a server without the plugins
+// answers NULLs instead of failing on an unknown @@variable.
 namespace {
 
 // {ch} stands for the quoted channel name.
@@ -58,8 +62,41 @@ constexpr std::string_view kProbeTemplate = R"sql(SELECT
       SELECT c.PROCESSING_TRANSACTION_ORIGINAL_COMMIT_TIMESTAMP
         FROM performance_schema.replication_applier_status_by_coordinator c
         WHERE c.CHANNEL_NAME = {ch} AND c.PROCESSING_TRANSACTION <> '') AS a), 0)
-  END AS seconds_behind_source
+  END AS seconds_behind_source,
+  st.uptime AS uptime, st.ss_source_status AS ss_source_status, st.ss_clients AS ss_clients,
+  st.ss_replica_status AS ss_replica_status, sv.ss_source_enabled AS ss_source_enabled,
+  sv.ss_wait_point AS ss_wait_point, sv.ss_wait_count AS ss_wait_count,
+  sv.ss_timeout AS ss_timeout, sv.ss_wait_no_replica AS ss_wait_no_replica,
+  sv.ss_replica_enabled AS ss_replica_enabled
 FROM (SELECT 1 AS one) AS probe
+LEFT JOIN (
+  SELECT MAX(CASE WHEN VARIABLE_NAME = 'Uptime' THEN VARIABLE_VALUE END) AS uptime,
+    MAX(CASE WHEN VARIABLE_NAME = 'Rpl_semi_sync_source_status' THEN VARIABLE_VALUE END)
+      AS ss_source_status,
+    MAX(CASE WHEN VARIABLE_NAME = 'Rpl_semi_sync_source_clients' THEN VARIABLE_VALUE END)
+      AS ss_clients,
+    MAX(CASE WHEN VARIABLE_NAME = 'Rpl_semi_sync_replica_status' THEN VARIABLE_VALUE END)
+      AS ss_replica_status
+  FROM performance_schema.global_status
+  WHERE VARIABLE_NAME IN ('Uptime', 'Rpl_semi_sync_source_status',
+    'Rpl_semi_sync_source_clients', 'Rpl_semi_sync_replica_status')) AS st ON TRUE
+LEFT JOIN (
+  SELECT MAX(CASE WHEN VARIABLE_NAME = 'rpl_semi_sync_source_enabled' THEN VARIABLE_VALUE END)
+      AS ss_source_enabled,
+    MAX(CASE WHEN VARIABLE_NAME = 'rpl_semi_sync_source_wait_point' THEN VARIABLE_VALUE END)
+      AS ss_wait_point,
+    MAX(CASE WHEN VARIABLE_NAME = 'rpl_semi_sync_source_wait_for_replica_count'
+      THEN VARIABLE_VALUE END) AS ss_wait_count,
+    MAX(CASE WHEN VARIABLE_NAME = 'rpl_semi_sync_source_timeout' THEN VARIABLE_VALUE END)
+      AS ss_timeout,
+    MAX(CASE WHEN VARIABLE_NAME = 'rpl_semi_sync_source_wait_no_replica' THEN VARIABLE_VALUE END)
+      AS ss_wait_no_replica,
+    MAX(CASE WHEN VARIABLE_NAME = 'rpl_semi_sync_replica_enabled' THEN VARIABLE_VALUE END)
+      AS ss_replica_enabled
+  FROM performance_schema.global_variables
+  WHERE VARIABLE_NAME IN ('rpl_semi_sync_source_enabled', 'rpl_semi_sync_source_wait_point',
+    'rpl_semi_sync_source_wait_for_replica_count', 'rpl_semi_sync_source_timeout',
+    'rpl_semi_sync_source_wait_no_replica', 'rpl_semi_sync_replica_enabled')) AS sv ON TRUE
 LEFT JOIN performance_schema.replication_connection_configuration cc ON cc.CHANNEL_NAME = {ch}
 LEFT JOIN performance_schema.replication_connection_status cs ON cs.CHANNEL_NAME = {ch}
 LEFT JOIN performance_schema.replication_applier_status ap ON ap.CHANNEL_NAME = {ch}
@@ -98,7 +135,9 @@ const status_columns& mysql8_dialect::probe_columns() const {
       "read_only",      "super_read_only",       "gtid_executed", "server_uuid",   "server_id",
       "version",        "channel_configured",    "io_state",      "sql_state",     "source_host",
       "source_port",    "seconds_behind_source", "last_io_errno", "last_io_error", "last_sql_errno",
-      "last_sql_error", "received_set"};
+      "last_sql_error", "received_set",   "uptime",  "ss_source_enabled", "ss_source_status",
+      "ss_wait_point",  "ss_wait_count",         "ss_timeout",    "ss_wait_no_replica", "ss_clients",
+      "ss_replica_enabled", "ss_replica_status"};
   return cols;
 }
 

@@ -101,6 +101,19 @@ result<probe_result> parse_probe_row(const probe_row& row, const dialect& d) {
   ch.last_sql_errno = r.number<unsigned>(c.last_sql_errno);
   ch.last_sql_error = r.get(c.last_sql_error).value_or("");
   ch.received = r.gtids(c.received_set);
+  p.uptime_s = r.number<uint64_t>(c.uptime);
+  semisync_state& ss = p.semisync;
+  ss.source_loaded = r.get(c.ss_source_enabled).has_value();
+  ss.source_enabled = r.flag(c.ss_source_enabled);
+  ss.source_on = r.flag(c.ss_source_status);
+  ss.wait_point = r.get(c.ss_wait_point).value_or("");
+  ss.wait_count = r.number<uint32_t>(c.ss_wait_count);
+  ss.timeout_ms = r.number<uint64_t>(c.ss_timeout);
+  ss.wait_no_replica = r.flag(c.ss_wait_no_replica);
+  ss.clients = r.number<uint32_t>(c.ss_clients);
+  ss.replica_loaded = r.get(c.ss_replica_enabled).has_value();
+  ss.replica_enabled = r.flag(c.ss_replica_enabled);
+  ss.replica_on = r.flag(c.ss_replica_status);
   if (r.problem()) return make_error(error_kind::other, *r.problem());
   return p;
 }

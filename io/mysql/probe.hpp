@@ -29,6 +29,21 @@ struct replica_channel {
   gtid_set received;  ///< RECEIVED_TRANSACTION_SET
 };
 
+/// The semi-synchronous replication plugins as the server reports them (absent: not loaded).
+struct semisync_state {
+  bool source_loaded = false;  ///< rpl_semi_sync_source plugin variables present
+  bool source_enabled = false;
+  bool source_on = false;  ///< Rpl_semi_sync_source_status: waiting for acknowledgements now
+  std::string wait_point;  ///< "AFTER_SYNC" | "AFTER_COMMIT"
+  uint32_t wait_count = 0;  ///< rpl_semi_sync_source_wait_for_replica_count
+  uint64_t timeout_ms = 0;  ///< rpl_semi_sync_source_timeout
+  bool wait_no_replica = false;
+  uint32_t clients = 0;  ///< semi-sync receivers connected now
+  bool replica_loaded = false;
+  bool replica_enabled = false;
+  bool replica_on = false;  ///< Rpl_semi_sync_replica_status
+};
+
 struct probe_result {
   bool read_only = false;
   /// Enforced super_read_only: reads ON only together with read_only (see parse_probe_row).
@@ -38,6 +53,8 @@ struct probe_result {
   uint32_t server_id = 0;
   std::string version;  ///< e.g. "9.7.4-2"
   replica_channel channel;
+  uint64_t uptime_s = 0;  ///< seconds since mysqld started (restart detection)
+  semisync_state semisync;
   std::chrono::microseconds latency{0};  ///< wall time of the probe's statements (steady_clock)
 
   bool writable() const { return !read_only && !super_read_only; }

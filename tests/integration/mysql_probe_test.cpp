@@ -105,6 +105,76 @@ BOOST_AUTO_TEST_CASE(probe_sees_a_stopped_applier_and_its_error_fields) {
   BOOST_TEST(probe_ok(c2).channel.sql == m::thread_state::on);
 }
 
+// Semi-sync plugins (issue 25): the probe reads their variables and status from performance_schema
+// (NULLs without the plugins) and the server's uptime. The plugins are removed again at the end.
+BOOST_AUTO_TEST_CASE(probe_reads_semisync_state_and_uptime) {
+  ensure_pair();
+  // Replicas are fenced: the statements run with the fence lifted, unlogged, then fenced again.
+  auto unfenced = [](int i, const std::string& sql) {
+    sandbox().sql(i, "SET SESSION sql_log_bin=0; SET @sro=@@GLOBAL.super_read_only; "
+                     "SET GLOBAL super_read_only=OFF; " + sql + "; SET GLOBAL super_read_only=@sro");
+  };
+  auto loaded = [](int i, const char* plugin) {
+    return !sandbox().sql(i, std::string("SELECT 1 FROM information_schema.plugins WHERE "
+                                         "plugin_name='") + plugin + "'").empty();
+  };
+  auto restart_receiver = [] { sandbox().sql(2, "STOP REPLICA IO_THREAD; START REPLICA IO_THREAD"); };
+  auto remove = [&] {  // the replica side first: the source's plugin refuses to go while used
+    if (loaded(2, "rpl_semi_sync_replica")) {
+      sandbox().sql(2, "SET GLOBAL rpl_semi_sync_replica_enabled=OFF");
+      restart_receiver();
+      unfenced(2, "UNINSTALL PLUGIN rpl_semi_sync_replica");
+    }
+    if (loaded(1, "rpl_semi_sync_source")) {
+      sandbox().sql(1, "SET GLOBAL rpl_semi_sync_source_enabled=OFF");
+      unfenced(1, "UNINSTALL PLUGIN rpl_semi_sync_source");
+    }
+  };
+  remove();  // a previous run that stopped half way
+  auto c1 = admin(1);
+  auto c2 = admin(2);
+  auto p1 = probe_ok(c1);
+  BOOST_TEST(!p1.semisync.source_loaded);
+  BOOST_TEST(!p1.semisync.source_on);
+  BOOST_TEST(p1.uptime_s > 0u);
+  BOOST_TEST(std::to_string(p1.uptime_s).size() <= 10u);
+
+  unfenced(1, "INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'");
+  unfenced(2, "INSTALL PLUGIN rpl_semi_sync_replica SONAME 'semisync_replica.so'");
+  sandbox().sql(1, "SET GLOBAL rpl_semi_sync_source_wait_point='AFTER_SYNC'; "
+                   "SET GLOBAL rpl_semi_sync_source_timeout=123456; "
+                   "SET GLOBAL rpl_semi_sync_source_wait_for_replica_count=1; "
+                   "SET GLOBAL rpl_semi_sync_source_enabled=ON");
+  sandbox().sql(2, "SET GLOBAL rpl_semi_sync_replica_enabled=ON");
+  restart_receiver();
+  m::probe_result s1;
+  for (int i = 0; i < 100; ++i) {  // the receiver reconnects as a semi-sync client
+    s1 = probe_ok(c1);
+    if (s1.semisync.clients >= 1) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  BOOST_TEST(s1.semisync.source_loaded);
+  BOOST_TEST(s1.semisync.source_enabled);
+  BOOST_TEST(s1.semisync.source_on);
+  BOOST_TEST(s1.semisync.wait_point == "AFTER_SYNC");
+  BOOST_TEST(s1.semisync.wait_count == 1u);
+  BOOST_TEST(s1.semisync.timeout_ms == 123456u);
+  BOOST_TEST(s1.semisync.wait_no_replica);  // the server's default
+  BOOST_TEST(s1.semisync.clients == 1u);
+  BOOST_TEST(!s1.semisync.replica_loaded);
+  auto s2 = probe_ok(c2);
+  BOOST_TEST(s2.semisync.replica_loaded);
+  BOOST_TEST(s2.semisync.replica_enabled);
+  BOOST_TEST(s2.semisync.replica_on);
+  BOOST_TEST(!s2.semisync.source_loaded);
+  BOOST_TEST(s2.channel.io == m::thread_state::on);
+
+  remove();
+  auto after = probe_ok(c1);
+  BOOST_TEST(!after.semisync.source_loaded);
+  BOOST_TEST(!probe_ok(c2).semisync.replica_loaded);
+}
+
 BOOST_AUTO_TEST_CASE(connect_errors_are_classified) {
   ensure_pair();
   // Wrong password: auth, and the password is nowhere in the message.

@@ -32,6 +32,12 @@ probe_row replica_row() {
   r["last_sql_errno"] = std::nullopt;
   r["last_sql_error"] = std::nullopt;
   r["received_set"] = std::string(kUuidA) + ":1-5";
+  r["uptime"] = "3600";
+  // No semi-sync plugin loaded: performance_schema has no rows, the pivots answer NULL.
+  for (auto col : {"ss_source_enabled", "ss_source_status", "ss_wait_point", "ss_wait_count",
+                   "ss_timeout", "ss_wait_no_replica", "ss_clients", "ss_replica_enabled",
+                   "ss_replica_status"})
+    r[col] = std::nullopt;
   return r;
 }
 }  // namespace
@@ -82,7 +88,9 @@ BOOST_AUTO_TEST_CASE(mysql8_probe_is_one_select) {
        {&c.read_only, &c.super_read_only, &c.gtid_executed, &c.server_uuid, &c.server_id,
         &c.version, &c.channel_configured, &c.io_state, &c.sql_state, &c.source_host,
         &c.source_port, &c.seconds_behind_source, &c.last_io_errno, &c.last_io_error,
-        &c.last_sql_errno, &c.last_sql_error, &c.received_set})
+        &c.last_sql_errno, &c.last_sql_error, &c.received_set, &c.uptime, &c.ss_source_enabled,
+        &c.ss_source_status, &c.ss_wait_point, &c.ss_wait_count, &c.ss_timeout,
+        &c.ss_wait_no_replica, &c.ss_clients, &c.ss_replica_enabled, &c.ss_replica_status})
     BOOST_TEST(stmts[0].find(" AS " + *col) != std::string::npos, *col);
   // The channel name is a quoted literal.
   auto named = mysql8().probe_statements("eu'1", sql_quoter{});
@@ -184,6 +192,46 @@ BOOST_AUTO_TEST_CASE(probe_row_of_a_primary_without_channel) {
   BOOST_TEST((p->channel.io == thread_state::off));
   BOOST_TEST(p->channel.source_port == 0);
   BOOST_TEST(p->channel.received.empty());
+}
+
+BOOST_AUTO_TEST_CASE(probe_row_semisync_and_uptime) {
+  auto none = parse_probe_row(replica_row(), mysql8());
+  BOOST_TEST_REQUIRE(none.ok());
+  BOOST_TEST(none->uptime_s == 3600u);
+  BOOST_TEST(!none->semisync.source_loaded);
+  BOOST_TEST(!none->semisync.replica_loaded);
+  BOOST_TEST(!none->semisync.source_on);
+
+  probe_row r = replica_row();
+  r["ss_source_enabled"] = "ON";
+  r["ss_source_status"] = "ON";
+  r["ss_wait_point"] = "AFTER_SYNC";
+  r["ss_wait_count"] = "2";
+  r["ss_timeout"] = "4294967295";
+  r["ss_wait_no_replica"] = "ON";
+  r["ss_clients"] = "2";
+  r["ss_replica_enabled"] = "OFF";
+  r["ss_replica_status"] = "OFF";
+  auto p = parse_probe_row(r, mysql8());
+  BOOST_TEST_REQUIRE(p.ok());
+  const auto& s = p->semisync;
+  BOOST_TEST(s.source_loaded);
+  BOOST_TEST(s.source_enabled);
+  BOOST_TEST(s.source_on);
+  BOOST_TEST(s.wait_point == "AFTER_SYNC");
+  BOOST_TEST(s.wait_count == 2u);
+  BOOST_TEST(s.timeout_ms == 4294967295u);
+  BOOST_TEST(s.wait_no_replica);
+  BOOST_TEST(s.clients == 2u);
+  BOOST_TEST(s.replica_loaded);
+  BOOST_TEST(!s.replica_enabled);
+
+  probe_row bad = replica_row();
+  bad["ss_wait_count"] = "two";
+  BOOST_TEST(!parse_probe_row(bad, mysql8()).ok());
+  probe_row missing = replica_row();
+  missing.erase("uptime");
+  BOOST_TEST(!parse_probe_row(missing, mysql8()).ok());
 }
 
 BOOST_AUTO_TEST_CASE(probe_row_problems_are_errors) {
