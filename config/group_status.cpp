@@ -58,7 +58,8 @@ void read(const json& v, const std::string& path, site_status& out, field_errors
       .field("divergentGtid", out.divergent_gtid)
       .field("divergentTransactionCount", out.divergent_transaction_count)
       .field("servingHealthy", out.serving_healthy)
-      .field("manuallyFenced", out.manually_fenced);
+      .field("manuallyFenced", out.manually_fenced)
+      .field("restorePending", out.restore_pending);
 }
 
 void read(const json& v, const std::string& path, condition& out, field_errors& errs) {
@@ -223,6 +224,7 @@ void to_json(json& j, const site_status& s) {
     j["divergentTransactionCount"] = *s.divergent_transaction_count;
   if (s.serving_healthy) j["servingHealthy"] = *s.serving_healthy;
   if (s.manually_fenced) j["manuallyFenced"] = true;
+  if (s.restore_pending) j["restorePending"] = true;
 }
 
 void to_json(json& j, const condition& c) {

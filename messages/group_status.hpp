@@ -87,6 +87,7 @@ struct site_status {
   std::optional<bool>
       serving_healthy;  // endpoint health gate (maxLagSeconds / readOnlyMaxLagSeconds)
   bool manually_fenced = false;  // fenced by request (decide/manual_fence.hpp): out of routing
+  bool restore_pending = false;  // not recloned since an in-place restore (decide/restore_freeze.hpp)
   bool operator==(const site_status&) const = default;
 };
 
@@ -298,7 +299,8 @@ typename Inspector::result_type inspect(Inspector& f, site_status& x) {
            opt_field<std::int64_t>{x.seconds_behind_source}, x.gtid_executed, x.source_host,
            x.recovery_state, x.divergent_gtid,
            opt_field<std::int64_t>{x.divergent_transaction_count},
-           opt_field<bool>{x.serving_healthy}, x.manually_fenced);
+           opt_field<bool>{x.serving_healthy}, x.manually_fenced,
+           x.restore_pending);
 }
 
 template <class Inspector>

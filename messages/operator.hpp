@@ -247,14 +247,21 @@ struct restore_freeze_record {
   std::string token;    ///< the confirm token armed last ("" = never); each is used once
   bool frozen = false;  ///< while set, step starts no plan and clears no fence
   std::string site;     ///< the active site whose data the restore replaces (fenced meanwhile)
-  /// Sites recloned from the restored one on this token's word (each once; reclone_token.hpp).
+  /// Sites whose reclone from the restored one was asked on this token's word (each once while
+  /// it runs or after it succeeded; a failed one may be asked again; reclone_token.hpp).
   std::vector<std::string> recloned;
+  /// Restore-pending sites (issue 21 H1): they may hold transactions the restore discarded, which
+  /// the restored primary lists as purged, so they would look like clean replicas. Never a
+  /// candidate, never a receiver restart or recovery, kept fenced and out of routing, until their
+  /// reclone from the restored site succeeded (clone done, replication from it confirmed).
+  std::vector<std::string> pending;
   bool operator==(const restore_freeze_record&) const = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, restore_freeze_record& x) {
-  return f(caf::meta::type_name("restore_freeze_record"), x.token, x.frozen, x.site, x.recloned);
+  return f(caf::meta::type_name("restore_freeze_record"), x.token, x.frozen, x.site, x.recloned,
+           x.pending);
 }
 
 struct durable_state {

@@ -34,7 +34,7 @@ BOOST_FIXTURE_TEST_CASE(the_freeze_is_durable_and_holds_a_failover_across_a_rest
   polls(2);
   BOOST_REQUIRE_EQUAL(view().active_site, "a");
 
-  auto answer = annotate(restore_freeze_key, "freeze:" + T1);
+  auto answer = annotate(restore_freeze_key, "freeze:" + T1 + ":a");
   BOOST_TEST(answer.rfind("accepted:", 0) == 0u, answer);
   BOOST_TEST(platform.rec->disk.restore_freeze.token == T1);
   BOOST_TEST(platform.rec->disk.restore_freeze.frozen);
@@ -47,7 +47,7 @@ BOOST_FIXTURE_TEST_CASE(the_freeze_is_durable_and_holds_a_failover_across_a_rest
   BOOST_TEST(exec->plans.empty());
 
   // The coordinator restarts and loads the freeze back; asked again (a controller restarted
-  // mid-way), it changes nothing: no second fence.
+  // mid-way, or its next Fencing pass), it stores nothing and fences again (H3 of issue 21).
   auto old = child("coordinator");
   self->send_exit(old, crash());
   run();
@@ -56,13 +56,14 @@ BOOST_FIXTURE_TEST_CASE(the_freeze_is_durable_and_holds_a_failover_across_a_rest
   BOOST_TEST(platform.rec->loads == 2u);
   polls(6);
   BOOST_TEST(exec->plans.empty());
-  answer = annotate(restore_freeze_key, "freeze:" + T1);
+  answer = annotate(restore_freeze_key, "freeze:" + T1 + ":a");
   BOOST_TEST(answer.rfind("accepted: already frozen", 0) == 0u, answer);
-  BOOST_TEST(io_rec->count("a", mysql_op::fence) == 1u);
+  BOOST_TEST(platform.rec->loads == 2u);
+  BOOST_TEST(io_rec->count("a", mysql_op::fence) == 2u);
 
-  // Lifted: stored, a re-asserted through the promotion path (it does not answer: that fails),
-  // then the failover the freeze held back runs.
-  answer = annotate(restore_freeze_key, "lift:" + T1);
+  // Cancelled (nothing loaded): stored, a re-asserted through the promotion path (it does not
+  // answer: that fails), then the failover the freeze held back runs (nobody is restore-pending).
+  answer = annotate(restore_freeze_key, "cancel:" + T1);
   BOOST_TEST(answer.rfind("accepted:", 0) == 0u, answer);
   BOOST_TEST(!platform.rec->disk.restore_freeze.frozen);
   BOOST_TEST(io_rec->count("a", mysql_op::promote_switch) == 1u);
@@ -71,7 +72,7 @@ BOOST_FIXTURE_TEST_CASE(the_freeze_is_durable_and_holds_a_failover_across_a_rest
   BOOST_TEST(exec->plans[0].candidate == "b");
 
   // The used token never arms again.
-  answer = annotate(restore_freeze_key, "freeze:" + T1);
+  answer = annotate(restore_freeze_key, "freeze:" + T1 + ":a");
   BOOST_TEST(answer.rfind("rejected:", 0) == 0u, answer);
   check_no_unexpected();
 }

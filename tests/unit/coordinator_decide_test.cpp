@@ -160,7 +160,7 @@ BOOST_AUTO_TEST_CASE(durable_state_json_rejects_unknown_enums) {
 BOOST_AUTO_TEST_CASE(durable_state_json_keeps_the_restore_freeze) {
   durable_state s;
   BOOST_TEST(!durable_state_to_json(s).contains("restoreFreeze"));
-  s.restore_freeze = {"2026-11-26T15:00:00Z", true, "a", {}};
+  s.restore_freeze = {"2026-11-26T15:00:00Z", true, "a", {}, {}};
   auto back = durable_state_from_json(durable_state_to_json(s));
   BOOST_REQUIRE(static_cast<bool>(back));
   BOOST_TEST(back->restore_freeze.token == "2026-11-26T15:00:00Z");
@@ -172,7 +172,10 @@ BOOST_AUTO_TEST_CASE(durable_state_json_keeps_the_restore_freeze) {
   BOOST_TEST(!back->restore_freeze.frozen);
   BOOST_TEST(back->restore_freeze.token == "2026-11-26T15:00:00Z");
   s.restore_freeze.recloned = {"b", "c"};  // the sites recloned on the restore's word
+  s.restore_freeze.pending = {"c"};         // not recloned yet (issue 21 H1)
   back = durable_state_from_json(durable_state_to_json(s));
+  BOOST_REQUIRE(static_cast<bool>(back));
+  BOOST_TEST(back->restore_freeze.pending == std::vector<std::string>{"c"}, boost::test_tools::per_element());
   BOOST_TEST_REQUIRE(static_cast<bool>(back));
   BOOST_TEST((back->restore_freeze == s.restore_freeze));
 }
@@ -233,7 +236,7 @@ BOOST_AUTO_TEST_CASE(group_status_shows_the_restore_freeze) {
   status_inputs in;
   in.sites = {"a"};
   in.view = {3, "a", "", 0, {}};
-  in.durable.restore_freeze = {"2026-11-26T15:00:00Z", true, "a", {}};
+  in.durable.restore_freeze = {"2026-11-26T15:00:00Z", true, "a", {}, {}};
   auto frozen = [](const nlohmann::json& j) -> nlohmann::json {
     for (const auto& c : j.value("conditions", nlohmann::json::array()))
       if (c.value("type", "") == "RestoreInPlaceFrozen") return c;
@@ -245,6 +248,16 @@ BOOST_AUTO_TEST_CASE(group_status_shows_the_restore_freeze) {
   BOOST_TEST(frozen(j)["message"].get<std::string>().find("2026-11-26T15:00:00Z") != std::string::npos);
   in.durable.restore_freeze.frozen = false;
   BOOST_TEST(frozen(build_group_status(in)).is_null());
+  // Restore-pending sites (H1): shown per site and in a condition naming them.
+  in.sites = {"a", "b"};
+  in.durable.restore_freeze.pending = {"b"};
+  j = build_group_status(in);
+  BOOST_TEST(j["sites"][1]["restorePending"] == true, j.dump());
+  BOOST_TEST(!j["sites"][0].contains("restorePending"));
+  bool named = false;
+  for (const auto& c : j["conditions"])
+    if (c.value("type", "") == "RestorePending") named = c.value("message", "").find(": b") != std::string::npos;
+  BOOST_TEST(named, j.dump());
 }
 
 BOOST_AUTO_TEST_CASE(durable_state_json_keeps_switchover_facts_and_losses) {

@@ -263,6 +263,10 @@ BOOST_AUTO_TEST_CASE(switchover_is_accepted_only_towards_a_replicating_candidate
   auto busy = f;
   busy.busy = true;
   BOOST_TEST(check_switchover(busy, "b").reason == "another plan is running");
+  auto pending = f;  // not recloned since an in-place restore (issue 21 H1)
+  pending.restore_pending = {"b"};
+  BOOST_TEST(!check_switchover(pending, "b").accepted);
+  BOOST_TEST(check_switchover(pending, "b").reason.find("restore-pending") != std::string::npos);
   auto stopped = f;
   stopped.reports["b"] = report("b", site_state::read_only, false);
   BOOST_TEST(!check_switchover(stopped, "b").accepted);
@@ -344,6 +348,10 @@ BOOST_AUTO_TEST_CASE(healthy_replicas_and_rollout_facts_from_the_coordinator_sta
                    {{"name", "r"}, {"state", "read-only"}, {"replicating", true}, {"secondsBehindSource", 1}}}}};
   // c lags beyond maxLagSeconds; the reader r beyond its readOnlyMaxLagSeconds (0).
   BOOST_TEST(healthy_replicas(spec, status, "a") == std::vector<std::string>{"b"});
+  // Not recloned since an in-place restore (its replicating may be a stale probe's): no -replicas.
+  json pending = status;
+  pending["sites"][1]["restorePending"] = true;
+  BOOST_TEST(healthy_replicas(spec, pending, "a").empty());
 
   json report = {{"state", "ok"},
                  {"sites", {{{"name", "b"}, {"ready", true}, {"drift", {"config"}}}}}};

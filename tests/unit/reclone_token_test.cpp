@@ -106,7 +106,7 @@ BOOST_AUTO_TEST_CASE(nothing_is_recloned_without_an_active_primary_to_clone_from
 // restored site, never while frozen, never with another token.
 BOOST_AUTO_TEST_CASE(the_in_place_restore_token_confirms_a_reclone_once_per_site) {
   const std::string T1 = "2026-11-26T15:00:00Z", T2 = "2026-11-26T16:00:00Z";
-  const restore_freeze_record lifted{T1, false, "iad", {"sfo"}};
+  const restore_freeze_record lifted{T1, false, "iad", {"sfo"}, {"pdx", "sfo"}};
   struct row {
     const char* name;
     std::string value;
@@ -117,12 +117,12 @@ BOOST_AUTO_TEST_CASE(the_in_place_restore_token_confirms_a_reclone_once_per_site
       {"a site with recorded divergence", "pdx:restore=" + T1, lifted, ""},
       {"surrounding whitespace", " pdx:restore= " + T1 + " ", lifted, ""},
       {"no restore recorded", "pdx:restore=" + T1, {}, "not the in-place restore recorded last (none)"},
-      {"an older token", "pdx:restore=" + T1, {T2, false, "iad", {}}, "not the in-place restore recorded last (" + T2 + ")"},
+      {"an older token", "pdx:restore=" + T1, {T2, false, "iad", {}, {}}, "not the in-place restore recorded last (" + T2 + ")"},
       {"a newer token", "pdx:restore=" + T2, lifted, "is not the in-place restore recorded last"},
       {"empty token", "pdx:restore=", lifted, "is not the in-place restore recorded last"},
-      {"still frozen", "pdx:restore=" + T1, {T1, true, "iad", {}}, "has not ended (the group is frozen)"},
+      {"still frozen", "pdx:restore=" + T1, {T1, true, "iad", {}, {}}, "has not ended (the group is frozen)"},
       {"already recloned for it", "sfo:restore=" + T1, lifted, "sfo was already recloned"},
-      {"the restored site (no longer active)", "pdx:restore=" + T1, {T1, false, "pdx", {}}, "pdx is the restored site"},
+      {"the restored site (no longer active)", "pdx:restore=" + T1, {T1, false, "pdx", {}, {}}, "pdx is the restored site"},
       {"the active primary", "iad:restore=" + T1, lifted, "it is the active primary"},
   };
   for (const auto& r : rows) {

@@ -413,7 +413,7 @@ BOOST_AUTO_TEST_CASE(the_replace_job) {
   auto p = preflight_in_place(g, {{"activeSite", "pdx"}}, mysql_backup("Succeeded"));
   BOOST_TEST_REQUIRE(p.failed.empty());
   auto job = render_replace_job(g, p.source, p.target, rs);
-  BOOST_TEST(job["metadata"]["name"] == "mysqlrestore-inplace-orders");
+  BOOST_TEST(job["metadata"]["name"] == replace_job_name("orders", "2026-11-26T15:00:00Z"));
   BOOST_TEST(job["metadata"]["labels"]["app.kubernetes.io/component"] == "restore-in-place");
   BOOST_TEST(job["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/component"] == "restore-in-place");
   BOOST_TEST(job["spec"]["backoffLimit"] == 0);  // never retried: the destructive step runs once
@@ -423,7 +423,10 @@ BOOST_AUTO_TEST_CASE(the_replace_job) {
                           "mysql-orders-pdx.db.svc.cluster.local:3306", "--creds-dir",
                           "/run/bloodraven/mysql-creds", "--user", "root", "--result-file",
                           "/dev/termination-log", "--replace", "--stop-datetime", "2026-11-26T14:03:00Z"}));
-  BOOST_TEST(replace_job_name(std::string(60, 'a')).size() <= 63u);
+  BOOST_TEST(replace_job_name(std::string(60, 'a'), "2026-11-26T15:00:00Z").size() <= 63u);
+  // One Job per confirm token (M8: a Failed restore's Job is kept while a newer one runs).
+  BOOST_TEST(replace_job_name("orders", "2026-11-26T15:00:00Z") != replace_job_name("orders", "2026-11-26T16:00:00Z"));
+  BOOST_TEST(replace_job_name("orders", "2026-11-26T15:00:00Z").rfind("mysqlrestore-inplace-orders-", 0) == 0u);
 }
 
 // spec.restoreInPlace's phase machine: one row per transition (Preflight -> Fencing -> Restoring
@@ -440,10 +443,17 @@ BOOST_AUTO_TEST_CASE(restore_in_place_phase_rows) {
     return json{{"activeSite", "pdx"},
                 {"restoreInPlace", {{"phase", phase}, {"confirmTokenUsed", T1}, {"targetSite", "pdx"}, {"scope", "full"}}}};
   };
-  const restore_freeze_record frozen{T1, true, "pdx", {}}, lifted{T1, false, "pdx", {}};
-  auto answered = [&](std::vector<std::string> sites) {
+  const std::string J1 = replace_job_name("orders", T1);
+  const restore_freeze_record frozen{T1, true, "pdx", {}, {}}, lifted{T1, false, "pdx", {}, {"iad", "sea"}};
+  const restore_freeze_record elsewhere{T1, true, "iad", {}, {}};  // H2: frozen for another site
+  auto pending_shown = [&](std::vector<std::string> sites) {
     json st = in_phase("Succeeded");
-    for (const auto& x : sites) st["restoreInPlace"]["reclones"][x] = "accepted: reclone of " + x;
+    st["restoreInPlace"]["pendingSites"] = sites;
+    return st;
+  };
+  auto fencing_since = [&](const char* t) {
+    json st = in_phase("Fencing");
+    st["restoreInPlace"]["fencingStartTime"] = t;
     return st;
   };
   auto job = [](bool exists, bool succeeded, bool failed, std::string result = "") {
@@ -471,22 +481,36 @@ BOOST_AUTO_TEST_CASE(restore_in_place_phase_rows) {
   const json active = {{"activeSite", "pdx"}};
   const auto ok = mysql_backup("Succeeded");
   const std::vector<row> rows = {
-      {"a new confirm: Preflight stored, then the freeze asked", rip, active, ok, {}, {}, "", false,
-       "status:Preflight,freeze:" + T1},
+      {"a new confirm: Preflight stored, then the freeze of the target asked", rip, active, ok, {}, {}, "", false,
+       "status:Preflight,freeze:" + T1 + ":pdx"},
       {"the backup still running: Preflight waits, no freeze", rip, active, mysql_backup("Running"), {}, {}, "", false,
        "status:Preflight"},
       {"no active site: Failed, nothing touched", rip, json::object(), ok, {}, {}, "", false,
        "status:Failed,RestoreInPlaceFailed"},
       {"Preflight, the coordinator refused: Failed", rip, in_phase("Preflight"), ok, {}, {}, "a plan is running", false,
        "status:Failed,RestoreInPlaceFailed"},
-      {"Preflight, not frozen yet: asked again", rip, in_phase("Preflight"), ok, {}, {}, "", false, "freeze:" + T1},
+      {"Preflight, not frozen yet: asked again", rip, in_phase("Preflight"), ok, {}, {}, "", false,
+       "freeze:" + T1 + ":pdx"},
       {"Preflight, frozen by this token: Fencing (the router drops the label)", rip, in_phase("Preflight"), ok, {},
        frozen, "", false, "status:Fencing"},
-      {"Fencing, the target not fenced yet: waits", rip, in_phase("Fencing"), ok, {}, frozen, "", false, ""},
-      {"Fencing, fenced: Restoring stored before the Job", rip, in_phase("Fencing"), ok, {}, frozen, "", true,
-       "status:Restoring,create_job:mysqlrestore-inplace-orders,RestoreInPlaceStarted"},
+      {"Preflight, frozen for another site (H2): Failed, the freeze cancelled", rip, in_phase("Preflight"), ok, {},
+       elsewhere, "", false, "status:Failed,RestoreInPlaceFailed,cancel:" + T1},
+      {"Fencing, not confirmed yet: the freeze asked again (fence, STOP REPLICA again)", rip,
+       fencing_since("2026-11-26T15:00:30Z"), ok, {}, frozen, "", false, "freeze:" + T1 + ":pdx"},
+      {"Fencing, not confirmed within 5 minutes (H3): Failed, the freeze cancelled", rip,
+       fencing_since("2026-11-26T14:55:59Z"), ok, {}, frozen, "", false, "status:Failed,RestoreInPlaceFailed,cancel:" + T1},
+      {"Fencing, confirmed at the deadline: the Job", rip, fencing_since("2026-11-26T14:55:59Z"), ok, {}, frozen, "",
+       true, "create_job:" + J1 + ",status:Restoring,RestoreInPlaceStarted"},
+      {"Fencing, frozen for another site (H2): Failed, cancelled, no Job", rip, in_phase("Fencing"), ok, {}, elsewhere,
+       "", true, "status:Failed,RestoreInPlaceFailed,cancel:" + T1},
+      {"Fencing, fenced: the Job created before Restoring is stored (H4)", rip, in_phase("Fencing"), ok, {}, frozen, "",
+       true, "create_job:" + J1 + ",status:Restoring,RestoreInPlaceStarted"},
+      {"Fencing, the Job already there (the pass ended before storing Restoring, H4): Restoring", rip,
+       in_phase("Fencing"), ok, job(true, false, false), frozen, "", false, "status:Restoring,RestoreInPlaceStarted"},
       {"Fencing, the freeze gone: Failed, no Job", rip, in_phase("Fencing"), ok, {}, lifted, "", true,
        "status:Failed,RestoreInPlaceFailed"},
+      {"Fencing, the spec removed: Failed, the freeze cancelled (nothing loaded)", nullptr, in_phase("Fencing"), ok, {},
+       frozen, "", true, "status:Failed,RestoreInPlaceFailed,cancel:" + T1},
       {"Restoring, the Job runs", rip, in_phase("Restoring"), ok, job(true, false, false), frozen, "", true, ""},
       {"Restoring, the Job failed: Failed, frozen, Job kept", rip, in_phase("Restoring"), ok,
        job(true, false, true, bad_result), frozen, "", true, "status:Failed,RestoreInPlaceFailed"},
@@ -494,25 +518,30 @@ BOOST_AUTO_TEST_CASE(restore_in_place_phase_rows) {
        "status:Failed,RestoreInPlaceFailed"},
       {"Restoring, the Job succeeded: Resuming, lift, Job deleted", rip, in_phase("Restoring"), ok,
        job(true, true, false, ok_result), frozen, "", true,
-       "status:Resuming,lift:" + T1 + ",delete_job:mysqlrestore-inplace-orders"},
+       "status:Resuming,lift:" + T1 + ",delete_job:" + J1},
       {"the spec removed while Restoring: seen to its end", nullptr, in_phase("Restoring"), ok,
        job(true, true, false, ok_result), frozen, "", true,
-       "status:Resuming,lift:" + T1 + ",delete_job:mysqlrestore-inplace-orders"},
+       "status:Resuming,lift:" + T1 + ",delete_job:" + J1},
       {"Resuming, still frozen: lift asked again", rip, in_phase("Resuming"), ok, {}, frozen, "", true, "lift:" + T1},
-      {"Resuming, lifted: Succeeded, the others recloned", rip, in_phase("Resuming"), ok, {}, lifted, "", false,
+      {"Resuming, lifted: Succeeded, the pending sites recloned", rip, in_phase("Resuming"), ok, {}, lifted, "", false,
        "status:Succeeded,RestoreInPlaceSucceeded,reclone:iad=iad:restore=" + T1 + ",reclone:sea=sea:restore=" + T1},
-      {"Succeeded, no reclone answered yet: both asked", rip, in_phase("Succeeded"), ok, {}, lifted, "", false,
-       "reclone:iad=iad:restore=" + T1 + ",reclone:sea=sea:restore=" + T1},
-      {"Succeeded, iad answered: sea asked", rip, answered({"iad"}), ok, {}, lifted, "", false,
-       "reclone:sea=sea:restore=" + T1},
-      {"Succeeded, every reclone answered: nothing", rip, answered({"iad", "sea"}), ok, {}, lifted, "", false, ""},
-      {"Succeeded, the spec removed: the reclones still go on", nullptr, answered({"iad"}), ok, {}, lifted, "", false,
-       "reclone:sea=sea:restore=" + T1},
+      {"Succeeded, pending not shown yet: shown, both asked", rip, in_phase("Succeeded"), ok, {}, lifted, "", false,
+       "status:Succeeded,reclone:iad=iad:restore=" + T1 + ",reclone:sea=sea:restore=" + T1},
+      {"Succeeded, iad's reclone running: sea asked", rip, pending_shown({"iad", "sea"}), ok, {},
+       restore_freeze_record{T1, false, "pdx", {"iad"}, {"iad", "sea"}}, "", false, "reclone:sea=sea:restore=" + T1},
+      {"Succeeded, iad's reclone failed (off `recloned`, M7): asked again", rip, pending_shown({"iad"}), ok, {},
+       restore_freeze_record{T1, false, "pdx", {"sea"}, {"iad"}}, "", false, "reclone:iad=iad:restore=" + T1},
+      {"Succeeded, iad released by its reclone: shown", rip, pending_shown({"iad", "sea"}), ok, {},
+       restore_freeze_record{T1, false, "pdx", {"iad", "sea"}, {"sea"}}, "", false, "status:Succeeded"},
+      {"Succeeded, every site released: nothing", rip, pending_shown({}), ok, {},
+       restore_freeze_record{T1, false, "pdx", {"iad", "sea"}, {}}, "", false, ""},
+      {"Succeeded, the spec removed: the reclones still go on", nullptr, pending_shown({"sea"}), ok, {},
+       restore_freeze_record{T1, false, "pdx", {"iad"}, {"sea"}}, "", false, "reclone:sea=sea:restore=" + T1},
       {"Succeeded, the coordinator's record holds another token: nothing", rip, in_phase("Succeeded"), ok, {},
-       restore_freeze_record{T2, false, "pdx", {}}, "", false, ""},
+       restore_freeze_record{T2, false, "pdx", {}, {"iad"}}, "", false, ""},
       {"Failed, the same confirm: nothing (never retried)", rip, in_phase("Failed"), ok, {}, frozen, "", true, ""},
       {"Failed, a newer confirm: a new Preflight", spec_with(T2), in_phase("Failed"), ok, {}, frozen, "", true,
-       "status:Preflight,freeze:" + T2},
+       "status:Preflight,freeze:" + T2 + ":pdx"},
   };
   auto kinds_of = [](const std::vector<in_place_action>& acts) {
     std::string out;
@@ -522,6 +551,8 @@ BOOST_AUTO_TEST_CASE(restore_in_place_phase_rows) {
         case in_place_step::status: k = "status:" + a.body.value("phase", ""); break;
         case in_place_step::freeze: k = "freeze:" + a.arg; break;
         case in_place_step::lift: k = "lift:" + a.arg; break;
+        case in_place_step::cancel: k = "cancel:" + a.arg; break;
+        case in_place_step::abandon: k = "abandon:" + a.arg; break;
         case in_place_step::create_job: k = "create_job:" + a.arg; break;
         case in_place_step::delete_job: k = "delete_job:" + a.arg; break;
         case in_place_step::reclone: k = "reclone:" + a.arg + "=" + a.body.get<std::string>(); break;
@@ -566,7 +597,7 @@ BOOST_AUTO_TEST_CASE(restore_in_place_succeeded_metrics_and_reclone_answers) {
                 {{"phase", "Restoring"}, {"confirmTokenUsed", T1}, {"targetSite", "pdx"},
                  {"startTime", "2026-11-26T15:00:10Z"}}}};
   in.backup = mysql_backup("Succeeded");
-  in.freeze = {T1, true, "pdx", {}};
+  in.freeze = {T1, true, "pdx", {}, {}};
   in.target_fenced = true;
   in.job.exists = in.job.succeeded = true;
   in.job.result = R"({"name":"nightly-1","gtidExecuted":"3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5",)"
@@ -578,7 +609,8 @@ BOOST_AUTO_TEST_CASE(restore_in_place_succeeded_metrics_and_reclone_answers) {
   BOOST_TEST(acts[0].body["restoredAt"] == "2026-11-26T15:02:10Z");
   BOOST_TEST(acts[0].body["sourceSizeBytes"] == 2048);
   in.status["restoreInPlace"] = acts[0].body;
-  in.freeze.frozen = false;  // lifted
+  in.freeze.frozen = false;  // lifted: the others restore-pending
+  in.freeze.pending = {"iad", "sea"};
   in.job = {};
   in.now = "2026-11-26T15:02:20Z";
   acts = decide_restore_in_place(in, rendered);
@@ -603,20 +635,60 @@ BOOST_AUTO_TEST_CASE(restore_in_place_succeeded_metrics_and_reclone_answers) {
 // Fencing ends when the target reports read-only, no other site replicates (from it) and none
 // of its pods is labelled primary.
 BOOST_AUTO_TEST_CASE(target_fenced_rows) {
-  auto status = [](const char* a_state, bool b_replicating) {
-    return json{{"sites", {{{"name", "a"}, {"state", a_state}},
-                           {{"name", "b"}, {"state", "read-only"}, {"replicating", b_replicating}}}}};
+  const std::string since = "2026-11-26T15:00:00Z", fresh = "2026-11-26T15:00:02Z", stale = "2026-11-26T14:59:58Z";
+  auto status = [&](const char* a_state, bool b_replicating, std::string a_seen = "", std::string b_seen = "",
+                    const char* b_state = "read-only") {
+    return json{{"sites", {{{"name", "a"}, {"state", a_state}, {"lastSeen", a_seen.empty() ? fresh : a_seen}},
+                           {{"name", "b"}, {"state", b_state}, {"replicating", b_replicating},
+                            {"lastSeen", b_seen.empty() ? fresh : b_seen}}}}};
   };
   auto pod = [](const char* site, const char* role) {
     return json{{"metadata", {{"labels", {{"shipstream.io/site", site}, {"shipstream.io/role", role}}}}}};
   };
   const std::vector<json> unlabelled = {pod("a", "replica"), pod("b", "replica")};
-  BOOST_TEST(target_fenced(status("read-only", false), "a", unlabelled));
-  BOOST_TEST(!target_fenced(status("writable", false), "a", unlabelled));
-  BOOST_TEST(!target_fenced(status("read-only", true), "a", unlabelled));  // still serves b
-  BOOST_TEST(!target_fenced(status("read-only", false), "a", {pod("a", "primary")}));
-  BOOST_TEST(!target_fenced(status("unreachable", false), "a", unlabelled));
-  BOOST_TEST(!target_fenced(json::object(), "a", unlabelled));
+  std::string waits;
+  BOOST_TEST(target_fenced(status("read-only", false), "a", unlabelled, since, &waits));
+  BOOST_TEST(waits.empty());
+  BOOST_TEST(!target_fenced(status("writable", false), "a", unlabelled, since));
+  BOOST_TEST(!target_fenced(status("read-only", true), "a", unlabelled, since, &waits));  // still serves b
+  BOOST_TEST(waits == "b not seen stopped");
+  BOOST_TEST(!target_fenced(status("read-only", false), "a", {pod("a", "primary")}, since));
+  BOOST_TEST(!target_fenced(status("unreachable", false), "a", unlabelled, since));
+  BOOST_TEST(!target_fenced(json::object(), "a", unlabelled, since));
+  // H3: only probes after Fencing began count (the status keeps the last good probe's values).
+  BOOST_TEST(!target_fenced(status("read-only", false, stale), "a", unlabelled, since, &waits));
+  BOOST_TEST(waits == "a not seen read-only");
+  BOOST_TEST(!target_fenced(status("read-only", false, "", stale), "a", unlabelled, since, &waits));
+  BOOST_TEST(waits == "b not seen stopped");
+  BOOST_TEST(!target_fenced(status("read-only", false, "", since), "a", unlabelled, since));  // the same second
+  // A site down now is not waited for (restore-pending afterwards; the Job refuses a served replica).
+  BOOST_TEST(target_fenced(status("read-only", true, "", stale, "unreachable"), "a", unlabelled, since));
+}
+
+// M8: a Failed restore, still frozen, lifted by `kubectl bloodraven restore lift` (the annotation
+// holds the restore's token): abandon asked, the message says so; another token does nothing.
+BOOST_AUTO_TEST_CASE(restore_in_place_failed_lifted_by_request) {
+  const std::string T1 = "2026-11-26T15:00:00Z";
+  in_place_input in;
+  in.group = group({}, {{"confirm", T1}, {"source", {{"mysqlBackupRef", {{"name", "nightly-1"}}}}}});
+  in.status = {{"activeSite", "pdx"},
+               {"restoreInPlace",
+                {{"phase", "Failed"}, {"confirmTokenUsed", T1}, {"targetSite", "pdx"}, {"message", "the Job failed"}}}};
+  in.backup = mysql_backup("Succeeded");
+  in.freeze = {T1, true, "pdx", {}, {}};
+  in.now = "2026-11-26T15:30:00Z";
+  BOOST_TEST(decide_restore_in_place(in, rendered).empty());  // no request
+  in.lift_request = "2026-11-26T14:00:00Z";
+  BOOST_TEST(decide_restore_in_place(in, rendered).empty());  // another token
+  in.lift_request = T1;
+  auto acts = decide_restore_in_place(in, rendered);
+  BOOST_TEST_REQUIRE(acts.size() == 2u);
+  BOOST_TEST(acts[0].body["phase"] == "Failed");
+  BOOST_TEST(acts[0].body["message"].get<std::string>().find("lifted by request") != std::string::npos);
+  BOOST_TEST((acts[1].kind == in_place_step::abandon));
+  BOOST_TEST(acts[1].arg == T1);
+  in.freeze.frozen = false;  // lifted: nothing more
+  BOOST_TEST(decide_restore_in_place(in, rendered).empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,7 @@
 
 #include "actors/operator/decide/planned_failover.hpp"
 #include "actors/operator/decide/restore_freeze.hpp"
+#include "actors/operator/decide/site_order.hpp"
 
 namespace br {
 
@@ -137,6 +138,7 @@ config::group_status build_group_status(const status_inputs& in) {
     s.name = name;
     if (auto r = in.roles.find(name); r != in.roles.end()) s.role = r->second;
     s.manually_fenced = in.durable.manually_fenced.count(name) > 0;
+    s.restore_pending = restore_pending(in.durable.restore_freeze, name);
     if (auto r = in.reports.find(name); r != in.reports.end()) s.state = r->second.step.next.state;
     if (auto t = in.last_seen_ms.find(name); t != in.last_seen_ms.end())
       s.last_seen = config::timestamp(milliseconds(t->second / 1000 * 1000));
@@ -222,6 +224,12 @@ config::group_status build_group_status(const status_inputs& in) {
                              "frozen by the in-place restore of token " + in.durable.restore_freeze.token +
                                  "; " + in.durable.restore_freeze.site +
                                  " fenced, no pod labelled primary, no failover until it ends",
+                             std::nullopt});
+  // Sites not yet recloned since the restore: out of routing, never candidates (H1 of issue 21).
+  if (!in.durable.restore_freeze.pending.empty())
+    st.conditions.push_back({"RestorePending", "True", "NotRecloned",
+                             "not recloned from the restored site since the in-place restore of token " +
+                                 in.durable.restore_freeze.token + ": " + join_names(in.durable.restore_freeze.pending),
                              std::nullopt});
   return st;
 }

@@ -48,6 +48,9 @@ durable_state apply_change(durable_state d, const durable_change& c) {
             bool promotion = is_promotion_kind(plan.kind);
             d.plan_active = false;
             record_plan_done(d.bootstrap, plan, x.result, x.at_ms);
+            // A restore-pending site is released only by its reclone's success (issue 21 M7).
+            if (plan.kind == plan_kind::reclone)
+              d.restore_freeze = after_reclone(d.restore_freeze, plan.candidate, x.result.ok);
             if (plan.kind == plan_kind::switchover && d.planned.plan_id == plan.id &&
                 d.planned.in_progress())
               d.planned = planned_after_mysql(

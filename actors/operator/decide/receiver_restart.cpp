@@ -1,6 +1,8 @@
 // Which followers' stopped receivers to restart (see receiver_restart.hpp).
 #include "actors/operator/decide/receiver_restart.hpp"
 
+#include <algorithm>
+
 namespace br {
 
 std::vector<std::string> restart_receivers(const receiver_restart_input& in) {
@@ -13,6 +15,8 @@ std::vector<std::string> restart_receivers(const receiver_restart_input& in) {
     if (site == in.active_site || !r.probe_ok) continue;
     const auto& p = r.probe;
     if (p.writable() || !p.channel_configured || p.io_state != "OFF" || p.last_sql_errno != 0)
+      continue;
+    if (std::find(in.restore_pending.begin(), in.restore_pending.end(), site) != in.restore_pending.end())
       continue;
     if (auto rec = in.recovery.find(site); rec != in.recovery.end() && !rec->second.state.empty())
       continue;

@@ -9,6 +9,8 @@
 //   - the active site's latest probe succeeded and shows it writable (the source is healthy);
 //   - the site has no recovery state (pending, in progress or blocked sites are handled by
 //     recovery) and no plan runs;
+//   - the site is not restore-pending (decide/restore_freeze.hpp: it may hold transactions an
+//     in-place restore discarded; only its reclone from the restored site lets it replicate);
 //   - no restart of that site within `min_interval` (a receiver that stops again at once is
 //     retried at that pace, not every poll).
 #pragma once
@@ -25,6 +27,7 @@ struct receiver_restart_input {
   std::string active_site;
   std::map<std::string, site_report> reports;  ///< latest report per site
   std::map<std::string, site_recovery> recovery;
+  std::vector<std::string> restore_pending;  ///< restore_freeze_record::pending
   bool busy = false;
   mono_time now{};
   std::map<std::string, mono_time> last_restart;

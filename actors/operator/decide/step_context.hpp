@@ -8,6 +8,7 @@
 #include "actors/operator/decide/gr_quorum.hpp"
 #include "actors/operator/decide/group_step.hpp"
 #include "actors/operator/decide/overload.hpp"
+#include "actors/operator/decide/restore_freeze.hpp"
 
 namespace br::step_detail {
 
@@ -30,9 +31,10 @@ struct context {
         .count();
   }
 
-  /// The site's role for every rule: a manually fenced site counts as read-only.
+  /// The site's role for every rule: a manually fenced or restore-pending site counts as read-only.
   site_role role_of(const std::string& site) const {
-    if (st.durable.manually_fenced.count(site)) return site_role::read_only;
+    if (st.durable.manually_fenced.count(site) || restore_pending(st.durable.restore_freeze, site))
+      return site_role::read_only;
     auto it = rules.roles.find(site);
     return it == rules.roles.end() ? site_role::primary_candidate : it->second;
   }

@@ -54,7 +54,9 @@ void apply(context& c, const manual_fence_verdict& v) {
 }  // namespace
 
 std::map<std::string, site_role> roles_now(const context& c) {
-  return effective_roles(c.rules.roles, c.st.durable.manually_fenced);
+  auto held = c.st.durable.manually_fenced;  // restore-pending sites too (decide/restore_freeze.hpp)
+  held.insert(c.st.durable.restore_freeze.pending.begin(), c.st.durable.restore_freeze.pending.end());
+  return effective_roles(c.rules.roles, held);
 }
 
 void on_fence_annotation(context& c, const std::string& value) {

@@ -71,7 +71,8 @@ void validate(context& c, const std::string& target, std::optional<caf::timespan
     return;
   }
   planned_facts f;
-  f.group = {c.rules.sites, roles_now(c), st.view.active_site, busy(st), st.reports};  // fenced: read-only
+  f.group = {c.rules.sites, roles_now(c), st.view.active_site, busy(st), st.reports,  // fenced: read-only
+             st.durable.restore_freeze.pending};
   f.now_ms = c.wall_ms();
   f.last_failover_ms = st.durable.last_failover_ms;
   f.cooldown = c.rules.failover_cooldown;

@@ -44,6 +44,8 @@ void check_returning(context& c, const std::vector<site_observation>& obs) {
   if (ar == st.reports.end() || !ar->second.probe_ok) return;
   for (const auto& o : obs) {
     if (o.name == active || st.recovering.count(o.name)) continue;
+    // Restore-pending: what it holds was discarded; only its reclone from the restored site ends that.
+    if (restore_pending(st.durable.restore_freeze, o.name)) continue;
     bool pending = false;
     if (auto r = st.durable.recovery.find(o.name); r != st.durable.recovery.end()) {
       pending = r->second.state == recovery_state_pending;
@@ -195,6 +197,7 @@ void maybe_restart_receivers(context& c) {
   in.active_site = st.view.active_site;
   in.reports = st.reports;
   in.recovery = st.durable.recovery;
+  in.restore_pending = st.durable.restore_freeze.pending;
   in.busy = busy(st);
   in.now = c.clock.now;
   in.last_restart = st.receiver_restarts;

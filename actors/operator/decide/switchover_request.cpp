@@ -9,6 +9,9 @@ switchover_verdict check_switchover(const switchover_facts& f, const std::string
   auto no = [](std::string why) { return switchover_verdict{false, std::move(why)}; };
   if (std::find(f.sites.begin(), f.sites.end(), target) == f.sites.end())
     return no("unknown site " + target);
+  if (std::find(f.restore_pending.begin(), f.restore_pending.end(), target) != f.restore_pending.end())
+    return no(target + " is restore-pending: it may hold transactions the in-place restore discarded; it "
+              "becomes a candidate once recloned from the restored site");
   auto role = f.roles.count(target) ? f.roles.at(target) : site_role::primary_candidate;
   if (role != site_role::primary_candidate)
     return no(target + " is not a primary-candidate (role " + std::string(to_string(role)) + ")");

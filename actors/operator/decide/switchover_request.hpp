@@ -16,6 +16,8 @@ struct switchover_facts {
   std::string active_site;  ///< "" while no primary is confirmed or a transition runs
   bool busy = false;        ///< a plan runs or state is being persisted
   std::map<std::string, site_report> reports;  ///< latest report per site
+  /// Restore-pending sites (decide/restore_freeze.hpp): refused as targets, naming why.
+  std::vector<std::string> restore_pending;
 };
 
 struct switchover_verdict {

@@ -256,6 +256,7 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
                           {"frozen", s.restore_freeze.frozen},
                           {"site", s.restore_freeze.site}};
   if (!s.restore_freeze.recloned.empty()) j["restoreFreeze"]["recloned"] = s.restore_freeze.recloned;
+  if (!s.restore_freeze.pending.empty()) j["restoreFreeze"]["pending"] = s.restore_freeze.pending;
   return j;
 }
 
@@ -335,6 +336,7 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
       s.restore_freeze.frozen = get<bool>(r, "frozen");
       s.restore_freeze.site = get<std::string>(r, "site");
       if (r.contains("recloned")) s.restore_freeze.recloned = get<std::vector<std::string>>(r, "recloned");
+      if (r.contains("pending")) s.restore_freeze.pending = get<std::vector<std::string>>(r, "pending");
     }
     const auto& rec = member(j, "recovery");
     if (!rec.is_object()) throw bad_member("wrong type of member recovery");

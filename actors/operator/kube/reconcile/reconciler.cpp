@@ -76,6 +76,7 @@ std::vector<std::string> healthy_replicas(const config::group_spec& spec, const 
     if (!st || st->value("state", "") != "read-only" || !st->value("replicating", false)) continue;
     if (st->value("recoveryState", "") == "RecoveryInProgress") continue;
     if (st->value("manuallyFenced", false)) continue;  // fenced by request: out of routing
+    if (st->value("restorePending", false)) continue;  // may hold what an in-place restore discarded
     int64_t max_lag = spec.replication.max_lag_seconds;
     if (s.role == site_role::read_only && spec.replication.read_only_max_lag_seconds)
       max_lag = *spec.replication.read_only_max_lag_seconds;

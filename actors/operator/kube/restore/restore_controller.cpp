@@ -124,9 +124,12 @@ struct pass {
     if (g.spec.restore_in_place) return true;
     const json r = status.is_object() ? status.value("restoreInPlace", json::object()) : json::object();
     const std::string phase = r.is_object() ? r.value("phase", "") : "";
-    if (phase != "Succeeded") return !phase.empty() && phase != "Failed";
-    const json done = r.value("reclones", json::object());
-    return !done.is_object() || done.size() + 1 < g.spec.sites.size();
+    if (phase == "Failed")  // lifted by request (kubectl bloodraven restore lift)
+      return g.metadata.annotations.count(restore_lift_annotation) > 0;
+    if (phase != "Succeeded") return !phase.empty();
+    // Until the coordinator has released every restore-pending site (each reclone succeeded).
+    const json pending = r.value("pendingSites", json());
+    return !pending.is_array() || !pending.empty();
   }
 
   void run() {
@@ -145,7 +148,9 @@ struct pass {
       if (parsed.errors.empty() && in_place_wanted(parsed.group, st) &&
           config::validate(parsed.group, config::run_mode::kubernetes).empty()) {
         const auto& md = parsed.group.metadata;
-        auto jit = jobs_by_name.find(md.namespace_name + "/" + replace_job_name(md.name));
+        const json rip = st.is_object() ? st.value("restoreInPlace", json::object()) : json::object();
+        const std::string used = rip.is_object() ? rip.value("confirmTokenUsed", "") : "";
+        auto jit = jobs_by_name.find(md.namespace_name + "/" + replace_job_name(md.name, used));
         in_place.run(item, parsed.group, jit == jobs_by_name.end() ? nullptr : jit->second, now);
       }
       const json rs = st.is_object() ? st.value("restore", json::object()) : json::object();

@@ -1,6 +1,8 @@
 // The restore controller's pure decisions (see restore_decide.hpp).
 #include "actors/operator/kube/restore/restore_decide.hpp"
 
+#include "messages/fnv1a.hpp"
+
 #include "config/render/names.hpp"
 #include "config/restore_spec.hpp"
 #include "config/rfc3339.hpp"
@@ -57,7 +59,11 @@ std::string job_name(std::string_view prefix, std::string_view group) {
 
 std::string restore_job_name(std::string_view group) { return job_name("mysqlrestore-", group); }
 
-std::string replace_job_name(std::string_view group) { return job_name("mysqlrestore-inplace-", group); }
+std::string replace_job_name(std::string_view group, std::string_view token) {
+  // A name per confirm token: a Failed restore's Job stays for inspection while a newer one runs.
+  const std::string suffix = "-" + fnv1a64_hex(token).substr(0, 10);
+  return job_name("mysqlrestore-inplace-", group.substr(0, 63 - 21 - suffix.size())) + suffix;
+}
 
 restore_source resolve_source(const config::failover_group& g, const json& backup) {
   const auto& ib = *g.spec.init_from_backup;

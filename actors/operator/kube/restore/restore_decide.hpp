@@ -27,8 +27,10 @@ inline constexpr std::string_view label_restore = "shipstream.io/restore";
 /// "mysqlrestore-<group>" (a group name is a DNS label of at most 63 characters; the Job name is
 /// cut to 63 without a trailing '-').
 std::string restore_job_name(std::string_view group);
-/// spec.restoreInPlace's Job: "mysqlrestore-inplace-<group>", cut the same way.
-std::string replace_job_name(std::string_view group);
+/// spec.restoreInPlace's Job: "mysqlrestore-inplace-<group>-<10 hex digits of the confirm token's
+/// FNV-1a>" (the group cut to fit 63): one Job per token, so a Failed restore's Job is kept for
+/// inspection while a newer confirm runs its own.
+std::string replace_job_name(std::string_view group, std::string_view token);
 
 /// Where the backup is, once resolved.
 struct restore_source {

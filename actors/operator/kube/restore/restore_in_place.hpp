@@ -7,6 +7,7 @@
 // (async_steering in kube/reconcile/reconciler.hpp).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,6 +19,15 @@
 #include "messages/operator.hpp"
 
 namespace br::restore_ctl {
+
+/// How long Fencing may wait for a fresh probe to confirm the target fenced and no other site
+/// replicating (STOP REPLICA is sent again on each pass); then Failed, the freeze cancelled (nothing
+/// was loaded) and the sites still waited for named.
+inline constexpr std::chrono::minutes fencing_deadline{5};
+
+/// The annotation `kubectl bloodraven restore lift <group>` sets to the Failed restore's token:
+/// the freeze is lifted ("abandon"), the target stays fenced and every site restore-pending.
+inline constexpr const char* restore_lift_annotation = "bloodraven.shipstream.io/restore-lift";
 
 struct in_place_preflight {
   bool armed = false;   ///< confirm is newer than the token used last (else nothing to do)
@@ -44,15 +54,20 @@ struct in_place_input {
   job_view job;                  ///< replace_job_name(group)
   restore_freeze_record freeze;  ///< the coordinator's durable record, as last read
   std::string refused;           ///< the coordinator's answer when it refused the freeze ("" = not)
-  bool target_fenced = false;    ///< the target reports super_read_only ON and has no primary label
+  bool target_fenced = false;    ///< target_fenced() since status.restoreInPlace.fencingStartTime
+  std::string fencing_waits;     ///< what target_fenced() still waits for (named in a deadline failure)
+  std::string lift_request;      ///< the restore_lift_annotation's value ("" = none)
   bool plan_running = false;     ///< status.bootstrap shows a clone or reclone under way
   std::string now;               ///< RFC 3339
 };
 
 enum class in_place_step {
   status,      ///< body: status.restoreInPlace
-  freeze,      ///< ask the coordinator "freeze:<arg>" (idempotent for the same token)
-  lift,        ///< ask the coordinator "lift:<arg>"
+  freeze,      ///< ask the coordinator "freeze:<arg>" (arg "<token>:<site>"; the same freeze again
+               ///< sends the fence and STOP REPLICA again)
+  lift,        ///< ask the coordinator "lift:<arg>" (loaded: the others restore-pending)
+  cancel,      ///< ask the coordinator "cancel:<arg>" (nothing loaded)
+  abandon,     ///< ask the coordinator "abandon:<arg>" (Failed, lifted by a person)
   create_job,  ///< body: the Job
   delete_job,  ///< arg: its name
   reclone,     ///< ask the coordinator to reclone site <arg> from the restored one: body is the
@@ -75,13 +90,16 @@ struct in_place_action {
 /// status.restoreInPlace.reclones) unless it is "busy" or another plan runs (asked again later).
 bool reclone_answer_final(const std::string& answer);
 
-/// The next actions. Failed at Preflight touches nothing. Fencing waits for target_fenced (the
-/// coordinator fences the site; the router drops its primary label). Succeeded asks one reclone
-/// per other site (each until its answer is recorded), none while a plan runs. After the freeze is recorded, a failure
-/// keeps the freeze and the fence (no lift) and the Job (for its logs); nothing is retried: a
-/// newer confirm starts a new restore once the person decided. A status write comes first in
-/// every list (the controller stops its pass when it fails), so the Job never exists before the
-/// phase saying so is stored.
+/// The next actions. Failed at Preflight touches nothing. Fencing asks the freeze again each pass
+/// (fence and STOP REPLICA again) until target_fenced, then creates the Job (named by the token)
+/// and only then stores Restoring (a Job found while Fencing moves to Restoring); a freeze of
+/// another site than targetSite, a source refused, the spec removed or fencing_deadline passed
+/// fail it and cancel the freeze (nothing was loaded). From Restoring on, a failure keeps the
+/// freeze, the fence and the Job; the restore_lift_annotation with the token abandons the freeze
+/// (the target stays fenced, every site restore-pending) and a newer confirm starts a new restore.
+/// Succeeded records the coordinator's restore-pending sites (status.restoreInPlace.pendingSites)
+/// and asks the reclone of each not yet asked (a failed reclone is asked again), none while a plan
+/// runs. The pass stops for the group when a status write fails.
 std::vector<in_place_action> decide_restore_in_place(const in_place_input& in, const job_renderer& render);
 
 }  // namespace br::restore_ctl

@@ -19,6 +19,7 @@
 #include "actors/operator/decide/group_step.hpp"
 #include "actors/operator/decide/restore_freeze.hpp"
 #include "config/render/names.hpp"
+#include "config/rfc3339.hpp"
 #include "io/log/log.hpp"
 
 namespace br::restore_ctl {
@@ -39,21 +40,38 @@ bool bootstrap_running(const json& status) {
 
 }  // namespace
 
-bool target_fenced(const json& status, const std::string& target, const std::vector<json>& pods) {
-  bool read_only = false;
+bool target_fenced(const json& status, const std::string& target, const std::vector<json>& pods,
+                   const std::string& since, std::string* waits) {
+  auto since_t = config::parse_rfc3339(since);
+  // lastSeen is whole seconds (floored): a probe is fresh when its second is after Fencing's.
+  auto fresh = [&](const json& s) {
+    auto seen = config::parse_rfc3339(str(s, "lastSeen"));
+    return since_t && seen && *seen > *since_t;
+  };
+  std::vector<std::string> wait;
+  bool target_ok = false;
   for (const auto& s : status.value("sites", json::array())) {
     if (!s.is_object()) continue;
-    if (str(s, "name") == target) read_only = str(s, "state") == "read-only";
-    else if (s.value("replicating", false)) return false;  // it would still be served
+    const std::string name = str(s, "name"), state = str(s, "state");
+    if (name == target) {
+      target_ok = state == "read-only" && fresh(s);
+      continue;
+    }
+    if (state == "unreachable") continue;  // restore-pending afterwards; the Job refuses a served replica
+    if (!fresh(s) || s.value("replicating", false)) wait.push_back(name + " not seen stopped");
   }
-  if (!read_only) return false;
+  if (!target_ok) wait.insert(wait.begin(), target + " not seen read-only");
   for (const auto& p : pods) {
     const json labels = p.value("metadata", json::object()).value("labels", json::object());
     if (str(labels, std::string{render::label_site}.c_str()) == target &&
         str(labels, std::string{render::label_role}.c_str()) == "primary")
-      return false;
+      wait.push_back(target + " still labelled primary");
   }
-  return true;
+  if (waits) {
+    waits->clear();
+    for (const auto& w : wait) *waits += (waits->empty() ? "" : ", ") + w;
+  }
+  return wait.empty();
 }
 
 in_place_pass::in_place_pass(const controller_options& o, kube::client& c, kube::event_recorder& events)
@@ -102,7 +120,9 @@ void in_place_pass::run(const json& group_object, config::failover_group g, cons
   in.job = backup_ctl::view_job(job);
   const json rec = in.status.value("restoreInPlace", json::object());
   const std::string phase = str(rec, "phase");
-  if (phase == "Failed" && !g.spec.restore_in_place) return;  // terminal, nothing to re-arm
+  const json annotations = group_object.value("metadata", json::object()).value("annotations", json::object());
+  in.lift_request = str(annotations, restore_lift_annotation);
+  if (phase == "Failed" && !g.spec.restore_in_place && in.lift_request.empty()) return;  // terminal
   if (in.job.succeeded || in.job.failed) {
     std::string error;
     in.job.result = backup_ctl::newest_termination_message(
@@ -125,7 +145,7 @@ void in_place_pass::run(const json& group_object, config::failover_group g, cons
     if (!pods) return failed("list pods", name, pods.error().describe());
     std::vector<json> items;
     for (const auto& p : (*pods).value("items", json::array())) items.push_back(p);
-    in.target_fenced = target_fenced(in.status, target, items);
+    in.target_fenced = target_fenced(in.status, target, items, str(rec, "fencingStartTime"), &in.fencing_waits);
   }
   in.plan_running = bootstrap_running(in.status);
   in.group = std::move(g);
@@ -152,8 +172,13 @@ void in_place_pass::run(const json& group_object, config::failover_group g, cons
         break;
       }
       case in_place_step::freeze:
-      case in_place_step::lift: {
-        const std::string verb = a.kind == in_place_step::freeze ? "freeze:" : "lift:";
+      case in_place_step::lift:
+      case in_place_step::cancel:
+      case in_place_step::abandon: {
+        const std::string verb = a.kind == in_place_step::freeze ? "freeze:"
+                                 : a.kind == in_place_step::lift ? "lift:"
+                                 : a.kind == in_place_step::cancel ? "cancel:"
+                                                                   : "abandon:";
         auto answer = ask(gg, restore_freeze_key, verb + a.arg);
         if (!answer) return;  // not reached: asked again next pass
         if (a.kind == in_place_step::freeze && answer->rfind("rejected: ", 0) == 0) {

@@ -19,11 +19,15 @@ namespace br::restore_ctl {
 
 using json = nlohmann::json;
 
-/// Pure: the target is fenced for the load: the coordinator's status reports it read-only
-/// (super_read_only ON: the coordinator fenced it), no other site replicating (the freeze stops
-/// them: `restore --replace` refuses a target that serves a replica) and none of its pods
-/// carries role=primary.
-bool target_fenced(const json& status, const std::string& target, const std::vector<json>& pods);
+/// Pure: the target is fenced for the load, from probes newer than `since` (RFC 3339, Fencing's
+/// start; a site's lastSeen is its latest good probe, while its `replicating` stays from that
+/// probe when it becomes unreachable): the target reports read-only (super_read_only ON) in such a
+/// probe, every other site is unreachable now (it cannot be checked; it is restore-pending after
+/// the load, and `restore --replace` itself refuses a target that still serves a replica) or
+/// reports not replicating in such a probe, and no pod of the target carries role=primary.
+/// `waits` names what is still waited for.
+bool target_fenced(const json& status, const std::string& target, const std::vector<json>& pods,
+                   const std::string& since, std::string* waits = nullptr);
 
 class in_place_pass {
  public:

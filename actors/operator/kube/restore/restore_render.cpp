@@ -72,7 +72,7 @@ json render_restore_job(const config::failover_group& g, const restore_source& s
 
 json render_replace_job(const config::failover_group& g, const restore_source& src,
                         const std::string& target, const backup_ctl::render_settings& r) {
-  return restore_job(g, replace_job_name(g.metadata.name), "restore-in-place", src, target,
+  return restore_job(g, replace_job_name(g.metadata.name, g.spec.restore_in_place->confirm), "restore-in-place", src, target,
                      g.spec.restore_in_place->point_in_time, true, r);
 }
 

@@ -23,7 +23,7 @@ inline constexpr const char* pitr_creds_dir = "/run/bloodraven/pitr-aws-creds";
 json render_restore_job(const config::failover_group& g, const restore_source& src,
                         const std::string& target, const backup_ctl::render_settings& r);
 
-/// spec.restoreInPlace's Job (created by restore_in_place_pass.cpp): replace_job_name(<group>),
+/// spec.restoreInPlace's Job (created by restore_in_place_pass.cpp): replace_job_name(<group>, confirm),
 /// the same Job with `--replace` against the active site (component restore-in-place),
 /// spec.restoreInPlace.pointInTime as the bound.
 json render_replace_job(const config::failover_group& g, const restore_source& src,
