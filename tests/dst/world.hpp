@@ -66,7 +66,9 @@ struct mysqld_model {
   bool receiving = false;      ///< the receiver (IO thread) runs; off after a restart
   int64_t restarts = 0;        ///< what the operator reads from uptime
   uint64_t next_gno = 1;       ///< its own transaction counter
-  std::map<uint64_t, int> pending;  ///< own commit waiting: gno -> acknowledgements so far
+  /// Own commits waiting: gno -> the sites that acknowledged it (one bit each: the source counts
+  /// a replica once, however often it receives the transaction again after a restart).
+  std::map<uint64_t, uint32_t> pending;
 };
 
 /// A view answer in flight to a sidecar (delayed by at most requestTimeout).

@@ -9,6 +9,7 @@
 // hold (two sites acknowledging different histories), and a promotion whose drained candidate
 // lacks an acknowledged write.
 #include <algorithm>
+#include <bit>
 
 #include "actors/operator/decide/semisync_gate.hpp"
 #include "tests/dst/world.hpp"
@@ -75,13 +76,13 @@ void world::replication_tick() {
     auto missing = src.executed.subtract(m.executed.unite(m.relay));
     if (missing.empty()) continue;
     m.relay = m.relay.unite(missing);
-    for (auto& [gno, acks] : src.pending)
-      if (missing.contains(one(m.source, gno))) ++acks;
+    for (auto& [gno, ackers] : src.pending)
+      if (missing.contains(one(m.source, gno))) ackers |= 1u << x;
   }
   for (int s = 0; s < n_sites; ++s) {
     auto& pend = mysql_[s].pending;
     for (auto it = pend.begin(); it != pend.end();) {
-      if (it->second < static_cast<int>(cfg_.semisync_k)) {
+      if (static_cast<uint32_t>(std::popcount(it->second)) < cfg_.semisync_k) {
         ++it;
         continue;
       }
