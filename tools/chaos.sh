@@ -2,9 +2,12 @@
 # tools/chaos.sh -- run the full chaos scenario set (tests/chaos) and print one line per scenario.
 #
 # Usage: tools/chaos.sh [--policy Safe|Fast] [--build-dir DIR] [--no-build] [--mutant-gate-open]
-#                       [--mutant-no-catch-up] [--label L] [SCENARIO...]
+#                       [--mutant-no-catch-up] [--mutant-gr-force-minority] [--label L] [SCENARIO...]
 #   SCENARIO names a test case of tests/chaos/*scenarios_test.cpp (default: all of them); --label L
-#   runs the cases labelled L instead (e.g. planned: planned_scenarios_test.cpp).
+#   runs the cases labelled L instead (e.g. planned: planned_scenarios_test.cpp; gr: the Group
+#   Replication scenarios of gr_scenarios_test.cpp, which the default set does not include).
+#   --mutant-gr-force-minority: in gr_majority_partition the isolated old primary is forced into a
+#   quorum of its own (a simulated broken operator): proves the GR two-primaries check.
 #   --mutant-gate-open: run against a deliberately broken operator whose promotion gate always
 #   opens (target bloodraven-mutant-gate-open): proves the checker catches a missing gate.
 #   --mutant-no-catch-up: run against an operator whose switchover drains only what the candidate
@@ -31,7 +34,8 @@ while (( $# )); do
     --label) LABEL=$2; shift 2 ;;
     --mutant-gate-open) MUTANT=gate-open; shift ;;
     --mutant-no-catch-up) MUTANT=no-catch-up; shift ;;
-    -h | --help) sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --mutant-gr-force-minority) export BR_CHAOS_GR_MUTANT=force-minority; shift ;;
+    -h | --help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "chaos.sh: unknown option $1" >&2; exit 2 ;;
     *) NAMES+=("$1"); shift ;;
   esac
@@ -63,6 +67,7 @@ cleanup() {
   for i in "$first" $((first + 1)) $((first + 2)); do
     "$ROOT/tools/mysql-sandbox" stop "$i" >/dev/null 2>&1 || true
     "$ROOT/tools/mysql-sandbox" netns "$i" none >/dev/null 2>&1 || true
+    "$ROOT/tools/mysql-sandbox" gr-off "$i" >/dev/null 2>&1 || true  # a GR run's options
   done
   echo "---- chaos summary ----"
   grep -E '^chaos: |^  (fail|note):' "$RESULTS" || echo "(no scenario finished)"
@@ -73,7 +78,14 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 FILTER=chaos
-if (( ${#NAMES[@]} )); then FILTER="chaos/$(IFS=,; echo "${NAMES[*]}")"; fi
+if (( ${#NAMES[@]} )); then
+  # gr_* cases live in suite chaos_gr (gr_scenarios_test.cpp), the others in chaos.
+  ASYNC=() GR=()
+  for n in "${NAMES[@]}"; do if [[ $n == gr_* ]]; then GR+=("$n"); else ASYNC+=("$n"); fi; done
+  FILTER=""
+  (( ${#ASYNC[@]} )) && FILTER="chaos/$(IFS=,; echo "${ASYNC[*]}")"
+  (( ${#GR[@]} )) && FILTER="${FILTER:+$FILTER:}chaos_gr/$(IFS=,; echo "${GR[*]}")"
+fi
 if [[ -n $LABEL ]]; then FILTER="@$LABEL"; fi
 export BR_SOURCE_DIR=$ROOT BR_BINARY_DIR=$BUILD BR_CHAOS_RESULTS=$RESULTS
 export UBSAN_OPTIONS="suppressions=$ROOT/tests/support/ubsan.supp:print_stacktrace=1:halt_on_error=1"

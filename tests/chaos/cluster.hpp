@@ -37,7 +37,14 @@ struct cluster_params {
   std::vector<std::string> operator_extra_args;
   std::map<std::string, std::string> operator_env;
   std::map<std::string, std::string> sidecar_env;  ///< added to every sidecar's environment
+  /// Group Replication mode (issue 23): the three servers are OFFLINE members with the plugin
+  /// loaded (member_expel_timeout 0), the operator bootstraps s1 and joins s2, s3 over the MySQL
+  /// communication stack; sidecars in GR mode. The async-only knobs above are not written.
+  bool gr = false;
 };
+
+/// The group name of GR-mode runs.
+inline constexpr const char* chaos_gr_group_name = "7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f";
 
 class cluster {
  public:
@@ -78,6 +85,11 @@ class cluster {
   /// `bloodraven switchover` against the operator, signed with the run's operator key: the
   /// CLI's exit code (0 = accepted) and its output.
   std::pair<int, std::string> request_switchover(const std::string& target);
+  /// `bloodraven recover` (GR guarded quorum recovery, value "<id>@<plan digest>"), signed the
+  /// same way: exit code and output.
+  std::pair<int, std::string> request_recover(const std::string& value);
+  /// The group's status.groupReplication from GET /status (null when absent).
+  nlohmann::json gr_status() const;
   void kill_sidecar(int k);
   void start_sidecar(int k);
   void kill_operator();
@@ -109,6 +121,8 @@ class cluster {
   void setup_network();
   void teardown_network() noexcept;
   void write_group_file();
+  void setup_gr_members();      ///< GR: servers as OFFLINE members (before the operator starts)
+  void wait_gr_bootstrapped();  ///< GR: the operator bootstrapped s1 and joined the others
   void net(const std::vector<std::string>& args);
   bool wait_operator_view(const std::string& site, int seconds);
 

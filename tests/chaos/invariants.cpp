@@ -58,6 +58,24 @@ ack_overlap_report check_s1_acks(std::vector<ack> acks, int64_t max_gap_ms) {
   return r;
 }
 
+ack_overlap_report check_gr_two_primaries(std::vector<ack> acks, int64_t window_ms) {
+  ack_overlap_report r;
+  acks.erase(std::remove_if(acks.begin(), acks.end(), [](const ack& a) { return !a.direct; }),
+             acks.end());
+  std::sort(acks.begin(), acks.end(),
+            [](const ack& a, const ack& b) { return a.t_ack_ms < b.t_ack_ms; });
+  for (size_t j = 0; j < acks.size(); ++j)
+    for (size_t i = j; i-- > 0 && acks[j].t_ack_ms - acks[i].t_ack_ms < window_ms;)
+      if (acks[i].site != acks[j].site) {
+        if (r.overlaps++ == 0)
+          r.detail = acks[i].site + " acked id " + std::to_string(acks[i].id) + " at t=" +
+                     std::to_string(acks[i].t_ack_ms) + "ms and " + acks[j].site + " acked id " +
+                     std::to_string(acks[j].id) + " at t=" + std::to_string(acks[j].t_ack_ms) + "ms";
+        break;  // one overlap per later ack
+      }
+  return r;
+}
+
 s3_report check_s3(const std::vector<ack>& acks, const std::set<int64_t>& present,
                    const std::set<std::string>& divergent_sites) {
   s3_report r;

@@ -56,6 +56,12 @@ struct ack_overlap_report {
 /// and a different site acknowledged a write strictly inside that interval.
 ack_overlap_report check_s1_acks(std::vector<ack> acks, int64_t max_gap_ms);
 
+/// S1 for Group Replication (issue 23): two members accepting writes = two different sites each
+/// acknowledged a write through their direct probers less than `window_ms` apart (the sample
+/// window). A member cut off from its majority keeps read_only off while its commits block, so
+/// GR is judged on what was acknowledged, not on read_only. Steered acks are not counted.
+ack_overlap_report check_gr_two_primaries(std::vector<ack> acks, int64_t window_ms);
+
 struct s3_report {
   int acked = 0;
   int lost = 0;               ///< missing on the final primary and not reported

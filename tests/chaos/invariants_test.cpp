@@ -83,4 +83,25 @@ BOOST_AUTO_TEST_CASE(write_gap_from_the_fault_on) {
   BOOST_TEST(write_unavailability_ms(early, 900, 6000) == 6000 - 1000);
 }
 
+BOOST_AUTO_TEST_CASE(gr_two_primaries_from_direct_acks) {
+  struct row {
+    const char* name;
+    std::vector<ack> acks;
+    int overlaps;
+  };
+  const std::vector<row> rows = {
+      {"one primary, then another 7 s later", {a(1, "s1", 1000, true), a(2, "s1", 1050, true), a(3, "s2", 8000, true)}, 0},
+      {"two members within 100 ms", {a(1, "s1", 1000, true), a(2, "s2", 1060, true)}, 1},
+      {"exactly one window apart", {a(1, "s1", 1000, true), a(2, "s2", 1100, true)}, 0},
+      {"the steered writer moving is not a direct ack", {a(1, "s1", 1000, true), a(2, "s2", 1010)}, 0},
+      {"both keep writing (a forced minority)",
+       {a(1, "s1", 1000, true), a(2, "s2", 1020, true), a(3, "s1", 1070, true), a(4, "s2", 1090, true)}, 3},
+  };
+  for (const auto& r : rows) {
+    auto x = check_gr_two_primaries(r.acks, 100);
+    BOOST_TEST(x.overlaps == r.overlaps, r.name << ": " << x.detail);
+    BOOST_TEST(x.detail.empty() == (r.overlaps == 0), r.name);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

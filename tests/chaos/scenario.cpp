@@ -120,6 +120,65 @@ final_state observe(cluster& c, const expectations& e) {
   return f;
 }
 
+/// Group Replication end state: one ONLINE PRIMARY, every other member an ONLINE SECONDARY of
+/// the same view (in its own table), the operator naming the primary, every member's
+/// gtid_executed inside the primary's (S4).
+final_state observe_gr(cluster& c) {
+  final_state f;
+  std::vector<int> primaries;
+  for (int k = 0; k < cluster::sites; ++k) {
+    auto rows = c.sql(k).query(
+        "SELECT MEMBER_STATE, MEMBER_ROLE, (SELECT COUNT(*) FROM "
+        "performance_schema.replication_group_members WHERE MEMBER_STATE='ONLINE') FROM "
+        "performance_schema.replication_group_members WHERE MEMBER_ID=@@server_uuid");
+    const std::string name = cluster::site_name(k);
+    if (!rows || rows->size() != 1) {
+      f.why = name + " unreachable or not in a group";
+      return f;
+    }
+    const auto& r = (*rows)[0];
+    if (r[0].value_or("") != "ONLINE" || r[2].value_or("") != std::to_string(cluster::sites)) {
+      f.why = name + " is " + r[0].value_or("?") + " with " + r[2].value_or("?") + " ONLINE in its view";
+      return f;
+    }
+    if (r[1].value_or("") == "PRIMARY") primaries.push_back(k);
+  }
+  if (primaries.size() != 1) {
+    f.why = std::to_string(primaries.size()) + " PRIMARY members";
+    return f;
+  }
+  f.primary = primaries[0];
+  auto view = c.active_view();
+  std::string active = view.is_object() ? view.value("activeSite", "") : "";
+  if (active != cluster::site_name(f.primary)) {
+    f.why = "operator names '" + active + "' but " + cluster::site_name(f.primary) + " is PRIMARY";
+    return f;
+  }
+  auto pg = c.sql(f.primary).scalar("SELECT REPLACE(@@global.gtid_executed, '\\n', '')");
+  if (!pg) {
+    f.why = "primary gtid_executed unreadable";
+    return f;
+  }
+  for (int k = 0; k < cluster::sites; ++k) {
+    if (k == f.primary) continue;
+    auto g = c.sql(k).scalar("SELECT REPLACE(@@global.gtid_executed, '\\n', '')");
+    auto sub = g ? c.sql(f.primary).scalar("SELECT GTID_SUBSET('" + *g + "', '" + *pg + "')")
+                 : std::nullopt;
+    if (!sub || *sub != "1") {
+      f.why = "S4: " + cluster::site_name(k) + "'s GTID set is not contained in the primary's";
+      return f;
+    }
+  }
+  auto ids = c.sql(f.primary).query("SELECT id FROM appdb.chaos_writes");
+  if (!ids) {
+    f.why = "cannot read ids on the primary";
+    return f;
+  }
+  for (const auto& r : *ids)
+    if (r[0]) f.present.insert(std::stoll(*r[0]));
+  return f;
+}
+
 std::string work_dir_for(const std::string& name) {
   const char* base = std::getenv("BR_CHAOS_DIR");
   std::string b = base && *base ? base : "/tmp/br-chaos-" + std::to_string(getpid());
@@ -185,7 +244,9 @@ scenario_result run_scenario(const scenario& s) {
   line << "chaos: scenario=" << s.name << " policy=" << s.params.policy;
   try {
     cluster c(s.params, dir);
-    workload w(c, {});
+    workload::options load;
+    if (s.expect.probe_period_ms > 0) load.probe_period_ms = s.expect.probe_period_ms;
+    workload w(c, load);
     scenario_context ctx{c, w, {}, {}};
     w.start();
     ctx.sleep_s(3);  // warm-up: acks on the healthy primary
@@ -200,7 +261,7 @@ scenario_result run_scenario(const scenario& s) {
     final_state f;
     bool converged = ctx.wait_until(
         [&] {
-          f = observe(c, s.expect);
+          f = s.params.gr ? observe_gr(c) : observe(c, s.expect);
           return f.why.empty();
         },
         s.expect.converge_seconds);
@@ -210,7 +271,7 @@ scenario_result run_scenario(const scenario& s) {
     ctx.sleep_s(0.5);  // in-flight writes finish before the ids are read
     if (converged) {
       ctx.wait_replicas_caught_up(f.primary, 20);
-      auto again = observe(c, s.expect);
+      auto again = s.params.gr ? observe_gr(c) : observe(c, s.expect);
       if (again.why.empty()) f = again;
     }
     w.stop();
@@ -250,12 +311,30 @@ scenario_result run_scenario(const scenario& s) {
     auto s1 = check_s1_samples(rounds, w.sample_period_ms());
     auto s1a = check_s1_acks(acks, 1000);
     std::set<std::string> blocked(f.blocked.begin(), f.blocked.end());
+    if (s.params.gr && s.expect.forced_quorum)
+      blocked.insert(s.expect.forced_left_out.begin(), s.expect.forced_left_out.end());
     auto s3 = check_s3(acks, f.present, s.expect.strict_s3 ? std::set<std::string>{} : blocked);
     int64_t unavailable = write_unavailability_ms(acks, fault_ms, converged_ms);
 
     if (!have_primary) res.failures.push_back("S3 not judged: no single writable site at the end");
     if (!converged) res.failures.push_back("not converged in " + std::to_string(s.expect.converge_seconds) + "s: " + f.why);
-    if (!s1.ok()) {
+    if (s.params.gr) {
+      // GR: S1 is two members acknowledging direct writes within one sample window. The
+      // samples (read_only off on two members) are reported only: a member cut off from its
+      // majority keeps read_only off while its commits block.
+      auto two = check_gr_two_primaries(acks, w.sample_period_ms());
+      if (!two.ok())
+        res.failures.push_back("S1 (GR): " + std::to_string(two.overlaps) +
+                               " direct acks of two members within " +
+                               std::to_string(w.sample_period_ms()) + " ms, first " + two.detail);
+      if (!s1.ok())
+        ctx.notes.push_back("read_only off on two members in " + std::to_string(s1.violating_rounds) +
+                            " samples (window " + fmt_s(s1.window_ms) + "s, first " + s1.detail +
+                            "): not acknowledged writes, reported only in GR mode");
+      if (s.expect.forced_quorum)
+        ctx.notes.push_back("quorum was forced (guarded recovery): " + std::to_string(s3.reported_lost) +
+                            " acked writes of the members left out are missing (reported)");
+    } else if (!s1.ok()) {
       std::string m = "S1 samples: " + std::to_string(s1.violating_rounds) + " rounds, window " +
                       fmt_s(s1.window_ms) + "s, first " + s1.detail;
       if (s.expect.s1_exempt) ctx.notes.push_back(m + " [exempt: " + s.expect.s1_exempt_why + "]");

@@ -22,6 +22,12 @@ struct expectations {
   bool strict_s3 = false;           ///< no loss at all, even reported
   bool epoch_may_change = false;    ///< with failover=false: a re-establishing epoch bump is fine
   int converge_seconds = 90;
+  int64_t probe_period_ms = 0;  ///< the direct probers' period (0: the workload's default)
+  /// GR: the scenario forced a membership (guarded quorum recovery): acked writes of the members
+  /// left out (`forced_left_out`) that are missing are reported as lost to the forced quorum, not
+  /// failed.
+  bool forced_quorum = false;
+  std::vector<std::string> forced_left_out;
 };
 
 struct scenario_context {
