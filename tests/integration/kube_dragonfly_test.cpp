@@ -12,7 +12,8 @@
 // moves to b's pod, status.dragonfly.lastFailover says MasterLost without sessions; sampled all
 // along, the active Service never selects two pods. a's server back empty: it follows b, then the
 // master moves back to MySQL's active site a with the catch-up (sessions preserved). enabled
-// flips off: every Dragonfly object and pod is deleted and status.dragonfly removed.
+// flips off: every Dragonfly object and pod is deleted and status.dragonfly removed; on again:
+// they are back and a's new pod is the master.
 // `kubectl bloodraven status` (real kubectl) shows the cache line.
 #include <boost/test/unit_test.hpp>
 
@@ -315,6 +316,17 @@ BOOST_AUTO_TEST_CASE(the_manager_labels_the_master_pod_follows_a_cache_failure_a
              "left: " << json(dragonfly_objects()).dump());
   BOOST_TEST(eventually([&] { return !status().contains("dragonfly"); }, 30s), status().dump());
   BOOST_TEST(status().value("activeSite", "") == "a");
+
+  // -- and on again: the objects come back and a's new pod is labelled master -------------------
+  flip = kube::update_with_retry(*c, mfg_resource, ns, group, [&](json& obj) {
+    obj["spec"]["dragonfly"]["enabled"] = true;
+    return true;
+  });
+  BOOST_TEST_REQUIRE(flip.ok(), (flip.ok() ? "" : flip.error().describe()));
+  BOOST_TEST(eventually([&] {
+    return dragonfly_objects().size() == 9u && active_endpoints() == std::set<std::string>{"a"} &&
+           df_status().value("phase", "") == "Ready";
+  }, 60s), "not back: " << json(dragonfly_objects()).dump() << " " << status().dump());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
