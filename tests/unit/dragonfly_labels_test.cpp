@@ -145,6 +145,10 @@ BOOST_AUTO_TEST_CASE(status_reports_master_sites_lag_and_last_failover) {
   BOOST_TEST(s["lastFailover"]["toSite"] == "b");
   BOOST_TEST(s["lastFailover"]["sessionsPreserved"] == false);
   BOOST_TEST(s["lastFailover"]["method"] == "REPLICAOF NO ONE");
+  // A server naming a huge master host: the site's message stays bounded.
+  in.sites[1].info.master_host = std::string(100000, 'h');
+  s = status_json(in, plan_steering(in), f);
+  BOOST_TEST(s["sites"][1]["message"].get<std::string>().size() <= 259u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

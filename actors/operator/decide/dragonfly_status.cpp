@@ -15,6 +15,13 @@ const site_observation* observed(const steer_input& in, const std::string& site)
   return nullptr;
 }
 
+/// A server's text (its master_host is in `why`) is capped: status.dragonfly stays small whatever
+/// a cache server answers.
+std::string capped(const std::string& text) {
+  constexpr std::size_t max = 256;
+  return text.size() <= max ? text : text.substr(0, max) + "...";
+}
+
 int64_t offset_of(const site_observation& s) {
   return s.info.role == server_role::replica ? s.info.replica_offset : s.info.master_repl_offset;
 }
@@ -24,13 +31,13 @@ int64_t offset_of(const site_observation& s) {
 json status_json(const steer_input& in, const steer_plan& plan, const status_facts& f) {
   json out = {{"enabled", true},
               {"phase", plan.phase},
-              {"message", plan.phase_reason},
+              {"message", capped(plan.phase_reason)},
               {"masterSite", f.master_site}};
   const auto* m = observed(in, f.master_site);
   const bool master_known = m && m->reachable && m->info.role == server_role::master;
   json sites = json::array();
   for (const auto& v : plan.sites) {
-    json s = {{"name", v.site}, {"role", std::string{to_string(v.cls)}}, {"ready", v.ready}, {"message", v.why}};
+    json s = {{"name", v.site}, {"role", std::string{to_string(v.cls)}}, {"ready", v.ready}, {"message", capped(v.why)}};
     const auto* o = observed(in, v.site);
     if (o && o->reachable) {
       if (const auto off = offset_of(*o); off >= 0) s["offset"] = off;

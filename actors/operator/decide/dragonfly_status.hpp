@@ -38,7 +38,8 @@ struct status_facts {
 /// role is the site's class (master, replica, stale-master, unconfigured, unreachable, unknown);
 /// offset is the server's replication offset (a master's master_repl_offset, a replica's own),
 /// absent when unknown; lagBytes only for a replica following the recorded master (its offset
-/// behind the master's, at least 0).
+/// behind the master's, at least 0). Messages are capped at 256 bytes (they quote what the
+/// servers answered).
 nlohmann::json status_json(const steer_input& in, const steer_plan& plan, const status_facts& f);
 
 }  // namespace br::dragonfly
