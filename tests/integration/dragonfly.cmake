@@ -18,3 +18,10 @@ br_test(integration_dragonfly_takeover
           ${PROJECT_SOURCE_DIR}/tests/support/dragonfly_sim.cpp
   LIBS br_operator_dragonfly br_actors_common
   LABELS "integration;dragonfly" TIMEOUT 300)
+# A planned failover with Dragonfly (acceptance 2 of issue 24 in standalone mode): the cache replica
+# catches up before the fence and the master moves after MySQL, no acked cache write lost; with the
+# target's cache stopped, onSyncTimeout=fail rolls back with MySQL untouched. Sandbox instances 252-253,
+# real Valkey, HAProxy. About 60 s.
+add_test(NAME integration_playground_dragonfly_planned COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/playground_dragonfly_planned_test.sh)
+set_tests_properties(integration_playground_dragonfly_planned PROPERTIES LABELS "integration;process;mysql;dragonfly;valkey;planned"
+  RUN_SERIAL TRUE TIMEOUT 900 ENVIRONMENT "${BR_TEST_ENV}")

@@ -143,7 +143,10 @@ void validate(context& c, const std::string& target, std::optional<caf::timespan
   auto fl = c.fields(target);
   fl["source"] = source;
   fl["maxLagWaitMs"] = rec.max_lag_wait_ms;
-  c.log(log_level::info, retry ? "deferred planned failover starts" : "planned failover requested",
+  c.log(log_level::info,
+        synced  ? "planned failover starts after the cache sync"
+        : retry ? "deferred planned failover starts"
+                : "planned failover requested",
         fl);
   context with_lag{rules, c.st, c.clock, c.out, c.answer};
   start_plan(with_lag, plan_kind::switchover, target, source, true, true, "", rec);
