@@ -384,15 +384,6 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
       c.errs.push_back({"spec.restoreInPlace",
                         "Kubernetes mode only: in standalone mode fence the primary and run "
                         "`bloodraven restore --replace` against it"});
-    else
-      // The controller is wired, but a review found paths that undo a restore or strand the
-      // group (docs/backup.md "Restore in place", open findings): refused until they are fixed.
-      c.errs.push_back({"spec.restoreInPlace",
-                        "not enabled yet: the in-place restore has open safety defects (sites not "
-                        "yet recloned may resume replication or be failed over to after the lift; "
-                        "docs/backup.md \"Restore in place\"); restore into a new group with "
-                        "spec.initFromBackup, or fence the primary and run `bloodraven restore "
-                        "--replace` by hand; remove the field"});
   }
   return std::move(c.errs);
 }

@@ -9,15 +9,10 @@ br_test(integration_kube_restore
 # spec.restoreInPlace in Kubernetes mode on the API simulator (issue 21): the group source (mock
 # site_io), the reconciler (pod labels) with a kubelet simulation, and the restore controller under
 # the chart's RBAC; the Job played by the test. The phases with an operator restart mid-way, the
-# reclones on the restore's token, a failed Job kept with the group frozen.
+# other sites restore-pending until their reclone on the restore's token succeeded, a failed Job
+# kept with the group frozen, then lifted by the restore-lift annotation and restored again.
 br_test(integration_kube_restore_in_place
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_restore_in_place_test.cpp
           ${PROJECT_SOURCE_DIR}/tests/support/recording_platform.cpp
   LIBS br_ts_kube_harness br_actors_operator br_kube_sim yaml-cpp
   LABELS "integration;kube;backup" TIMEOUT 300)
-# spec.restoreInPlace is refused at validation again (review V3, 2026-11-27: H1-H4 in docs/backup.md
-# "Restore in place"): this test drives the wired path and cannot pass while the refusal stands.
-# Re-enable it with the fixes.
-if(TARGET integration_kube_restore_in_place)
-  set_tests_properties(integration_kube_restore_in_place PROPERTIES DISABLED TRUE)
-endif()

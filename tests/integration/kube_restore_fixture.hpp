@@ -281,7 +281,8 @@ struct restore_fixture {
                 {"metadata",
                  {{"name", job + "-x1"},
                   {"namespace", ns},
-                  {"labels", {{"shipstream.io/restore", group}, {"app.kubernetes.io/component", component}}}}},
+                  {"labels", {{"shipstream.io/restore", group}, {"app.kubernetes.io/component", component},
+                              {"job-name", job}}}}},  // as the Job controller labels its pods
                 {"spec", {{"containers", json::array({{{"name", "restore"}, {"image", "bloodraven:test"}}})}}}};
     must(cluster.create(kube::resources::pods, ns, pod));
     auto p = c->merge_patch(

@@ -5,15 +5,19 @@
 // termination message) as a real cluster would. Shown: Preflight -> Fencing -> Restoring ->
 // Resuming -> Succeeded with the coordinator's durable freeze, the target fenced and its primary
 // label gone while it loads and back after, the Job created once across an operator restart in
-// the middle (the same token never runs twice), the other sites recloned on the restore's token,
+// the middle (the same token never runs twice), the other sites restore-pending after the lift
+// (status, no -replicas label) until each reclone on the restore's token succeeded,
 // bloodraven_restore_* with restore_kind in_place; a failed Job: Failed, the Job kept, the group
-// stays frozen and fenced, nothing retried.
+// stays frozen and fenced, nothing retried; then lifted by the restore-lift annotation (what
+// `kubectl bloodraven restore lift` sets): a stays fenced, every site pending, no promotion; a
+// newer confirm runs its own Job (the failed one kept) and restores a.
 #include <boost/test/unit_test.hpp>
 
 #include <thread>
 
 #include "actors/operator/group/durable_state_json.hpp"
 #include "actors/operator/kube/core/kube_state_store.hpp"
+#include "actors/operator/kube/restore/restore_in_place.hpp"
 #include "config/rfc3339.hpp"
 #include "io/metrics/metrics.hpp"
 #include "tests/integration/kube_restore_fixture.hpp"
@@ -27,7 +31,7 @@ using br::test::eventually;
 
 namespace {
 
-const std::string T1 = "2026-11-26T15:00:00Z";
+const std::string T1 = "2026-11-26T15:00:00Z", T2 = "2026-11-26T16:00:00Z";
 const std::string restored = "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-20";  // the backup's set
 
 struct in_place_fixture : restore_fixture {
@@ -102,7 +106,7 @@ struct in_place_fixture : restore_fixture {
 BOOST_FIXTURE_TEST_SUITE(kube_restore_in_place, in_place_fixture)
 
 BOOST_AUTO_TEST_CASE(the_phases_through_an_operator_restart_then_the_others_recloned) {
-  const std::string g = "ip", job = "mysqlrestore-inplace-ip";
+  const std::string g = "ip", job = restore_ctl::replace_job_name("ip", T1);
   running_group(g);
   const size_t promotions_before = mock->promotions();
   request_restore(g, T1);
@@ -167,8 +171,11 @@ BOOST_AUTO_TEST_CASE(the_phases_through_an_operator_restart_then_the_others_recl
   BOOST_TEST(!events(g, "RestoreInPlaceResumed").empty());
   BOOST_TEST(!events(g, "RestoreInPlaceSucceeded").empty());
   BOOST_TEST(status(g).value("activeSite", "") == "a");
+  // H1: b and c were restore-pending from the lift (recorded with it, shown at Succeeded).
+  BOOST_TEST(in_place(g).contains("pendingSites"), in_place(g).dump());
 
-  // The other sites are recloned from a on the token's word, each once.
+  // The other sites are recloned from a on the token's word, each once; each leaves the pending
+  // list only when its reclone succeeded (M7), then status.restoreInPlace.pendingSites is empty.
   BOOST_TEST_REQUIRE(eventually([&] {
     auto r = in_place(g).value("reclones", json::object());
     return r.size() == 2u;
@@ -176,6 +183,10 @@ BOOST_AUTO_TEST_CASE(the_phases_through_an_operator_restart_then_the_others_recl
   for (const char* s : {"b", "c"})
     BOOST_TEST(in_place(g)["reclones"].value(s, "").rfind("accepted: reclone of ", 0) == 0u, in_place(g).dump());
   BOOST_TEST(eventually([&] { return freeze(g).recloned.size() == 2u; }, 10s));
+  BOOST_TEST(eventually([&] {
+    return freeze(g).pending.empty() && in_place(g).value("pendingSites", json()) == json::array();
+  }, 60s), in_place(g).dump());
+  for (const auto& s : status(g).value("sites", json::array())) BOOST_TEST(!s.value("restorePending", false), s.dump());
   BOOST_TEST(eventually([&] {
     auto cl = mock->cloned();
     return std::count(cl.begin(), cl.end(), g + "-b") == 1 && std::count(cl.begin(), cl.end(), g + "-c") == 1;
@@ -195,7 +206,7 @@ BOOST_AUTO_TEST_CASE(the_phases_through_an_operator_restart_then_the_others_recl
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_job_is_kept_and_the_group_stays_frozen) {
-  const std::string g = "ipf", job = "mysqlrestore-inplace-ipf";
+  const std::string g = "ipf", job = restore_ctl::replace_job_name("ipf", T1);
   running_group(g);
   const size_t promotions_before = mock->promotions();
   request_restore(g, T1);
@@ -217,6 +228,35 @@ BOOST_AUTO_TEST_CASE(a_failed_job_is_kept_and_the_group_stays_frozen) {
   BOOST_TEST(role(g, "a") == "replica");
   BOOST_TEST(mock->promotions() == promotions_before);
   BOOST_TEST(mock->cloned().empty());
+
+  // M8: lifted by request (the annotation `kubectl bloodraven restore lift ipf` sets): the
+  // freeze is gone, a stays fenced without its label, every site restore-pending, no promotion.
+  auto r = c->merge_patch(kube::resources::mysqlfailovergroups, ns, g,
+                          {{"metadata", {{"annotations", {{restore_ctl::restore_lift_annotation, T1}}}}}});
+  BOOST_TEST_REQUIRE(r.ok(), why(r));
+  BOOST_TEST_REQUIRE(eventually([&] { return !freeze(g).frozen; }, 30s), in_place(g).dump());
+  BOOST_TEST(freeze(g).pending == (std::vector<std::string>{"a", "b", "c"}), boost::test_tools::per_element());
+  BOOST_TEST(eventually([&] { return !events(g, "RestoreInPlaceAbandoned").empty(); }, 10s));
+  BOOST_TEST(eventually([&] { return in_place(g).value("message", "").find("lifted by request") != std::string::npos; },
+                        10s), in_place(g).dump());
+  std::this_thread::sleep_for(2s);
+  BOOST_TEST(!mock->is_writable(g + "-a"));
+  BOOST_TEST(role(g, "a") == "replica");
+  BOOST_TEST(mock->promotions() == promotions_before);
+  BOOST_TEST(phase(g) == "Failed");
+  // A newer confirm restores a again: its own Job, the failed one kept.
+  const std::string job2 = restore_ctl::replace_job_name(g, T2);
+  BOOST_TEST(job2 != job);
+  request_restore(g, T2);
+  BOOST_TEST_REQUIRE(eventually([&] { return phase(g) == "Restoring" && get(res::jobs, job2).is_object(); }, 30s),
+                     status(g).dump());
+  BOOST_TEST(get(res::jobs, job).is_object());
+  mock->set(g + "-a", restored, false);
+  finish_job(g, job2, true, R"({"name":"nightly-1","gtidExecuted":")" + restored + R"("})", "restore-in-place");
+  BOOST_TEST_REQUIRE(eventually([&] { return phase(g) == "Succeeded"; }, 30s), status(g).dump());
+  BOOST_TEST(eventually([&] { return mock->is_writable(g + "-a"); }, 20s));
+  BOOST_TEST(eventually([&] { return role(g, "a") == "primary"; }, 20s));
+  BOOST_TEST(eventually([&] { return freeze(g).pending.empty(); }, 60s), in_place(g).dump());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -175,14 +175,13 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
   }
 }
 
-// spec.restoreInPlace: every rule with its path; a valid one is still refused as a whole in
-// Kubernetes mode (open safety defects, docs/backup.md), so each row expects its own error (if
-// any) plus that one, and no other.
-BOOST_AUTO_TEST_CASE(restore_in_place_rules_then_refused) {
+// spec.restoreInPlace: every rule with its path; each row expects its own error (if any) and no
+// other (a valid one is accepted in Kubernetes mode: the restore controller runs it).
+BOOST_AUTO_TEST_CASE(restore_in_place_rules) {
   struct row {
     const char* rule;
     std::vector<std::function<void(json&)>> edits;
-    const char* path;  // "" = only the refusal
+    const char* path;  // "" = valid
     const char* fragment;
   };
   const std::vector<row> rows = {
@@ -220,10 +219,7 @@ BOOST_AUTO_TEST_CASE(restore_in_place_rules_then_refused) {
       auto errs = load(doc);
       const bool own = !std::string{r.path}.empty();
       if (own) BOOST_TEST(find_error(errs, r.path, r.fragment) != nullptr, dump(errs));
-      BOOST_TEST(find_error(errs, "spec.restoreInPlace", "not enabled yet: the in-place restore has open safety defects") !=
-                     nullptr,
-                 dump(errs));
-      BOOST_TEST(errs.size() == (own ? 2u : 1u), dump(errs));
+      BOOST_TEST(errs.size() == (own ? 1u : 0u), dump(errs));
     }
   }
   // Malformed: refused by the reader with its path (nothing is validated further).

@@ -126,7 +126,10 @@ void in_place_pass::run(const json& group_object, config::failover_group g, cons
   if (in.job.succeeded || in.job.failed) {
     std::string error;
     in.job.result = backup_ctl::newest_termination_message(
-        c_, ns, std::string{label_restore} + "=" + name + ",app.kubernetes.io/component=restore-in-place", error);
+        c_, ns,
+        std::string{label_restore} + "=" + name + ",app.kubernetes.io/component=restore-in-place,job-name=" +
+            replace_job_name(name, str(rec, "confirmTokenUsed")),
+        error);
     if (!error.empty()) return failed("list pods", name, error);
   }
   if (g.spec.restore_in_place && g.spec.restore_in_place->source.mysql_backup_ref) {
@@ -162,11 +165,12 @@ void in_place_pass::run(const json& group_object, config::failover_group g, cons
         auto r = c_.merge_patch(mysqlfailovergroups, ns, name, {{"status", {{"restoreInPlace", a.body}}}},
                                 "status");
         if (!r) return failed("status", name, r.error().describe());
+        const bool reached = str(written, "phase") != str(a.body, "phase");  // not a later update
         written = a.body;
         const std::string p = str(a.body, "phase");
         log::info("restore in place phase", {{"group", name}, {"namespace", ns}, {"phase", p},
                                              {"message", str(a.body, "message")}});
-        if (p == "Succeeded")
+        if (p == "Succeeded" && reached)
           metrics::restore_succeeded(ns, name, "in_place", str(a.body, "targetSite"), a.duration_seconds,
                                      a.completed_unix, a.source_size_bytes);
         break;
