@@ -7,6 +7,7 @@ set(BR_DST_WORLD
   ${PROJECT_SOURCE_DIR}/actors/operator/decide/evaluate.cpp
   ${PROJECT_SOURCE_DIR}/actors/operator/decide/promotion_gate.cpp
   ${PROJECT_SOURCE_DIR}/actors/operator/decide/semisync_gate.cpp
+  ${PROJECT_SOURCE_DIR}/actors/operator/decide/semisync_in_step.cpp
   ${PROJECT_SOURCE_DIR}/messages/gtid_set.cpp)
 br_test(dst_fencing
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/dst_test.cpp ${BR_DST_WORLD}

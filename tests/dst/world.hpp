@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/operator/decide/semisync_in_step.hpp"
 #include "actors/sidecar/fencing/fencing_rules.hpp"
 #include "messages/decisions.hpp"
 #include "messages/gtid_set.hpp"
@@ -64,7 +65,7 @@ struct mysqld_model {
   gtid_set relay;     ///< received, not applied yet (discarded by a restart: relay_log_recovery)
   int source = -1;    ///< replication source (site index)
   bool receiving = false;      ///< the receiver (IO thread) runs; off after a restart
-  int64_t restarts = 0;        ///< what the operator reads from uptime
+  int64_t started_tick = -1000;  ///< when mysqld last started (the operator reads its uptime)
   uint64_t next_gno = 1;       ///< its own transaction counter
   /// Own commits waiting: gno -> the sites that acknowledged it (one bit each: the source counts
   /// a replica once, however often it receives the transaction again after a restart).
@@ -103,9 +104,8 @@ struct operator_model {
   sim_time gate_started{};
   std::array<debounce_state, n_sites> debounce{};
   // Semi-sync facts, durable like the view (kept in the group's status): which sites hold
-  // everything they received from the active primary, and the restart count they were judged at.
-  std::array<bool, n_sites> in_step{};
-  std::array<int64_t, n_sites> judged_restarts{};
+  // everything they received from the active primary (decide/semisync_in_step).
+  std::array<in_step_record, n_sites> in_step{};
 };
 
 /// Links: operator<->sidecar, operator<->mysqld, sidecar<->own mysqld, sidecar<->sidecar.
@@ -156,6 +156,7 @@ class world {
 
   // Semi-synchronous replication (world_semisync.cpp).
   bool semisync() const { return cfg_.semisync_k > 0; }
+  int64_t started_at(int x) const { return 1'000'000 + mysql_[x].started_tick; }  // unix-like s
   void semisync_init();
   void mysqld_crashed(int x);
   void mysqld_restarted(int x);

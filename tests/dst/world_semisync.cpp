@@ -43,7 +43,7 @@ void world::semisync_init() {
   for (int x = 1; x < n_sites; ++x) {
     mysql_[x].source = 0;
     mysql_[x].receiving = true;
-    op_.in_step[x] = true;
+    op_.in_step[x] = {true, started_at(x), op_.view.epoch};
   }
   newest_primary_ = 0;
 }
@@ -54,7 +54,7 @@ void world::mysqld_restarted(int x) {
   auto& m = mysql_[x];
   m.relay = gtid_set{};  // relay_log_recovery: what was received but not applied is gone
   m.receiving = false;   // skip_replica_start
-  ++m.restarts;
+  m.started_tick = tick_;
 }
 
 void world::replication_tick() {
@@ -128,13 +128,14 @@ void world::semisync_poll() {
   for (int x = 0; x < n_sites; ++x) {
     auto& m = mysql_[x];
     if (x == a || !m.alive || !up(link_kind::op_mysql, x)) continue;
-    if (m.restarts != op_.judged_restarts[x]) {
-      op_.in_step[x] = false;  // a restart may have discarded received transactions
-      op_.judged_restarts[x] = m.restarts;
-    }
-    if (!op_.in_step[x] && m.receiving && m.source == a &&
-        m.executed.unite(m.relay).contains(snapshot))
-      op_.in_step[x] = true;
+    in_step_facts f;
+    f.epoch = op_.view.epoch;
+    f.primary_executed = snapshot;
+    f.started_at = started_at(x);
+    f.uptime_s = static_cast<uint64_t>(tick_ - m.started_tick);
+    f.receiving_from_primary = m.receiving && m.source == a;
+    f.received = m.executed.unite(m.relay);
+    op_.in_step[x] = judge_in_step(op_.in_step[x], f);
   }
 }
 
@@ -150,7 +151,7 @@ void world::semisync_receivers() {
       // Diverged (an old primary's unacknowledged tail): recovery reclones it from the primary.
       m.executed = mysql_[a].executed;
       m.relay = gtid_set{};
-      ++m.restarts;
+      m.started_tick = tick_;  // a clone restarts mysqld
       ++stats_.clones;
       log("operator reclones " + names()[x] + " from " + names()[a]);
     }
@@ -177,7 +178,8 @@ int world::semisync_failover_facts(int old, const std::vector<int>& eligible, bo
       }
       f.reached = true;
       f.receiver_stopped = !(m.receiving && m.source == old);
-      f.in_step = op_.in_step[x] && op_.judged_restarts[x] == m.restarts;
+      // Judged against the primary being deposed, active at the epoch before this view's.
+      f.in_step = still_in_step(op_.in_step[x], started_at(x), op_.view.epoch - 1);
       f.received = m.executed.unite(m.relay);
     }
     in.others.push_back(std::move(f));
@@ -201,8 +203,7 @@ bool world::semisync_promote(int cand) {
            {names()[cand]});
     return true;
   }
-  newest_primary_ = cand;
-  op_.in_step.fill(false);  // judged again against the new primary's set
+  newest_primary_ = cand;  // the records are judged again against it (the epoch changes)
   return false;
 }
 

@@ -1,0 +1,27 @@
+// The in-step judgement of semi-synchronous replication (semisync_in_step.hpp).
+#include "actors/operator/decide/semisync_in_step.hpp"
+
+#include <cstdlib>
+
+namespace br {
+
+bool still_in_step(const in_step_record& r, int64_t started_at, uint64_t epoch) {
+  return r.in_step && r.epoch == epoch &&
+         std::llabs(started_at - r.started_at) <= in_step_start_tolerance_s;
+}
+
+in_step_record judge_in_step(const in_step_record& before, const in_step_facts& now) {
+  in_step_record r = before;
+  bool restarted = std::llabs(now.started_at - before.started_at) > in_step_start_tolerance_s;
+  if (restarted || now.epoch != before.epoch) {
+    r.in_step = false;  // a restart may have discarded received transactions; a new primary
+    r.started_at = now.started_at;
+    r.epoch = now.epoch;
+  }
+  if (!r.in_step && now.uptime_s >= in_step_min_uptime_s && now.receiving_from_primary &&
+      now.received.contains(now.primary_executed))
+    r.in_step = true;
+  return r;
+}
+
+}  // namespace br
