@@ -121,6 +121,8 @@ BOOST_AUTO_TEST_CASE(the_in_place_restore_token_confirms_a_reclone_once_per_site
       {"a newer token", "pdx:restore=" + T2, lifted, "is not the in-place restore recorded last"},
       {"empty token", "pdx:restore=", lifted, "is not the in-place restore recorded last"},
       {"still frozen", "pdx:restore=" + T1, {T1, true, "iad", {}, {}}, "has not ended (the group is frozen)"},
+      {"abandoned: the target may be half loaded (M8)", "pdx:restore=" + T1,
+       {T1, false, "iad", {}, {"iad", "pdx", "sfo"}}, "failed and was lifted"},
       {"already recloned for it", "sfo:restore=" + T1, lifted, "sfo was already recloned"},
       {"the restored site (no longer active)", "pdx:restore=" + T1, {T1, false, "pdx", {}, {}}, "pdx is the restored site"},
       {"the active primary", "iad:restore=" + T1, lifted, "it is the active primary"},

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "actors/operator/decide/restore_freeze.hpp"
 #include "actors/operator/decide/site_order.hpp"
 
 namespace br {
@@ -93,6 +94,11 @@ reclone_validation validate_reclone_token(std::string_view annotation, const std
                     (restore.token.empty() ? std::string("none") : restore.token) + ")");
     if (restore.frozen)
       return reject("the in-place restore of token " + named + " has not ended (the group is frozen)");
+    // Abandoned (a Failed restore lifted by a person): its target may be half loaded; cloning it
+    // would release a site onto that data. A newer confirm restores the target first.
+    if (restore_pending(restore, restore.site))
+      return reject("the in-place restore of token " + named + " failed and was lifted; " + restore.site +
+                    " may be half loaded: restore it again (a newer confirm) before recloning from it");
     if (site == restore.site) return reject(site + " is the restored site");
     if (std::find(restore.recloned.begin(), restore.recloned.end(), site) != restore.recloned.end())
       return reject(site + " was already recloned for the in-place restore of token " + named);

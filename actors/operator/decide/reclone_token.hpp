@@ -11,7 +11,8 @@
 //                            restore's confirm, recorded by the coordinator and used (the freeze
 //                            lifted); it stands as the confirmation that everything the site holds
 //                            beyond the restored primary is discarded, whatever divergence is
-//                            recorded. Each site once per token, never the restored site.
+//                            recorded. Each site once per token, never the restored site, never
+//                            after an abandoned restore (its target is restore-pending itself).
 // Rejected, each with its own reason text for the RecloneRejected Warning event: empty value,
 // no site, unknown site, the active primary, bare <site> (with or without a recorded
 // divergentGtid: the older bare form is no longer accepted), empty token, confirm= for a site
