@@ -34,6 +34,11 @@ rollout_member with_state(rollout_member m, member_state st, member_role r = mem
   return m;
 }
 
+rollout_member not_ready(rollout_member m) {
+  m.workload_ready = false;
+  return m;
+}
+
 rollout_facts facts(std::vector<rollout_member> members) {
   rollout_facts f;
   f.group_size = members.size();
@@ -78,10 +83,6 @@ BOOST_AUTO_TEST_CASE(which_member_next) {
     m.gtid_executed.reset();
     return m;
   };
-  auto not_ready = [](rollout_member m) {
-    m.workload_ready = false;
-    return m;
-  };
   check({
       {"nothing drifted: idle, no phase", facts({P("a", false), S("b", false), S("c", false)}),
        rollout_move::idle, "", "", ""},
@@ -98,9 +99,13 @@ BOOST_AUTO_TEST_CASE(which_member_next) {
       {"an unknown set ranks after a known one",
        facts({P("a"), unknown_set(S("b", false)), S("c", false)}), rollout_move::switchover, "c",
        "HandingOver", ""},
-      {"a secondary whose pod is not ready is no switchover target",
-       facts({P("a"), not_ready(S("b", false)), S("c", false)}), rollout_move::switchover, "c",
-       "HandingOver", ""},
+      {"a secondary never polled is no switchover target",
+       [] {
+         auto f = facts({P("a"), S("b", false), S("c", false)});
+         f.members[1].last_seen_ms = 0;
+         return f;
+       }(),
+       rollout_move::switchover, "c", "HandingOver", ""},
       {"after the switchover the old primary is a secondary and restarts",
        facts({S("a"), P("b", false), S("c", false)}), rollout_move::restart, "a",
        "UpdatingSecondary", ""},
@@ -153,14 +158,23 @@ BOOST_AUTO_TEST_CASE(refusals) {
        "Blocked", "no rolled, ready ONLINE SECONDARY"},
       {"the primary while every secondary is still drifted and blocked: never the primary",
        facts({P("a"), S("b")}), rollout_move::wait, "", "Blocked", "restarting b"},
-      {"only the primary drifted but no secondary rolled and ready",
+      {"only the primary drifted but no secondary rolled and polled",
        [] {
          auto f = facts({P("a"), S("b", false), S("c", false)});
-         f.members[1].workload_ready = false;
+         f.members[1].last_seen_ms = 0;
          f.members[2].last_seen_ms = 0;
          return f;
        }(),
        rollout_move::wait, "", "Blocked", "no rolled, ready ONLINE SECONDARY"},
+      {"a rolled member's pod not ready (a restart this reconciler forgot): nobody else restarts",
+       facts({P("a"), not_ready(S("b", false)), S("c")}), rollout_move::wait, "",
+       "WaitingForMember", "b's pod is not ready"},
+      {"the same before a switchover", facts({P("a"), not_ready(S("b", false)), S("c", false)}),
+       rollout_move::wait, "", "WaitingForMember", "b's pod is not ready"},
+      {"a drifted member whose pod is not ready is restarted (out of the group)",
+       facts({P("a", false), S("b", false),
+              not_ready(with_state(S("c"), member_state::offline))}),
+       rollout_move::restart, "c", "UpdatingSecondary", "not in the group"},
   });
 }
 

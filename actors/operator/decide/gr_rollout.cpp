@@ -89,6 +89,11 @@ rollout_choice next_gr_rollout(const rollout_facts& in) {
   for (const auto& m : in.members)
     if (m.state == member_state::recovering)
       return wait("WaitingForMember", m.site + " is RECOVERING (joining the group)");
+  // A member whose workload is rolled (not drifted) but not ready is being restarted, also one
+  // this reconciler no longer remembers (it restarted): its old server may still show ONLINE.
+  for (const auto& m : in.members)
+    if (!m.drifted && !m.workload_ready)
+      return wait("WaitingForMember", m.site + "'s pod is not ready (a restart in progress)");
 
   const std::size_t size = std::max(in.group_size, in.members.size());
   const std::size_t need = quorum_of(size);

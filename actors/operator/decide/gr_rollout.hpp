@@ -64,7 +64,8 @@ struct rollout_choice {
 ///     restarted in, its workload ready, polled after the restart, before anything else; past `rejoin_timeout_ms` the rollout is stopped (Blocked,
 ///     `stopped`) until it is.
 ///  2. Nothing drifted: idle. Quorum lost, no agreed view or a view without quorum, a switchover
-///     in flight, or any member RECOVERING: wait.
+///     in flight, any member RECOVERING, or a rolled (not drifted) member whose workload is not
+///     ready (its restart is in progress, even one the caller no longer remembers): wait.
 ///  3. A drifted member that is not ONLINE (not RECOVERING) is restarted first while the ONLINE
 ///     members keep the majority (it takes nothing from the group).
 ///  4. Every other member must be ONLINE before one is restarted.
