@@ -5,6 +5,7 @@ br_test(actors_operator
     ${CMAKE_CURRENT_LIST_DIR}/operator_topology_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/operator_local_platform_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/operator_restore_freeze_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/operator_dragonfly_planned_test.cpp
     ${PROJECT_SOURCE_DIR}/tests/support/recording_platform.cpp
   LIBS br_actors_operator
   LABELS actors)

@@ -90,6 +90,14 @@ struct operator_fixture : det_fixture {
   wall_time wall_now() const { return wall_base + (sched.clock().now() - mono_base); }
 
   void start() {
+    sup = spawn_group_supervisor(sys, "root/group:g", "g", spec, credentials(), runtime());
+    run();
+  }
+
+  group_credentials credentials() const { return {"bloodraven", "secretpw", "repl", "replpw", nullptr, ""}; }
+
+  /// The runtime start() gives the group: mock site_io, recording platform, stub executors.
+  group_runtime runtime() {
     group_runtime rt;
     rt.site_io = io;
     rt.topo = topo;
@@ -111,9 +119,7 @@ struct operator_fixture : det_fixture {
     rt.wall_clock = [this] { return wall_now(); };
     rt.http_worker = http_worker;
     rt.keys = keys;
-    group_credentials creds{"bloodraven", "secretpw", "repl", "replpw", nullptr, ""};
-    sup = spawn_group_supervisor(sys, "root/group:g", "g", spec, creds, rt);
-    run();
+    return rt;
   }
 
   /// Advances virtual time one poll interval at a time.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "actors/operator/decide/group_step.hpp"
+#include "tests/support/site_reports.hpp"
 
 namespace br {
 // Printable enums for BOOST_TEST messages.
@@ -33,21 +34,7 @@ inline std::string gtid(const std::string& uuid, int first, int last) {
   return uuid + ":" + std::to_string(first) + "-" + std::to_string(last);
 }
 
-/// A debounced report: `state` with a probe (ok unless unreachable).
-inline site_report rep(const std::string& site, site_state state,
-                       const std::string& gtid_executed = "", bool channel = false) {
-  site_report r;
-  r.site = site;
-  r.step.next.state = state;
-  r.probe_ok = state != site_state::unreachable && state != site_state::unknown;
-  r.probe.read_only = state != site_state::writable;
-  r.probe.super_read_only = state != site_state::writable;
-  r.probe.gtid_executed = gtid_executed;
-  r.probe.channel_configured = channel;
-  if (channel) r.probe.io_state = r.probe.sql_state = "ON";
-  r.polled_at_ms = 1;
-  return r;
-}
+using br::reports::rep;
 
 struct group_fixture {
   group_rules rules;
