@@ -29,7 +29,9 @@ struct manager_state {
   int master_unreachable_polls = 0;
   std::optional<bool> takeover_supported;
   std::string takeover_message;
-  std::map<std::string, std::chrono::steady_clock::time_point> stale_reported;
+  /// Warning Events repeated every poll while a condition lasts (a stale master, a step that keeps
+  /// failing): when each key (reason and site, plus the step) was last reported.
+  std::map<std::string, std::chrono::steady_clock::time_point> warned;
   std::set<std::string> rejoinable;  ///< old masters demoted by us after their replica had everything
   std::string last_phase;
   /// The last pass's promotion ("takeover" | "promote" | "") and the error that stopped it ("" none).
@@ -62,6 +64,15 @@ void emit(manager_self self, const std::string& type, const std::string& reason,
   e.site = site;
   e.time_ms = now_ms();
   self->send(st.cfg.events, event_atom::value, std::move(e));
+}
+
+/// True (and remembered) when `key` was not warned about within stale_event_every.
+bool due_warning(manager_state& st, const std::string& key) {
+  auto now = std::chrono::steady_clock::now();
+  auto it = st.warned.find(key);
+  if (it != st.warned.end() && now - it->second < st.cfg.stale_event_every) return false;
+  st.warned[key] = now;
+  return true;
 }
 
 bool planned_failover_running(const config::group_status& gs) {
@@ -174,11 +185,8 @@ std::string apply(manager_self self, const action& a) {
       return "";
     case action_kind::event: {
       if (a.reason == "DragonflyStaleMaster") {  // once per site per stale_event_every
-        auto now = std::chrono::steady_clock::now();
-        auto it = st.stale_reported.find(a.site);
-        if (it != st.stale_reported.end() && now - it->second < st.cfg.stale_event_every) return "";
-        st.stale_reported[a.site] = now;
-        emit(self, a.event_type, a.reason, a.message, a.site);
+        if (due_warning(st, a.reason + ":" + a.site))
+          emit(self, a.event_type, a.reason, a.message, a.site);
         return "";
       }
       emit(self, a.event_type, a.reason, a.message);
@@ -259,8 +267,12 @@ void run_pass(manager_self self, const config::group_status& gs) {
         log::info("dragonfly: best-effort step failed", {{"group", st.cfg.group}, {"site", a.site}, {"error", err}});
         continue;
       }
-      emit(self, "Warning", "DragonflyActionFailed",
-           std::string("on ") + a.site + ": " + err + " (the next poll decides again)", a.site);
+      // Once per site and step per stale_event_every: a step failing every poll is one Warning
+      // (the log, the metric and status.dragonfly still show every attempt).
+      if (due_warning(st, "DragonflyActionFailed:" + a.site + ":" +
+                              std::string(metrics::action_name(a.kind))))
+        emit(self, "Warning", "DragonflyActionFailed",
+             std::string("on ") + a.site + ": " + err + " (the next poll decides again)", a.site);
       st.pass_error = std::string(metrics::action_name(a.kind)) + " on " + a.site + ": " + err;
       if (!paused.empty()) apply(self, act_on(action_kind::unpause_writes, paused));  // best effort
       break;
