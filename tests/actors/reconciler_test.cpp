@@ -6,6 +6,8 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -23,8 +25,9 @@ struct script {
   json report;
   json status;
   topology_view view;
-  std::vector<std::string> rolls, switchovers, routes, dns, taints;
+  std::vector<std::string> rolls, switchovers, routes, dns, taints, events;
   std::vector<json> status_parts;
+  caf::timestamp wall = caf::make_timestamp();  ///< the reconciler's wall clock (GR case)
 };
 
 json workload_report(const std::string& name, bool drifted) {
@@ -49,11 +52,13 @@ struct reconciler_fixture : test::det_fixture {
   std::shared_ptr<script> s = std::make_shared<script>();
   reconciler_actor rec;
 
-  reconciler_fixture() {
+  explicit reconciler_fixture(std::vector<std::string> sites = {"a", "b"},
+                              std::function<void(reconciler_options&)> tweak = {}) {
     config::failover_group g;
     g.metadata.name = "orders";
     g.metadata.namespace_name = "default";
-    for (const char* n : {"a", "b"}) {
+    for (const auto& name : sites) {
+      const char* n = name.c_str();
       config::site_spec site;
       site.name = n;
       site.lb_ip = std::string("10.0.0.") + (n[0] == 'a' ? "1" : "2");
@@ -133,6 +138,7 @@ struct reconciler_fixture : test::det_fixture {
     s->status = {{"sites", {site_status("a", "writable", before_roll), site_status("b", "read-only", before_roll)}}};
     s->view.epoch = 1;
     s->view.active_site = "a";
+    if (tweak) tweak(o);
     rec = spawn_reconciler(sys, o);
   }
 
@@ -209,6 +215,118 @@ BOOST_AUTO_TEST_CASE(a_failed_pass_is_reported_and_nothing_is_steered_or_rolled)
   BOOST_TEST(cond["type"] == "ReconcileSuccess");
   BOOST_TEST(cond["status"] == "False");
   BOOST_TEST(cond["message"] == "create Service mysql-orders-a: 500");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+json gr_member(const std::string& name, const std::string& state, const std::string& role) {
+  return {{"name", name}, {"memberId", "u-" + name}, {"state", state}, {"role", role}, {"reachable", true}};
+}
+
+/// Three Group Replication members whose Deployments all drifted; a is the PRIMARY. The
+/// reconciler's wall clock is the script's, and a restarted member may take 5 s to come back.
+struct gr_reconciler_fixture : reconciler_fixture {
+  gr_reconciler_fixture()
+      : reconciler_fixture({"a", "b", "c"}, [this](reconciler_options& o) {
+          auto sc = s;
+          o.wall_clock = [sc] { return sc->wall; };
+          o.gr_rejoin_timeout = 5s;
+          o.events = sys.spawn([sc]() -> event_actor::behavior_type {
+            return {[sc](event_atom, const group_event& e) { sc->events.push_back(e.reason); }};
+          });
+        }) {}
+
+  /// The coordinator's status: members as given, view `view_id`, every site polled at `seen`.
+  void status_of(std::vector<json> members, const std::string& view_id, const std::string& seen) {
+    json sites = json::array();
+    for (const auto& m : members)
+      sites.push_back({{"name", m["name"]}, {"lastSeen", seen}, {"gtidExecuted", ""}});
+    s->status = {{"activeSite", "a"},
+                 {"sites", sites},
+                 {"groupReplication",
+                  {{"viewKnown", true},
+                   {"hasQuorum", true},
+                   {"viewId", view_id},
+                   {"phase", "Running"},
+                   {"observedViewMax", 3},
+                   {"members", members}}}};
+  }
+  void drifted(const std::string& site, bool d) {
+    for (auto& w : s->report["sites"])
+      if (w["name"] == site) w = workload_report(site, d);
+  }
+  size_t count(const std::string& reason) {
+    return static_cast<size_t>(std::count(s->events.begin(), s->events.end(), reason));
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(reconciler_actor_gr, gr_reconciler_fixture)
+
+BOOST_AUTO_TEST_CASE(gr_rollout_waits_for_each_member_stops_when_one_stays_out_and_hands_over) {
+  s->report["sites"] = {workload_report("a", true), workload_report("b", true), workload_report("c", true)};
+  status_of({gr_member("a", "ONLINE", "PRIMARY"), gr_member("b", "ONLINE", "SECONDARY"),
+             gr_member("c", "ONLINE", "SECONDARY")},
+            "v1", before_roll);
+  run();
+  BOOST_TEST(s->rolls == std::vector<std::string>{"b"});
+  BOOST_TEST(phase() == "UpdatingSecondary");
+
+  // b's pod is ready and polled since, but the view is the one it was restarted in: not back.
+  drifted("b", false);
+  status_of({gr_member("a", "ONLINE", "PRIMARY"), gr_member("b", "ONLINE", "SECONDARY"),
+             gr_member("c", "ONLINE", "SECONDARY")},
+            "v1", after_roll);
+  advance(1s);
+  BOOST_TEST(s->rolls.size() == 1u);
+  BOOST_TEST(phase() == "WaitingForMember");
+
+  // b stays OFFLINE past the bound: the rollout stops, once, with the reason in the status.
+  status_of({gr_member("a", "ONLINE", "PRIMARY"), gr_member("b", "OFFLINE", ""),
+             gr_member("c", "ONLINE", "SECONDARY")},
+            "v2", after_roll);
+  s->wall += 6s;
+  advance(1s);
+  advance(1s);
+  BOOST_TEST(s->rolls.size() == 1u);
+  BOOST_TEST(phase() == "Blocked");
+  BOOST_TEST(count(reason_rollout_stopped) == 1u);
+  const auto msg = s->status_parts.back()["conditions"][0].value("message", "");
+  BOOST_TEST(msg.find("update blocked: b did not come back ONLINE within 5 s") != std::string::npos, msg);
+
+  // b ONLINE in a new view: c next, then the switchover to the first rolled secondary.
+  status_of({gr_member("a", "ONLINE", "PRIMARY"), gr_member("b", "ONLINE", "SECONDARY"),
+             gr_member("c", "ONLINE", "SECONDARY")},
+            "v3", after_roll);
+  advance(1s);
+  BOOST_TEST((s->rolls == std::vector<std::string>{"b", "c"}));
+  BOOST_TEST(s->switchovers.empty());
+  drifted("c", false);
+  status_of({gr_member("a", "ONLINE", "PRIMARY"), gr_member("b", "ONLINE", "SECONDARY"),
+             gr_member("c", "ONLINE", "SECONDARY")},
+            "v5", after_roll);
+  advance(1s);
+  BOOST_TEST(s->switchovers == std::vector<std::string>{"b"});
+  BOOST_TEST(s->rolls.size() == 2u);  // the PRIMARY is never rolled
+  BOOST_TEST(phase() == "HandingOver");
+
+  // The group made b its primary (same view id): a, now a SECONDARY, rolls last.
+  status_of({gr_member("a", "ONLINE", "SECONDARY"), gr_member("b", "ONLINE", "PRIMARY"),
+             gr_member("c", "ONLINE", "SECONDARY")},
+            "v5", after_roll);
+  advance(1s);
+  BOOST_TEST((s->rolls == std::vector<std::string>{"b", "c", "a"}));
+  drifted("a", false);
+  status_of({gr_member("a", "ONLINE", "SECONDARY"), gr_member("b", "ONLINE", "PRIMARY"),
+             gr_member("c", "ONLINE", "SECONDARY")},
+            "v7", after_roll);
+  advance(1s);
+  BOOST_TEST(phase() == "");
+  BOOST_TEST(s->switchovers.size() == 1u);
+  BOOST_TEST(count(reason_rollout_stopped) == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
