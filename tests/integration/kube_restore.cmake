@@ -10,7 +10,8 @@ br_test(integration_kube_restore
 # site_io), the reconciler (pod labels) with a kubelet simulation, and the restore controller under
 # the chart's RBAC; the Job played by the test. The phases with an operator restart mid-way, the
 # other sites restore-pending until their reclone on the restore's token succeeded, a failed Job
-# kept with the group frozen, then lifted by the restore-lift annotation and restored again.
+# kept with the group frozen, then lifted by the restore-lift annotation and restored again; a
+# freeze for another site than the active one refused. About 40 s.
 br_test(integration_kube_restore_in_place
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_restore_in_place_test.cpp
           ${PROJECT_SOURCE_DIR}/tests/support/recording_platform.cpp

@@ -259,4 +259,33 @@ BOOST_AUTO_TEST_CASE(a_failed_job_is_kept_and_the_group_stays_frozen) {
   BOOST_TEST(eventually([&] { return freeze(g).pending.empty(); }, 60s), in_place(g).dump());
 }
 
+// H2: the freeze names its site. The restore's Preflight chose b, but a is the active site when the
+// freeze is asked (as after a switchover between the two): the coordinator refuses it, nothing is
+// frozen or fenced, no Job. Played by writing that Preflight record while the controller is stopped.
+BOOST_AUTO_TEST_CASE(a_freeze_for_another_site_than_the_active_one_is_refused) {
+  const std::string g = "ipw";
+  running_group(g);
+  caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
+  self->wait_for(controller);
+  controller = nullptr;
+  auto r = c->merge_patch(kube::resources::mysqlfailovergroups, ns, g,
+                          {{"status", {{"restoreInPlace", {{"phase", "Preflight"}, {"confirmTokenUsed", T1},
+                                                           {"targetSite", "b"}, {"scope", "full"},
+                                                           {"startTime", T1}}}}}},
+                          "status");
+  BOOST_TEST_REQUIRE(r.ok(), why(r));
+  request_restore(g, T1);
+  start_controller();
+  BOOST_TEST_REQUIRE(eventually([&] { return phase(g) == "Failed"; }, 30s), status(g).dump());
+  BOOST_TEST(in_place(g).value("message", "").find("the restore targets b but the active site is a") !=
+                 std::string::npos,
+             in_place(g).dump());
+  std::this_thread::sleep_for(1s);
+  BOOST_TEST(!freeze(g).frozen);
+  BOOST_TEST(freeze(g).token.empty());  // never recorded: a newer confirm may run
+  BOOST_TEST(mock->is_writable(g + "-a"));
+  BOOST_TEST(role(g, "a") == "primary");
+  BOOST_TEST(get(res::jobs, restore_ctl::replace_job_name(g, T1)).is_null());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
