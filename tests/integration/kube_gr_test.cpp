@@ -16,15 +16,9 @@
 #include <map>
 #include <set>
 
-#include "actors/operator/kube/core/status_writer.hpp"
-#include "actors/operator/kube/group_source.hpp"
-#include "io/log/log.hpp"
+#include "tests/integration/kube_gr_fixture.hpp"
 #include "tests/integration/kube_gr_routes.hpp"
-#include "tests/integration/kubelet_sim.hpp"
 #include "tests/support/eventually.hpp"
-#include "tests/support/kube_sim/harness/cluster.hpp"
-#include "tests/support/kube_sim/test_support.hpp"
-#include "tests/support/mysql_sandbox.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
@@ -32,116 +26,16 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<int> instances = {201, 202, 203};  // reserved for this test
-const std::vector<std::string> sites = {"a", "b", "c"};
-const std::string group = "grk";
-const std::string ns = "default";
-
-const test::mysql_sandbox& sandbox() {
-  static const test::mysql_sandbox sb;
-  return sb;
-}
-
-int instance_of(const std::string& site) {
-  for (std::size_t i = 0; i < sites.size(); ++i)
-    if (sites[i] == site) return instances[i];
-  return 0;
-}
-
-/// The group communication address of a sandbox instance: its MySQL listener (the MySQL
-/// communication stack; in a cluster the headless site Service on port 3306).
-std::string xcom(int i) { return "127.0.0.1:" + std::to_string(sandbox().port(i)); }
-
-json group_object() {
-  json s = json::array();
-  for (const auto& name : sites)
-    s.push_back({{"name", name},
-                 {"zone", "zone-" + name},
-                 {"lbIP", "192.0.2." + std::to_string(instance_of(name) - 100)},
-                 {"taintNodeSelector", {{"shipstream.io/site." + group, name}}},
-                 {"storage", {{"size", "1Gi"}}},
-                 // The sandbox members' MySQL endpoints (in a cluster: the headless site Service).
-                 {"groupReplication", {{"localAddress", xcom(instance_of(name))}}}});
-  return {{"apiVersion", "shipstream.io/v1alpha1"},
-          {"kind", "MysqlFailoverGroup"},
-          {"metadata", {{"name", group}, {"namespace", ns}}},
-          {"spec",
-           {{"credentials", {{"operatorSecret", group + "-operator"}}},
-            {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
-            {"pollInterval", "500ms"},
-            {"replication",
-             {{"user", "repl"}, {"password", "replpw"}, {"mode", "groupReplication"}}},
-            {"sites", s}}}};
-}
-
-struct gr_fixture {
-  br::kube_sim::test::sim_cluster cluster;
-  std::shared_ptr<kube::client> c = cluster.client("test");
-  std::unique_ptr<test::kubelet_sim> kubelet =
-      std::make_unique<test::kubelet_sim>(cluster.client("kubelet-sim"), ns);
-  caf::actor_system_config cfg;
-  caf::actor_system sys{cfg};
-  caf::scoped_actor self{sys};
-  br::kube_sim::test::operator_actors op;
-
-  gr_fixture() {
-    log::set_level(log::level::warn);
-    op.spawn(sys);
-  }
-
-  ~gr_fixture() {
-    op.stop(self);
-    kubelet->stop();
-    auto denied = cluster.denials();
-    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
-    for (int i : instances) sandbox().run({"gr-stop", std::to_string(i)});
-    for (int i : instances) sandbox().run({"stop", std::to_string(i)});
-    for (int i : instances) sandbox().run({"gr-off", std::to_string(i)});
-  }
-
-  /// Three empty servers with the plugin loaded (OFFLINE); the operator account may run the
-  /// group's commands (in a cluster the rendered init script grants it: unit_render_gr).
-  void members_up() {
-    std::vector<std::string> up{"up-ids"}, conf{"gr-config"};
-    for (int i : instances) {
-      sandbox().run({"gr-stop", std::to_string(i)});
-      up.push_back(std::to_string(i));
-      conf.push_back(std::to_string(i));
-    }
-    sandbox().must(up);
-    sandbox().must(conf);
-    for (int i : instances) {
-      sandbox().reset(i);
-      sandbox().must({"sql", std::to_string(i),
-                      "SET GLOBAL super_read_only=OFF; SET sql_log_bin=0; GRANT GROUP_REPLICATION_ADMIN "
-                      "ON *.* TO 'bloodraven'@'%'; SET GLOBAL super_read_only=ON"});
-    }
-  }
-
-  void start_operator() {
-    auto o = br::kube_sim::test::fast_group_source(
-        cluster.client(br::kube_sim::test::operator_identity), op.io);
-    o.site_address = [](const std::string&, const std::string&, const std::string& s) {
-      return config::address_spec{"127.0.0.1", sandbox().port(instance_of(s))};
-    };
-    // No sidecars run here: the operator's verdict comes from its own polls.
-    o.sidecar_address = [](const std::string&, const std::string&, const std::string&) {
-      return std::string{};
-    };
-    op.start(sys, o);
-  }
+/// The sandbox instances reserved for this test (201-203), group "grk".
+struct gr_fixture : test::kube_gr_fixture {
+  gr_fixture() : kube_gr_fixture({201, 202, 203}, "grk") {}
 
   json get(const kube::resource_ref& r, const std::string& name) {
     auto got = c->get(r, ns, name);
     return got ? *got : json(nullptr);
   }
-  json status() {
-    auto g = get(mfg_resource, group);
-    return g.is_object() ? g.value("status", json::object()) : json::object();
-  }
-  json gr() { return status().value("groupReplication", json::object()); }
-
   int online() { return test::online_members(gr()); }
+  using kube_gr_fixture::online;
 
   /// The site's (only) pod's labels; null when there is not exactly one.
   json pod_labels(const std::string& s) {
@@ -154,14 +48,6 @@ struct gr_fixture {
 
   test::gr_routes routes{*c, ns, group, sites};
 
-  size_t events(const std::string& reason) {
-    auto r = c->list(kube::resources::events, ns);
-    size_t n = 0;
-    if (r)
-      for (const auto& e : (*r)["items"])
-        if (e["involvedObject"].value("name", "") == group && e.value("reason", "") == reason) ++n;
-    return n;
-  }
 };
 
 }  // namespace
@@ -170,14 +56,7 @@ BOOST_FIXTURE_TEST_SUITE(kube_gr, gr_fixture)
 
 BOOST_AUTO_TEST_CASE(rendered_bootstrapped_routed_and_failed_over) {
   members_up();
-  auto crds = cluster.install_crds();
-  BOOST_TEST_REQUIRE(crds.empty(), crds);
-  auto secret = cluster.create_operator_secret(ns, group + "-operator", "bloodraven", "bloodravenpw");
-  BOOST_TEST_REQUIRE(secret.empty(), secret);
-  kubelet->start();
-  start_operator();
-  auto made = c->create(mfg_resource, ns, group_object());
-  BOOST_TEST_REQUIRE(made.ok(), (made.ok() ? "" : made.error().describe()));
+  start_group();
   const auto t0 = std::chrono::steady_clock::now();
   auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
 
@@ -202,7 +81,7 @@ BOOST_AUTO_TEST_CASE(rendered_bootstrapped_routed_and_failed_over) {
       BOOST_TEST_REQUIRE(cnf.is_object(), cm);
       const std::string text = cnf["data"].value("my.cnf", "");
       BOOST_TEST(text.find("plugin-load-add = mysql_clone.so;group_replication.so") != std::string::npos);
-      BOOST_TEST(text.find("loose-group-replication-local-address = " + xcom(instance_of(s))) != std::string::npos);
+      BOOST_TEST(text.find("loose-group-replication-local-address = " + address(instance_of(s))) != std::string::npos);
       BOOST_TEST(text.find("loose-group-replication-start-on-boot = OFF") != std::string::npos);
       BOOST_TEST(text.find("bootstrap-group") == std::string::npos);
       bool gr_mode = false;
@@ -235,12 +114,12 @@ BOOST_AUTO_TEST_CASE(rendered_bootstrapped_routed_and_failed_over) {
 
   // Failover in seconds rather than the default expel timeout's 20 s (a test-time setting).
   for (int i : instances)
-    sandbox().must({"sql", std::to_string(i), "SET GLOBAL group_replication_member_expel_timeout=0"});
+    test::gr_sandbox().must({"sql", std::to_string(i), "SET GLOBAL group_replication_member_expel_timeout=0"});
 
   // -- (4) kill -9 of the primary: the group elects, status and labels follow ----------------
   const auto failovers = events("FailoverObserved");
   const auto killed = std::chrono::steady_clock::now();
-  sandbox().kill9(instance_of(first));
+  test::gr_sandbox().kill9(instance_of(first));
   std::string next;
   BOOST_TEST_REQUIRE(test::eventually([&] {
     auto g = gr();
