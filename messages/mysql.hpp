@@ -95,6 +95,28 @@ typename Inspector::result_type inspect(Inspector& f, mysql_command& x) {
 }
 
 /// Wire form of io/mysql's probe_result (plain strings so it is cheap to copy and to mock).
+/// The semi-synchronous replication plugins of a server (all false/0: not loaded).
+struct site_semisync {
+  bool source_loaded = false;
+  bool source_enabled = false;
+  bool source_on = false;        ///< waiting for acknowledgements now (not fallen back)
+  std::string wait_point;        ///< "AFTER_SYNC" | "AFTER_COMMIT"
+  uint32_t wait_count = 0;       ///< rpl_semi_sync_source_wait_for_replica_count
+  uint64_t timeout_ms = 0;       ///< rpl_semi_sync_source_timeout
+  bool wait_no_replica = false;
+  uint32_t clients = 0;          ///< semi-sync receivers connected
+  bool replica_loaded = false;
+  bool replica_enabled = false;
+  bool replica_on = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, site_semisync& x) {
+  return f(caf::meta::type_name("site_semisync"), x.source_loaded, x.source_enabled, x.source_on,
+           x.wait_point, x.wait_count, x.timeout_ms, x.wait_no_replica, x.clients,
+           x.replica_loaded, x.replica_enabled, x.replica_on);
+}
+
 struct site_probe {
   bool read_only = false;
   bool super_read_only = false;
@@ -118,6 +140,8 @@ struct site_probe {
   std::string received_gtid;
   /// gr_probe only: the member's view of its group (member_id "" = not read).
   gr_snapshot gr;
+  uint64_t uptime_s = 0;  ///< seconds since mysqld started (restart detection)
+  site_semisync semisync;
   bool writable() const { return !read_only && !super_read_only; }
   bool replicating() const { return channel_configured && io_state == "ON" && sql_state == "ON"; }
 };
@@ -127,7 +151,8 @@ typename Inspector::result_type inspect(Inspector& f, site_probe& x) {
   return f(caf::meta::type_name("site_probe"), x.read_only, x.super_read_only, x.gtid_executed,
            x.server_uuid, x.server_id, x.version, x.channel_configured, x.io_state, x.sql_state,
            x.source_host, x.source_port, x.seconds_behind, x.last_io_errno, x.last_io_error,
-           x.last_sql_errno, x.last_sql_error, x.latency_us, x.received_gtid, x.gr);
+           x.last_sql_errno, x.last_sql_error, x.latency_us, x.received_gtid, x.gr, x.uptime_s,
+           x.semisync);
 }
 
 /// Result of one mysql_command. `error_kind` mirrors io/mysql's classification

@@ -30,6 +30,11 @@ site_probe to_wire(const probe_result& p) {
   w.last_sql_errno = p.channel.last_sql_errno;
   w.last_sql_error = p.channel.last_sql_error;
   w.latency_us = p.latency.count();
+  w.uptime_s = p.uptime_s;
+  const auto& ss = p.semisync;
+  w.semisync = {ss.source_loaded, ss.source_enabled, ss.source_on,     ss.wait_point,
+                ss.wait_count,    ss.timeout_ms,     ss.wait_no_replica, ss.clients,
+                ss.replica_loaded, ss.replica_enabled, ss.replica_on};
   return w;
 }
 

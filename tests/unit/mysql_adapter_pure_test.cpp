@@ -7,6 +7,7 @@
 #include "io/mysql/fencing.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
+#include "io/mysql/probe_wire.hpp"
 
 using namespace br::mysql;
 
@@ -225,6 +226,19 @@ BOOST_AUTO_TEST_CASE(probe_row_semisync_and_uptime) {
   BOOST_TEST(s.clients == 2u);
   BOOST_TEST(s.replica_loaded);
   BOOST_TEST(!s.replica_enabled);
+
+  // The message form carries all of it (operator and sidecar report the same fields).
+  auto w = to_wire(*p);
+  BOOST_TEST(w.uptime_s == 3600u);
+  BOOST_TEST(w.semisync.source_loaded);
+  BOOST_TEST(w.semisync.source_on);
+  BOOST_TEST(w.semisync.wait_point == "AFTER_SYNC");
+  BOOST_TEST(w.semisync.wait_count == 2u);
+  BOOST_TEST(w.semisync.timeout_ms == 4294967295u);
+  BOOST_TEST(w.semisync.wait_no_replica);
+  BOOST_TEST(w.semisync.clients == 2u);
+  BOOST_TEST(w.semisync.replica_loaded);
+  BOOST_TEST(!w.semisync.replica_enabled);
 
   probe_row bad = replica_row();
   bad["ss_wait_count"] = "two";
