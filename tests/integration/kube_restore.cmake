@@ -11,7 +11,8 @@ br_test(integration_kube_restore
 # the chart's RBAC; the Job played by the test. The phases with an operator restart mid-way, the
 # other sites restore-pending until their reclone on the restore's token succeeded, a failed Job
 # kept with the group frozen, then lifted by the restore-lift annotation and restored again; a
-# freeze for another site than the active one refused. About 40 s.
+# freeze for another site than the active one refused; Fencing that never completes ends at its
+# (shortened) deadline with the freeze cancelled. About 48 s.
 br_test(integration_kube_restore_in_place
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_restore_in_place_test.cpp
           ${PROJECT_SOURCE_DIR}/tests/support/recording_platform.cpp

@@ -73,6 +73,8 @@ struct mock_mysql {
   std::set<std::string> channel;  // read-only hosts that replicate
   std::vector<std::string> promoted;  // hosts, in order
   std::vector<std::string> clones;    // recipient hosts
+  std::set<std::string> stuck;        // hosts whose STOP REPLICA fails (they go on replicating)
+  std::map<std::string, int> stops;   // STOP REPLICA asked, per host
 
   mysql_outcome handle(const mysql_command& cmd) {
     std::lock_guard l{m};
@@ -90,7 +92,15 @@ struct mock_mysql {
         break;
       case mysql_op::ensure_switch: ok.value = "armed"; break;
       case mysql_op::fence: writable.erase(h); break;
-      case mysql_op::stop_replica: channel.erase(h); break;
+      case mysql_op::stop_replica:
+        ++stops[h];
+        if (stuck.count(h)) {
+          mysql_outcome bad;
+          bad.error = "Lock wait timeout (test: stuck)";
+          return bad;
+        }
+        channel.erase(h);
+        break;
       case mysql_op::start_replica: channel.insert(h); break;
       case mysql_op::read_gtid: ok.value = gtid[h]; break;
       case mysql_op::show_grants: ok.value = "GRANT ALL PRIVILEGES ON *.* TO `op`@`%`"; break;
@@ -104,6 +114,10 @@ struct mock_mysql {
       default: break;
     }
     return ok;
+  }
+  int stops_of(const std::string& host) {
+    std::lock_guard l{m};
+    return stops[host];
   }
   std::vector<std::string> cloned() {
     std::lock_guard l{m};
@@ -143,6 +157,7 @@ struct restore_fixture {
   br::kube_sim::test::operator_actors op;
   std::shared_ptr<mock_mysql> mock = std::make_shared<mock_mysql>();
   ticking_actor controller;
+  std::chrono::milliseconds fencing_deadline{std::chrono::minutes(5)};
 
   restore_fixture() {
     log::set_level(log::level::warn);
@@ -182,6 +197,7 @@ struct restore_fixture {
     restore_ctl::controller_options ro;
     ro.client = cluster.client(br::kube_sim::test::operator_identity);
     ro.interval = 150ms;
+    ro.fencing_deadline = fencing_deadline;
     ro.render.image = "bloodraven:test";
     ro.render.site_address = [](const std::string& n, const std::string& g, const std::string& s) {
       return "mysql-" + g + "-" + s + "." + n + ".svc:3306";

@@ -288,4 +288,29 @@ BOOST_AUTO_TEST_CASE(a_freeze_for_another_site_than_the_active_one_is_refused) {
   BOOST_TEST(get(res::jobs, restore_ctl::replace_job_name(g, T1)).is_null());
 }
 
+// H3: b's STOP REPLICA keeps failing (it goes on replicating from a): STOP REPLICA is sent again on
+// every pass, and at the deadline (4 s here, 5 minutes by default) the restore ends Failed naming
+// b, the freeze cancelled (nothing was loaded): a writable and labelled again, nobody pending.
+BOOST_AUTO_TEST_CASE(fencing_that_never_completes_fails_at_its_deadline_and_cancels_the_freeze) {
+  const std::string g = "ipd";
+  fencing_deadline = 4s;
+  {
+    std::lock_guard l{mock->m};
+    mock->stuck.insert(g + "-b");
+  }
+  running_group(g);
+  request_restore(g, T1);
+  BOOST_TEST_REQUIRE(eventually([&] { return phase(g) == "Fencing"; }, 30s), status(g).dump());
+  BOOST_TEST_REQUIRE(eventually([&] { return phase(g) == "Failed"; }, 30s), status(g).dump());
+  const std::string m = in_place(g).value("message", "");
+  BOOST_TEST(m.find("Fencing did not complete within 4 s") != std::string::npos, m);
+  BOOST_TEST(m.find("b not seen stopped") != std::string::npos, m);
+  BOOST_TEST(mock->stops_of(g + "-b") > 2, mock->stops_of(g + "-b"));  // asked again, not once
+  BOOST_TEST(eventually([&] { return !freeze(g).frozen; }, 10s));
+  BOOST_TEST(freeze(g).pending.empty());
+  BOOST_TEST(eventually([&] { return mock->is_writable(g + "-a"); }, 20s));
+  BOOST_TEST(eventually([&] { return role(g, "a") == "primary"; }, 20s));
+  BOOST_TEST(get(res::jobs, restore_ctl::replace_job_name(g, T1)).is_null());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

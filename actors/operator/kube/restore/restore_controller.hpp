@@ -41,6 +41,8 @@ struct controller_options {
   /// spec.restoreInPlace's freeze, lift and reclones (restore_in_place_pass.hpp: ask_through the
   /// group source); empty: an in-place restore waits at Preflight.
   group_asker ask_group;
+  /// How long Fencing may wait (restore_in_place.hpp fencing_deadline; tests shorten it).
+  std::chrono::milliseconds fencing_deadline{std::chrono::minutes(5)};
 };
 
 /// One pass (blocking; exposed for tests). Returns the number of API calls that failed.

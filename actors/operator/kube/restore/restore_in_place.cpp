@@ -202,10 +202,10 @@ std::vector<in_place_action> decide_restore_in_place(const in_place_input& in, c
     if (!in.target_fenced) {
       auto started = ms_of(rec, "fencingStartTime");
       auto now = config::parse_rfc3339(in.now);
-      const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(fencing_deadline).count();
+      const auto limit = in.fencing_limit.count();
       if (started && now &&
           std::chrono::duration_cast<std::chrono::milliseconds>(now->time_since_epoch()).count() - *started > limit) {
-        fail("Fencing did not complete within " + std::to_string(fencing_deadline.count()) + "m: " +
+        fail("Fencing did not complete within " + std::to_string(in.fencing_limit.count() / 1000) + " s: " +
                  (in.fencing_waits.empty() ? std::string("not confirmed") : in.fencing_waits),
              held::cancelled);
         return out;

@@ -57,6 +57,7 @@ struct in_place_input {
   bool target_fenced = false;    ///< target_fenced() since status.restoreInPlace.fencingStartTime
   std::string fencing_waits;     ///< what target_fenced() still waits for (named in a deadline failure)
   std::string lift_request;      ///< the restore_lift_annotation's value ("" = none)
+  std::chrono::milliseconds fencing_limit = fencing_deadline;  ///< controller_options::fencing_deadline
   bool plan_running = false;     ///< status.bootstrap shows a clone or reclone under way
   std::string now;               ///< RFC 3339
 };

@@ -117,6 +117,7 @@ void in_place_pass::run(const json& group_object, config::failover_group g, cons
   in.status = group_object.value("status", json::object());
   if (!in.status.is_object()) in.status = json::object();
   in.now = now;
+  in.fencing_limit = o_.fencing_deadline;
   in.job = backup_ctl::view_job(job);
   const json rec = in.status.value("restoreInPlace", json::object());
   const std::string phase = str(rec, "phase");
