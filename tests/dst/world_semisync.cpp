@@ -155,6 +155,9 @@ void world::semisync_receivers() {
       ++stats_.clones;
       log("operator reclones " + names()[x] + " from " + names()[a]);
     }
+    // CHANGE REPLICATION SOURCE TO another source deletes the relay logs (what was received
+    // and not applied); the new source sends what is missing again.
+    if (m.source != a) m.relay = gtid_set{};
     m.source = a;
     m.receiving = true;
     log("operator starts the receiver of " + names()[x] + " from " + names()[a]);
@@ -173,8 +176,14 @@ int world::semisync_failover_facts(int old, const std::vector<int>& eligible, bo
     auto& m = mysql_[x];
     if (m.alive && up(link_kind::op_mysql, x)) {
       if (m.receiving && m.source == old) {
-        m.receiving = false;  // STOP REPLICA IO_THREAD, confirmed by this probe
-        log("operator stops the receiver of " + names()[x] + " from " + names()[old]);
+        // STOP REPLICA IO_THREAD, confirmed by this probe; it can hang on a read from a
+        // half-dead source and time out, leaving the receiver running (review V4).
+        if (chance(rng_, 0.2)) {
+          log("operator's STOP of the receiver of " + names()[x] + " timed out");
+        } else {
+          m.receiving = false;
+          log("operator stops the receiver of " + names()[x] + " from " + names()[old]);
+        }
       }
       f.reached = true;
       f.receiver_stopped = !(m.receiving && m.source == old);

@@ -72,8 +72,8 @@ BOOST_AUTO_TEST_CASE(table) {
       {"k1 equal sets: preference order", make(1, {{"b", "rsi", 7}, {"c", "rsi", 7}}), true, "b"},
       {"k1 one too few stopped (c unreached)", make(1, {{"b", "rsi", 7}, {"c", "-", 0}}), false,
        ""},
-      {"k1 c reached but still receiving: no rule 4, the candidate is known",
-       make(1, {{"b", "rsi", 7}, {"c", "ri", 7}}), false, "b"},
+      {"k1 c reached but still receiving: no rule 4, not counted, no candidate",
+       make(1, {{"b", "rsi", 7}, {"c", "ri", 7}}), false, ""},
       {"k1 c restarted (not in step): no candidate, cannot ack still holds",
        make(1, {{"b", "rsi", 7}, {"c", "rs", 3}}), true, ""},
       {"k1 the ahead site is not eligible", make(1, {{"b", "rsi", 5}, {"c", "rsi", 7}}, {"b"}),
@@ -88,8 +88,14 @@ BOOST_AUTO_TEST_CASE(table) {
       {"k2 one of three", make(2, {{"b", "rsi", 6}, {"c", "ri", 7}, {"d", "-", 0}}), false, ""},
       {"k2 two stopped, one of them restarted",
        make(2, {{"b", "rsi", 6}, {"c", "rs", 2}, {"d", "ri", 9}}), true, ""},
-      {"k2 the candidate must be stopped: d holds more but still receives",
-       make(2, {{"b", "rsi", 6}, {"c", "rsi", 7}, {"d", "ri", 9}}), true, ""},
+      {"k2 d still receives: not counted (8-9 had one receiver), c holds b and c",
+       make(2, {{"b", "rsi", 6}, {"c", "rsi", 7}, {"d", "ri", 9}}), true, "c"},
+      // Review V4's counterexample: a stopped site not in step (a) holds 10, which a site still
+      // receiving (d) can get after its probe; a and d acknowledge 10 (K = 2). Counting d would
+      // let b (1-9) be the candidate; counting only stopped in-step sites needs 2 of them and
+      // finds only b.
+      {"k2 a site still receiving never makes up the count",
+       make(2, {{"a", "rs", 10}, {"b", "rsi", 9}, {"d", "ri", 9}}, {"b", "a"}), true, ""},
       {"k2 ... once d is stopped it is the candidate",
        make(2, {{"b", "rsi", 6}, {"c", "rsi", 7}, {"d", "rsi", 9}}), true, "d"},
   };

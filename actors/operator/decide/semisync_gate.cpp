@@ -40,7 +40,10 @@ semisync_gate_result semisync_gate(const semisync_gate_input& in) {
       ++stopped;
     else
       r.still_receiving.push_back(f.site);
-    if (f.reached && f.in_step && f.received) {
+    // Counted: its received set is final (stopped) and complete (in step). A site still
+    // receiving may get a commit after its probe that then collects K acknowledgements with a
+    // stopped site that is not in step: the candidate would lack it (review V4).
+    if (off && f.in_step && f.received) {
       ++counted;
       held = held.unite(*f.received);
     }

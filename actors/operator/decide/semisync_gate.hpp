@@ -12,9 +12,11 @@
 //   no-loss candidate: every transaction O acknowledged was received by K sites. A site "in step"
 //     still holds every transaction it ever received from O (its mysqld has not restarted since it
 //     was last seen holding O's whole executed set, so no relay log was discarded). If at least
-//     N - K + 1 in-step sites were probed in this evaluation (after O became unable to
-//     acknowledge), one of them holds each acknowledged transaction, so a site whose received set
-//     contains the union of theirs holds all of them; drained, it loses nothing acknowledged.
+//     N - K + 1 in-step sites with stopped receivers were probed in this evaluation, one of them
+//     received each acknowledged transaction before it stopped (its set is final), so a site
+//     whose received set contains the union of theirs holds all of them; drained, it loses nothing
+//     acknowledged. A site still receiving is never counted: a commit it gets after its probe can
+//     collect K acknowledgements with a stopped site that is not in step.
 //
 // In semi-sync mode every promotion needs the no-loss candidate (whichever gate rule opened);
 // rule 4 is one more way to know O cannot acknowledge. Facts must come from probes of this
