@@ -28,6 +28,7 @@
 #include "io/kube/retry.hpp"
 #include "io/log/log.hpp"
 #include "io/redis/client.hpp"
+#include "tests/integration/kube_operator_fixture.hpp"
 #include "tests/integration/kubelet_sim.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/eventually.hpp"
@@ -83,31 +84,10 @@ json group_object() {
             {"sites", json::array({site("a"), site("b")})}}}};
 }
 
-struct dragonfly_fixture {
-  br::kube_sim::test::sim_cluster cluster;  // under the chart's RBAC for the operator
-  br::kube_sim::test::temp_dir dir;
-  std::string kubeconfig = cluster.sim.write_kubeconfig(dir.path.string());
-  std::shared_ptr<kube::client> c = cluster.client("test");
-  std::unique_ptr<test::kubelet_sim> kubelet =
-      std::make_unique<test::kubelet_sim>(cluster.client("kubelet-sim"), ns);
+struct dragonfly_fixture : test::kube_operator_fixture {
   test::valkey_server va{password}, vb{password};
-  caf::actor_system_config cfg;
-  caf::actor_system sys{cfg};
-  caf::scoped_actor self{sys};
-  br::kube_sim::test::operator_actors op;
 
-  dragonfly_fixture() {
-    log::set_level(log::level::warn);
-    op.spawn(sys);
-  }
-
-  ~dragonfly_fixture() {
-    op.stop(self);
-    kubelet->stop();
-    auto denied = cluster.denials();
-    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
-    for (int i : {inst_a, inst_b}) sandbox().run({"stop", std::to_string(i)});
-  }
+  dragonfly_fixture() : kube_operator_fixture(ns, {inst_a, inst_b}) {}
 
   void must(const std::string& error) { BOOST_TEST_REQUIRE(error.empty(), error); }
 

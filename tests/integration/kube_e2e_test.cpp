@@ -22,6 +22,7 @@
 #include "io/log/log.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
+#include "tests/integration/kube_operator_fixture.hpp"
 #include "tests/integration/kubelet_sim.hpp"
 #include "tests/support/kube_sim/harness/cluster.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
@@ -81,34 +82,12 @@ json node(const std::string& name, json labels, json taints = json::array()) {
           {"spec", {{"taints", std::move(taints)}}}};
 }
 
-struct e2e_fixture {
+struct e2e_fixture : test::kube_operator_fixture {
   // The operator ("operator-0") runs as the chart's ServiceAccount: what its RBAC does not
-  // grant is refused with 403 (checked at the end: no denials).
-  br::kube_sim::test::sim_cluster cluster;
+  // grant is refused with 403 (checked at teardown: no denials).
   br::kube_sim::simulator& sim = cluster.sim;
-  std::shared_ptr<kube::client> c = cluster.client("test");  // the test's own client
-  std::unique_ptr<test::kubelet_sim> kubelet =
-      std::make_unique<test::kubelet_sim>(cluster.client("kubelet-sim"), ns);
-  caf::actor_system_config cfg;
-  caf::actor_system sys{cfg};
-  caf::scoped_actor self{sys};
-  br::kube_sim::test::operator_actors op;
 
-  e2e_fixture() {
-    log::set_level(log::level::warn);
-    op.spawn(sys);
-  }
-
-  ~e2e_fixture() {
-    op.stop(self);
-    kubelet->stop();
-    auto denied = cluster.denials();
-    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
-    for (int i : {inst_a, inst_b}) {
-      auto r = sandbox().run({"stop", std::to_string(i)});
-      if (r.exit_code != 0) BOOST_TEST_MESSAGE("stop " << i << ": " << r.err);
-    }
-  }
+  e2e_fixture() : kube_operator_fixture(ns, {inst_a, inst_b}) {}
 
   void must_create(const kube::resource_ref& r, const std::string& in_ns, const json& obj) {
     auto error = cluster.create(r, in_ns, obj);

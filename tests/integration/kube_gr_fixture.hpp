@@ -17,6 +17,7 @@
 #include "actors/operator/kube/group_source.hpp"
 #include "io/log/log.hpp"
 #include "io/mysql/connection.hpp"
+#include "tests/integration/kube_operator_fixture.hpp"
 #include "tests/integration/kubelet_sim.hpp"
 #include "tests/support/kube_sim/harness/cluster.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
@@ -29,7 +30,7 @@ inline const mysql_sandbox& gr_sandbox() {
   return sb;
 }
 
-struct kube_gr_fixture {
+struct kube_gr_fixture : kube_operator_fixture {
   using json = nlohmann::json;
 
   const std::vector<int> instances;  ///< the sandbox instances this test owns, one per site
@@ -37,31 +38,10 @@ struct kube_gr_fixture {
   const std::string group;
   const std::string ns = "default";
 
-  br::kube_sim::test::sim_cluster cluster;
-  br::kube_sim::test::temp_dir dir;
-  std::string kubeconfig = cluster.sim.write_kubeconfig(dir.path.string());
-  std::shared_ptr<kube::client> c = cluster.client("test");
-  std::unique_ptr<kubelet_sim> kubelet = std::make_unique<kubelet_sim>(cluster.client("kubelet-sim"), ns);
-  caf::actor_system_config cfg;
-  caf::actor_system sys{cfg};
-  caf::scoped_actor self{sys};
-  br::kube_sim::test::operator_actors op;
-
   kube_gr_fixture(std::vector<int> ids, std::string name)
-      : instances(std::move(ids)), group(std::move(name)) {
-    log::set_level(log::level::warn);
-    op.spawn(sys);
-  }
-
-  ~kube_gr_fixture() {
-    op.stop(self);
-    kubelet->stop();
-    auto denied = cluster.denials();
-    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
-    for (int i : instances) gr_sandbox().run({"gr-stop", std::to_string(i)});
-    for (int i : instances) gr_sandbox().run({"stop", std::to_string(i)});
-    for (int i : instances) gr_sandbox().run({"gr-off", std::to_string(i)});
-  }
+      : kube_operator_fixture("default", ids, {"gr-stop", "stop", "gr-off"}),
+        instances(std::move(ids)),
+        group(std::move(name)) {}
 
   int instance_of(const std::string& site) const {
     for (std::size_t i = 0; i < sites.size(); ++i)

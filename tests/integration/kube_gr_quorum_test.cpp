@@ -29,6 +29,7 @@
 #include "io/kube/retry.hpp"
 #include "io/log/log.hpp"
 #include "io/mysql/connection.hpp"
+#include "tests/integration/kube_gr_fixture.hpp"
 #include "tests/integration/kube_gr_routes.hpp"
 #include "tests/integration/kubelet_sim.hpp"
 #include "tests/support/child_process.hpp"
@@ -44,130 +45,17 @@ using nlohmann::json;
 namespace {
 
 // Reserved for this test; BR_GR_QUORUM_FIRST_INSTANCE=N runs it on N..N+2 instead.
-const std::vector<int> instances = [] {
+std::vector<int> quorum_instances() {
   const char* v = std::getenv("BR_GR_QUORUM_FIRST_INSTANCE");
   const int first = v && *v ? std::atoi(v) : 221;
-  return std::vector<int>{first, first + 1, first + 2};
-}();
-const std::vector<std::string> sites = {"a", "b", "c"};
-const std::string group = "grq";
-const std::string ns = "default";
+  return {first, first + 1, first + 2};
+}
 const std::string recover_annotation = "bloodraven.shipstream.io/force-quorum-recovery";
 
-const test::mysql_sandbox& sandbox() {
-  static const test::mysql_sandbox sb;
-  return sb;
-}
+const test::mysql_sandbox& sandbox() { return test::gr_sandbox(); }
 
-int instance_of(const std::string& site) {
-  for (std::size_t i = 0; i < sites.size(); ++i)
-    if (sites[i] == site) return instances[i];
-  return 0;
-}
-
-std::string address(int i) { return "127.0.0.1:" + std::to_string(sandbox().port(i)); }
-
-json group_object() {
-  json s = json::array();
-  for (const auto& name : sites)
-    s.push_back({{"name", name},
-                 {"zone", "zone-" + name},
-                 {"lbIP", "192.0.2." + std::to_string(instance_of(name) - 200)},
-                 {"taintNodeSelector", {{"shipstream.io/site." + group, name}}},
-                 {"storage", {{"size", "1Gi"}}},
-                 {"groupReplication", {{"localAddress", address(instance_of(name))}}}});
-  return {{"apiVersion", "shipstream.io/v1alpha1"},
-          {"kind", "MysqlFailoverGroup"},
-          {"metadata", {{"name", group}, {"namespace", ns}}},
-          {"spec",
-           {{"credentials", {{"operatorSecret", group + "-operator"}}},
-            {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
-            {"pollInterval", "500ms"},
-            {"replication",
-             {{"user", "repl"}, {"password", "replpw"}, {"mode", "groupReplication"}}},
-            {"sites", s}}}};
-}
-
-struct quorum_fixture {
-  br::kube_sim::test::sim_cluster cluster;
-  br::kube_sim::test::temp_dir dir;
-  std::string kubeconfig = cluster.sim.write_kubeconfig(dir.path.string());
-  std::shared_ptr<kube::client> c = cluster.client("test");
-  std::unique_ptr<test::kubelet_sim> kubelet =
-      std::make_unique<test::kubelet_sim>(cluster.client("kubelet-sim"), ns);
-  caf::actor_system_config cfg;
-  caf::actor_system sys{cfg};
-  caf::scoped_actor self{sys};
-  br::kube_sim::test::operator_actors op;
-
-  quorum_fixture() {
-    log::set_level(log::level::warn);
-    op.spawn(sys);
-  }
-
-  ~quorum_fixture() {
-    op.stop(self);
-    kubelet->stop();
-    auto denied = cluster.denials();
-    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
-    for (int i : instances) sandbox().run({"gr-stop", std::to_string(i)});
-    for (int i : instances) sandbox().run({"stop", std::to_string(i)});
-    for (int i : instances) sandbox().run({"gr-off", std::to_string(i)});
-  }
-
-  void members_up() {
-    std::vector<std::string> up{"up-ids"}, conf{"gr-config"};
-    for (int i : instances) {
-      sandbox().run({"gr-stop", std::to_string(i)});
-      up.push_back(std::to_string(i));
-      conf.push_back(std::to_string(i));
-    }
-    sandbox().must(up);
-    sandbox().must(conf);
-    for (int i : instances) {
-      sandbox().reset(i);
-      sandbox().must({"sql", std::to_string(i),
-                      "SET GLOBAL super_read_only=OFF; SET sql_log_bin=0; GRANT GROUP_REPLICATION_ADMIN "
-                      "ON *.* TO 'bloodraven'@'%'; SET GLOBAL super_read_only=ON"});
-    }
-  }
-
-  void start_operator() {
-    auto o = br::kube_sim::test::fast_group_source(
-        cluster.client(br::kube_sim::test::operator_identity), op.io);
-    o.site_address = [](const std::string&, const std::string&, const std::string& s) {
-      return config::address_spec{"127.0.0.1", sandbox().port(instance_of(s))};
-    };
-    o.sidecar_address = [](const std::string&, const std::string&, const std::string&) {
-      return std::string{};
-    };
-    op.start(sys, o);
-  }
-
-  json object() {
-    auto g = c->get(mfg_resource, ns, group);
-    return g ? *g : json::object();
-  }
-  json status() { return object().value("status", json::object()); }
-  json gr() { return status().value("groupReplication", json::object()); }
-  std::string phase() { return gr().value("phase", ""); }
-
-  std::string condition(const std::string& type) {
-    for (const auto& cond : status().value("conditions", json::array()))
-      if (cond.value("type", "") == type)
-        return cond.value("status", "") + "/" + cond.value("reason", "");
-    return "";
-  }
-
-  size_t events(const std::string& reason) {
-    auto r = c->list(kube::resources::events, ns);
-    size_t n = 0;
-    if (r)
-      for (const auto& e : (*r)["items"])
-        if (e["involvedObject"].value("name", "") == group && e.value("reason", "") == reason)
-          n += e.value("count", 1);
-    return n;
-  }
+struct quorum_fixture : test::kube_gr_fixture {
+  quorum_fixture() : kube_gr_fixture(quorum_instances(), "grq") {}
 
   /// tools/kubectl-bloodraven through real kubectl: exit code and output.
   std::pair<int, std::string> plugin(std::vector<std::string> a) {
@@ -206,27 +94,6 @@ struct quorum_fixture {
         "   WHERE MEMBER_ID = @@server_uuid)");
   }
 
-  /// Row `v` written on the member as root over TCP, bounded by the session's 10 s read timeout
-  /// (a member without quorum holds a write until it has one, and may commit it after the client
-  /// gave up: the row's id is `v`, so a retry of a write that did commit adds nothing).
-  bool writes(const std::string& site, int v) {
-    auto conn = mysql::connection::open(sandbox().options(instance_of(site), "root"));
-    if (!conn.ok()) return false;
-    const auto n = std::to_string(v);
-    return conn->exec("INSERT IGNORE INTO q.t (id, v) VALUES (" + n + ", " + n + ")").ok();
-  }
-
-  std::string rows(const std::string& site) {
-    return sandbox().sql(instance_of(site), "SELECT COUNT(*), COALESCE(SUM(v), 0) FROM q.t");
-  }
-
-  bool online(const std::set<std::string>& want) {
-    auto g = gr();
-    std::set<std::string> on;
-    for (const auto& m : g.value("members", json::array()))
-      if (m.value("state", "") == "ONLINE") on.insert(m.value("name", ""));
-    return g.value("viewKnown", false) && on == want;
-  }
 };
 
 double secs(std::chrono::steady_clock::time_point t0) {
@@ -239,14 +106,7 @@ BOOST_FIXTURE_TEST_SUITE(kube_gr_quorum, quorum_fixture)
 
 BOOST_AUTO_TEST_CASE(quorum_loss_blocks_and_only_a_request_recovers) {
   members_up();
-  auto crds = cluster.install_crds();
-  BOOST_TEST_REQUIRE(crds.empty(), crds);
-  auto secret = cluster.create_operator_secret(ns, group + "-operator", "bloodraven", "bloodravenpw");
-  BOOST_TEST_REQUIRE(secret.empty(), secret);
-  kubelet->start();
-  start_operator();
-  auto made = c->create(mfg_resource, ns, group_object());
-  BOOST_TEST_REQUIRE(made.ok(), (made.ok() ? "" : made.error().describe()));
+  start_group();
 
   // -- 1. bootstrapped: 3 ONLINE -------------------------------------------------------------
   const std::set<std::string> all(sites.begin(), sites.end());

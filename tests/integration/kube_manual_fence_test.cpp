@@ -23,6 +23,7 @@
 #include "io/log/log.hpp"
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
+#include "tests/integration/kube_operator_fixture.hpp"
 #include "tests/integration/kubelet_sim.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/eventually.hpp"
@@ -72,30 +73,8 @@ json group_object() {
             {"sites", json::array({site("a"), site("b"), site("c")})}}}};
 }
 
-struct fence_fixture {
-  br::kube_sim::test::sim_cluster cluster;  // under the chart's RBAC for the operator
-  br::kube_sim::test::temp_dir dir;
-  std::string kubeconfig = cluster.sim.write_kubeconfig(dir.path.string());
-  std::shared_ptr<kube::client> c = cluster.client("test");
-  std::unique_ptr<test::kubelet_sim> kubelet =
-      std::make_unique<test::kubelet_sim>(cluster.client("kubelet-sim"), ns);
-  caf::actor_system_config cfg;
-  caf::actor_system sys{cfg};
-  caf::scoped_actor self{sys};
-  br::kube_sim::test::operator_actors op;
-
-  fence_fixture() {
-    log::set_level(log::level::warn);
-    op.spawn(sys);
-  }
-
-  ~fence_fixture() {
-    op.stop(self);
-    kubelet->stop();
-    auto denied = cluster.denials();
-    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
-    for (int i : {inst_a, inst_b, inst_c}) sandbox().run({"stop", std::to_string(i)});
-  }
+struct fence_fixture : test::kube_operator_fixture {
+  fence_fixture() : kube_operator_fixture(ns, {inst_a, inst_b, inst_c}) {}
 
   void must(const std::string& error) { BOOST_TEST_REQUIRE(error.empty(), error); }
 
