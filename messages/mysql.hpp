@@ -141,6 +141,7 @@ struct site_probe {
   /// gr_probe only: the member's view of its group (member_id "" = not read).
   gr_snapshot gr;
   uint64_t uptime_s = 0;  ///< seconds since mysqld started (restart detection)
+  int64_t started_at = 0;  ///< the server's start instant on its own clock (unix seconds)
   site_semisync semisync;
   bool writable() const { return !read_only && !super_read_only; }
   bool replicating() const { return channel_configured && io_state == "ON" && sql_state == "ON"; }
@@ -152,7 +153,7 @@ typename Inspector::result_type inspect(Inspector& f, site_probe& x) {
            x.server_uuid, x.server_id, x.version, x.channel_configured, x.io_state, x.sql_state,
            x.source_host, x.source_port, x.seconds_behind, x.last_io_errno, x.last_io_error,
            x.last_sql_errno, x.last_sql_error, x.latency_us, x.received_gtid, x.gr, x.uptime_s,
-           x.semisync);
+           x.started_at, x.semisync);
 }
 
 /// Result of one mysql_command. `error_kind` mirrors io/mysql's classification

@@ -53,7 +53,7 @@ struct status_columns {
   std::string channel_configured, io_state, sql_state, source_host, source_port;
   std::string seconds_behind_source, last_io_errno, last_io_error, last_sql_errno, last_sql_error;
   std::string received_set;
-  std::string uptime;
+  std::string uptime, started_at;
   std::string ss_source_enabled, ss_source_status, ss_wait_point, ss_wait_count, ss_timeout;
   std::string ss_wait_no_replica, ss_clients, ss_replica_enabled, ss_replica_status;
 };

@@ -38,7 +38,9 @@ const mysql8_dialect& mysql8() {
 //
 // The last SQL error prefers a worker's error (the real cause) over the coordinator's summary.
 //
-// Uptime and the semi-synchronous replication plugins' variables and status (docs/safety.md
+// Uptime, the start instant on the server's own clock (so a restart shows as a moved instant
+// whatever the reader's clock; review V4), and the semi-synchronous replication plugins' variables
+// and status (docs/safety.md
 // "Semi-synchronous replication"): read from performance_schema, so a server without the plugins
 // answers NULLs instead of failing on an unknown @@variable.
 namespace {
@@ -63,7 +65,8 @@ constexpr std::string_view kProbeTemplate = R"sql(SELECT
         FROM performance_schema.replication_applier_status_by_coordinator c
         WHERE c.CHANNEL_NAME = {ch} AND c.PROCESSING_TRANSACTION <> '') AS a), 0)
   END AS seconds_behind_source,
-  st.uptime AS uptime, st.ss_source_status AS ss_source_status, st.ss_clients AS ss_clients,
+  st.uptime AS uptime, CAST(UNIX_TIMESTAMP() AS SIGNED) - CAST(st.uptime AS SIGNED) AS started_at,
+  st.ss_source_status AS ss_source_status, st.ss_clients AS ss_clients,
   st.ss_replica_status AS ss_replica_status, sv.ss_source_enabled AS ss_source_enabled,
   sv.ss_wait_point AS ss_wait_point, sv.ss_wait_count AS ss_wait_count,
   sv.ss_timeout AS ss_timeout, sv.ss_wait_no_replica AS ss_wait_no_replica,
@@ -135,7 +138,7 @@ const status_columns& mysql8_dialect::probe_columns() const {
       "read_only",      "super_read_only",       "gtid_executed", "server_uuid",   "server_id",
       "version",        "channel_configured",    "io_state",      "sql_state",     "source_host",
       "source_port",    "seconds_behind_source", "last_io_errno", "last_io_error", "last_sql_errno",
-      "last_sql_error", "received_set",   "uptime",  "ss_source_enabled", "ss_source_status",
+      "last_sql_error", "received_set",   "uptime",  "started_at", "ss_source_enabled", "ss_source_status",
       "ss_wait_point",  "ss_wait_count",         "ss_timeout",    "ss_wait_no_replica", "ss_clients",
       "ss_replica_enabled", "ss_replica_status"};
   return cols;

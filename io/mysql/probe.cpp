@@ -102,6 +102,7 @@ result<probe_result> parse_probe_row(const probe_row& row, const dialect& d) {
   ch.last_sql_error = r.get(c.last_sql_error).value_or("");
   ch.received = r.gtids(c.received_set);
   p.uptime_s = r.number<uint64_t>(c.uptime);
+  p.started_at = r.number<int64_t>(c.started_at);
   semisync_state& ss = p.semisync;
   ss.source_loaded = r.get(c.ss_source_enabled).has_value();
   ss.source_enabled = r.flag(c.ss_source_enabled);

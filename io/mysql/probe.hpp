@@ -54,6 +54,7 @@ struct probe_result {
   std::string version;  ///< e.g. "9.7.4-2"
   replica_channel channel;
   uint64_t uptime_s = 0;  ///< seconds since mysqld started (restart detection)
+  int64_t started_at = 0;  ///< the server's UNIX_TIMESTAMP() minus its uptime: its start instant
   semisync_state semisync;
   std::chrono::microseconds latency{0};  ///< wall time of the probe's statements (steady_clock)
 

@@ -31,6 +31,7 @@ site_probe to_wire(const probe_result& p) {
   w.last_sql_error = p.channel.last_sql_error;
   w.latency_us = p.latency.count();
   w.uptime_s = p.uptime_s;
+  w.started_at = p.started_at;
   const auto& ss = p.semisync;
   w.semisync = {ss.source_loaded, ss.source_enabled, ss.source_on,     ss.wait_point,
                 ss.wait_count,    ss.timeout_ms,     ss.wait_no_replica, ss.clients,

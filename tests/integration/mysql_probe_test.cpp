@@ -138,6 +138,13 @@ BOOST_AUTO_TEST_CASE(probe_reads_semisync_state_and_uptime) {
   BOOST_TEST(!p1.semisync.source_on);
   BOOST_TEST(p1.uptime_s > 0u);
   BOOST_TEST(std::to_string(p1.uptime_s).size() <= 10u);
+  // The start instant is the server's own clock minus its uptime: stable from probe to probe.
+  const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  BOOST_TEST(std::llabs(p1.started_at + static_cast<int64_t>(p1.uptime_s) - now_s) <= 5);
+  std::this_thread::sleep_for(1100ms);
+  BOOST_TEST(std::llabs(probe_ok(c1).started_at - p1.started_at) <= 1);
 
   unfenced(1, "INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'");
   unfenced(2, "INSTALL PLUGIN rpl_semi_sync_replica SONAME 'semisync_replica.so'");

@@ -34,6 +34,7 @@ probe_row replica_row() {
   r["last_sql_error"] = std::nullopt;
   r["received_set"] = std::string(kUuidA) + ":1-5";
   r["uptime"] = "3600";
+  r["started_at"] = "1795749600";
   // No semi-sync plugin loaded: performance_schema has no rows, the pivots answer NULL.
   for (auto col : {"ss_source_enabled", "ss_source_status", "ss_wait_point", "ss_wait_count",
                    "ss_timeout", "ss_wait_no_replica", "ss_clients", "ss_replica_enabled",
@@ -89,7 +90,7 @@ BOOST_AUTO_TEST_CASE(mysql8_probe_is_one_select) {
        {&c.read_only, &c.super_read_only, &c.gtid_executed, &c.server_uuid, &c.server_id,
         &c.version, &c.channel_configured, &c.io_state, &c.sql_state, &c.source_host,
         &c.source_port, &c.seconds_behind_source, &c.last_io_errno, &c.last_io_error,
-        &c.last_sql_errno, &c.last_sql_error, &c.received_set, &c.uptime, &c.ss_source_enabled,
+        &c.last_sql_errno, &c.last_sql_error, &c.received_set, &c.uptime, &c.started_at, &c.ss_source_enabled,
         &c.ss_source_status, &c.ss_wait_point, &c.ss_wait_count, &c.ss_timeout,
         &c.ss_wait_no_replica, &c.ss_clients, &c.ss_replica_enabled, &c.ss_replica_status})
     BOOST_TEST(stmts[0].find(" AS " + *col) != std::string::npos, *col);
@@ -199,6 +200,7 @@ BOOST_AUTO_TEST_CASE(probe_row_semisync_and_uptime) {
   auto none = parse_probe_row(replica_row(), mysql8());
   BOOST_TEST_REQUIRE(none.ok());
   BOOST_TEST(none->uptime_s == 3600u);
+  BOOST_TEST(none->started_at == 1795749600);
   BOOST_TEST(!none->semisync.source_loaded);
   BOOST_TEST(!none->semisync.replica_loaded);
   BOOST_TEST(!none->semisync.source_on);
@@ -230,6 +232,7 @@ BOOST_AUTO_TEST_CASE(probe_row_semisync_and_uptime) {
   // The message form carries all of it (operator and sidecar report the same fields).
   auto w = to_wire(*p);
   BOOST_TEST(w.uptime_s == 3600u);
+  BOOST_TEST(w.started_at == 1795749600);
   BOOST_TEST(w.semisync.source_loaded);
   BOOST_TEST(w.semisync.source_on);
   BOOST_TEST(w.semisync.wait_point == "AFTER_SYNC");

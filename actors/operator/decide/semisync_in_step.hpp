@@ -18,7 +18,8 @@ namespace br {
 
 struct in_step_record {
   bool in_step = false;
-  /// The replica's mysqld start instant (unix seconds: probe time minus uptime) when judged.
+  /// The replica's mysqld start instant when judged (unix seconds on the server's own clock:
+  /// its UNIX_TIMESTAMP() minus its uptime, read in the probe, so the reader's clock does not matter).
   int64_t started_at = 0;
   /// The view epoch of the primary it was judged against.
   uint64_t epoch = 0;
