@@ -40,6 +40,17 @@ struct final_state {
   std::vector<std::string> blocked;
 };
 
+/// The ids of the acknowledged-write table as the primary holds them (f.why set when unreadable).
+void read_present(cluster& c, final_state& f) {
+  auto ids = c.sql(f.primary).query("SELECT id FROM appdb.chaos_writes");
+  if (!ids) {
+    f.why = "cannot read ids on the primary";
+    return;
+  }
+  for (const auto& r : *ids)
+    if (r[0]) f.present.insert(std::stoll(*r[0]));
+}
+
 final_state observe(cluster& c, const expectations& e) {
   final_state f;
   std::vector<int> writable;
@@ -110,13 +121,7 @@ final_state observe(cluster& c, const expectations& e) {
       return f;
     }
   // Replicas caught up enough for S3: read the ids from the primary itself.
-  auto ids = c.sql(f.primary).query("SELECT id FROM appdb.chaos_writes");
-  if (!ids) {
-    f.why = "cannot read ids on the primary";
-    return f;
-  }
-  for (const auto& r : *ids)
-    if (r[0]) f.present.insert(std::stoll(*r[0]));
+  read_present(c, f);
   return f;
 }
 
@@ -169,13 +174,7 @@ final_state observe_gr(cluster& c) {
       return f;
     }
   }
-  auto ids = c.sql(f.primary).query("SELECT id FROM appdb.chaos_writes");
-  if (!ids) {
-    f.why = "cannot read ids on the primary";
-    return f;
-  }
-  for (const auto& r : *ids)
-    if (r[0]) f.present.insert(std::stoll(*r[0]));
+  read_present(c, f);
   return f;
 }
 
