@@ -32,6 +32,11 @@ const std::array<std::string, n_sites>& world::names() {
   return n;
 }
 
+int world::index_of(const std::string& name) {
+  auto& n = names();
+  return static_cast<int>(std::find(n.begin(), n.end(), name) - n.begin());
+}
+
 world::world(uint64_t seed, const sim_config& cfg)
     : rng_(seed), cfg_(cfg), base_(sim_time{} + std::chrono::hours(1000)) {
   rates_ = draw_rates(rng_);
@@ -325,12 +330,9 @@ void world::operator_tick() {
   for (int x = 0; x < n_sites; ++x)
     obs.push_back({names()[x], site_role::primary_candidate, op_.debounce[x].state});
   auto ev = evaluate(obs, prio);
-  auto index = [&](const std::string& n) {
-    return static_cast<int>(std::find(names().begin(), names().end(), n) - names().begin());
-  };
   if (ev.verdict == group_verdict::split_brain || ev.verdict == group_verdict::fence) {
     for (auto& w : ev.verdict == group_verdict::fence ? ev.fence : ev.writable) {
-      int x = index(w);
+      int x = index_of(w);
       if (w != op_.view.active_site && mysql_[x].alive && up(link_kind::op_mysql, x))
         fence_mysql(x, "operator fences " + w + " (" + ev.message + ")");
     }
@@ -353,8 +355,7 @@ void world::operator_tick() {
 
 void world::operator_failover_step() {
   auto& names_ = names();
-  int old = static_cast<int>(std::find(names_.begin(), names_.end(), op_.view.deposing) -
-                             names_.begin());
+  int old = index_of(op_.view.deposing);
   if (!op_.fenced_old && mysql_[old].alive && up(link_kind::op_mysql, old)) {
     fence_mysql(old, "operator SQL fence of the old primary");
     op_.fenced_old = true;  // rule 1: acknowledged
@@ -371,8 +372,7 @@ void world::operator_failover_step() {
     return x != old && mysql_[x].alive && up(link_kind::op_mysql, x) &&
            op_.debounce[x].state == site_state::read_only && !mysql_[x].writable;
   };
-  int cand = static_cast<int>(std::find(names_.begin(), names_.end(), op_.candidate) -
-                              names_.begin());
+  int cand = index_of(op_.candidate);
   bool cannot_ack = false;
   int no_loss = -1;
   if (semisync()) {

@@ -132,6 +132,8 @@ class world {
   const run_stats& stats() const { return stats_; }
 
   static const std::array<std::string, n_sites>& names();
+  /// A site's index by name; n_sites when no site has that name.
+  static int index_of(const std::string& name);
 
  private:
   sim_time now() const { return base_ + seconds(tick_); }

@@ -31,11 +31,6 @@ gtid_set one(int site, uint64_t gno) {
   return s;
 }
 
-int index_of(const std::string& name) {
-  auto& n = world::names();
-  return static_cast<int>(std::find(n.begin(), n.end(), name) - n.begin());
-}
-
 }  // namespace
 
 void world::semisync_init() {
