@@ -60,6 +60,10 @@ enum class mysql_op : uint8_t {
   /// `gr.local_address`, wait for a majority view, then reset it to ''; with an empty address
   /// only the reset (an interrupted recovery's clean-up) -> value = own state
   gr_force_members,
+  /// Semi-synchronous replication (issue 25; io/mysql/semisync.hpp):
+  stop_io_thread,    ///< STOP REPLICA IO_THREAD when a receiver runs, then probe -> outcome.probe
+  semisync_source,   ///< the source side ON with wait_for_replica_count = `semisync_k`
+  semisync_replica,  ///< the source side OFF, the receiver side ON
 };
 
 
@@ -85,13 +89,14 @@ struct mysql_command {
   uint64_t leader_generation = 0;
   gr_settings gr;         ///< gr_bootstrap / gr_start
   std::string member_id;  ///< gr_set_primary: the new primary's MEMBER_ID
+  uint32_t semisync_k = 0;  ///< semisync_source: rpl_semi_sync_source_wait_for_replica_count
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, mysql_command& x) {
   return f(caf::meta::type_name("mysql_command"), x.op, x.target, x.timeout, x.gtid, x.source,
            x.source_ssl, x.lease, x.require_armed, x.deadline, x.leader_generation, x.gr,
-           x.member_id);
+           x.member_id, x.semisync_k);
 }
 
 /// Wire form of io/mysql's probe_result (plain strings so it is cheap to copy and to mock).
@@ -108,13 +113,15 @@ struct site_semisync {
   bool replica_loaded = false;
   bool replica_enabled = false;
   bool replica_on = false;
+  uint64_t no_tx = 0;            ///< Rpl_semi_sync_source_no_tx (unacknowledged commits since start)
+  uint32_t wait_sessions = 0;    ///< Rpl_semi_sync_source_wait_sessions (commits waiting now)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, site_semisync& x) {
   return f(caf::meta::type_name("site_semisync"), x.source_loaded, x.source_enabled, x.source_on,
            x.wait_point, x.wait_count, x.timeout_ms, x.wait_no_replica, x.clients,
-           x.replica_loaded, x.replica_enabled, x.replica_on);
+           x.replica_loaded, x.replica_enabled, x.replica_on, x.no_tx, x.wait_sessions);
 }
 
 struct site_probe {
@@ -129,6 +136,7 @@ struct site_probe {
   std::string sql_state;  ///< "ON" | "OFF"
   std::string source_host;
   uint16_t source_port = 0;
+  std::string source_uuid;  ///< the source's server_uuid as the receiver saw it
   double seconds_behind = -1;  ///< -1 = NULL
   uint32_t last_io_errno = 0;
   std::string last_io_error;
@@ -153,7 +161,7 @@ typename Inspector::result_type inspect(Inspector& f, site_probe& x) {
            x.server_uuid, x.server_id, x.version, x.channel_configured, x.io_state, x.sql_state,
            x.source_host, x.source_port, x.seconds_behind, x.last_io_errno, x.last_io_error,
            x.last_sql_errno, x.last_sql_error, x.latency_us, x.received_gtid, x.gr, x.uptime_s,
-           x.started_at, x.semisync);
+           x.started_at, x.semisync, x.source_uuid);
 }
 
 /// Result of one mysql_command. `error_kind` mirrors io/mysql's classification
@@ -202,6 +210,9 @@ inline std::string to_string(mysql_op op) {
     case mysql_op::gr_stop: return "gr_stop";
     case mysql_op::gr_set_primary: return "gr_set_primary";
     case mysql_op::gr_force_members: return "gr_force_members";
+    case mysql_op::stop_io_thread: return "stop_io_thread";
+    case mysql_op::semisync_source: return "semisync_source";
+    case mysql_op::semisync_replica: return "semisync_replica";
   }
   return "unknown";
 }

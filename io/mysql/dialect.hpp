@@ -56,6 +56,7 @@ struct status_columns {
   std::string uptime, started_at;
   std::string ss_source_enabled, ss_source_status, ss_wait_point, ss_wait_count, ss_timeout;
   std::string ss_wait_no_replica, ss_clients, ss_replica_enabled, ss_replica_status;
+  std::string source_uuid, ss_no_tx, ss_wait_sessions;
 };
 
 /// Names of the columns of list_sessions_sql().

@@ -53,6 +53,7 @@ constexpr std::string_view kProbeTemplate = R"sql(SELECT
   (cc.CHANNEL_NAME IS NOT NULL) AS channel_configured,
   cc.HOST AS source_host, cc.PORT AS source_port,
   cs.SERVICE_STATE AS io_state, cs.RECEIVED_TRANSACTION_SET AS received_set,
+  cs.SOURCE_UUID AS source_uuid,
   cs.LAST_ERROR_NUMBER AS last_io_errno, cs.LAST_ERROR_MESSAGE AS last_io_error,
   ap.SERVICE_STATE AS sql_state, se.n AS last_sql_errno, se.m AS last_sql_error,
   CASE WHEN cs.SERVICE_STATE = 'ON' AND ap.SERVICE_STATE = 'ON' THEN COALESCE((
@@ -70,7 +71,8 @@ constexpr std::string_view kProbeTemplate = R"sql(SELECT
   st.ss_replica_status AS ss_replica_status, sv.ss_source_enabled AS ss_source_enabled,
   sv.ss_wait_point AS ss_wait_point, sv.ss_wait_count AS ss_wait_count,
   sv.ss_timeout AS ss_timeout, sv.ss_wait_no_replica AS ss_wait_no_replica,
-  sv.ss_replica_enabled AS ss_replica_enabled
+  sv.ss_replica_enabled AS ss_replica_enabled, st.ss_no_tx AS ss_no_tx,
+  st.ss_wait_sessions AS ss_wait_sessions
 FROM (SELECT 1 AS one) AS probe
 LEFT JOIN (
   SELECT MAX(CASE WHEN VARIABLE_NAME = 'Uptime' THEN VARIABLE_VALUE END) AS uptime,
@@ -79,10 +81,15 @@ LEFT JOIN (
     MAX(CASE WHEN VARIABLE_NAME = 'Rpl_semi_sync_source_clients' THEN VARIABLE_VALUE END)
       AS ss_clients,
     MAX(CASE WHEN VARIABLE_NAME = 'Rpl_semi_sync_replica_status' THEN VARIABLE_VALUE END)
-      AS ss_replica_status
+      AS ss_replica_status,
+    MAX(CASE WHEN VARIABLE_NAME = 'Rpl_semi_sync_source_no_tx' THEN VARIABLE_VALUE END)
+      AS ss_no_tx,
+    MAX(CASE WHEN VARIABLE_NAME = 'Rpl_semi_sync_source_wait_sessions' THEN VARIABLE_VALUE END)
+      AS ss_wait_sessions
   FROM performance_schema.global_status
   WHERE VARIABLE_NAME IN ('Uptime', 'Rpl_semi_sync_source_status',
-    'Rpl_semi_sync_source_clients', 'Rpl_semi_sync_replica_status')) AS st ON TRUE
+    'Rpl_semi_sync_source_clients', 'Rpl_semi_sync_replica_status',
+    'Rpl_semi_sync_source_no_tx', 'Rpl_semi_sync_source_wait_sessions')) AS st ON TRUE
 LEFT JOIN (
   SELECT MAX(CASE WHEN VARIABLE_NAME = 'rpl_semi_sync_source_enabled' THEN VARIABLE_VALUE END)
       AS ss_source_enabled,
@@ -140,7 +147,7 @@ const status_columns& mysql8_dialect::probe_columns() const {
       "source_port",    "seconds_behind_source", "last_io_errno", "last_io_error", "last_sql_errno",
       "last_sql_error", "received_set",   "uptime",  "started_at", "ss_source_enabled", "ss_source_status",
       "ss_wait_point",  "ss_wait_count",         "ss_timeout",    "ss_wait_no_replica", "ss_clients",
-      "ss_replica_enabled", "ss_replica_status"};
+      "ss_replica_enabled", "ss_replica_status", "source_uuid", "ss_no_tx", "ss_wait_sessions"};
   return cols;
 }
 

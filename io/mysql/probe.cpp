@@ -95,6 +95,7 @@ result<probe_result> parse_probe_row(const probe_row& row, const dialect& d) {
   ch.sql = d.parse_thread_state(r.get(c.sql_state));
   ch.source_host = r.get(c.source_host).value_or("");
   ch.source_port = r.number<uint16_t>(c.source_port);
+  ch.source_uuid = r.get(c.source_uuid).value_or("");
   ch.seconds_behind_source = r.decimal(c.seconds_behind_source);
   ch.last_io_errno = r.number<unsigned>(c.last_io_errno);
   ch.last_io_error = r.get(c.last_io_error).value_or("");
@@ -115,6 +116,8 @@ result<probe_result> parse_probe_row(const probe_row& row, const dialect& d) {
   ss.replica_loaded = r.get(c.ss_replica_enabled).has_value();
   ss.replica_enabled = r.flag(c.ss_replica_enabled);
   ss.replica_on = r.flag(c.ss_replica_status);
+  ss.no_tx = r.number<uint64_t>(c.ss_no_tx);
+  ss.wait_sessions = r.number<uint32_t>(c.ss_wait_sessions);
   if (r.problem()) return make_error(error_kind::other, *r.problem());
   return p;
 }

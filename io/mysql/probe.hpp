@@ -20,6 +20,8 @@ struct replica_channel {
   thread_state sql = thread_state::off;
   std::string source_host;
   uint16_t source_port = 0;
+  /// The source's server_uuid as the receiver last saw it ("" before its first connection).
+  std::string source_uuid;
   /// NULL (nullopt) unless both threads are ON; see mysql8_dialect.cpp for how it is computed.
   std::optional<double> seconds_behind_source;
   unsigned last_io_errno = 0;
@@ -42,6 +44,10 @@ struct semisync_state {
   bool replica_loaded = false;
   bool replica_enabled = false;
   bool replica_on = false;  ///< Rpl_semi_sync_replica_status
+  /// Rpl_semi_sync_source_no_tx: commits since the server started that were not acknowledged
+  /// (answered without K receivers: a fallback to asynchronous replication).
+  uint64_t no_tx = 0;
+  uint32_t wait_sessions = 0;  ///< Rpl_semi_sync_source_wait_sessions: commits waiting now
 };
 
 struct probe_result {

@@ -35,7 +35,9 @@ site_probe to_wire(const probe_result& p) {
   const auto& ss = p.semisync;
   w.semisync = {ss.source_loaded, ss.source_enabled, ss.source_on,     ss.wait_point,
                 ss.wait_count,    ss.timeout_ms,     ss.wait_no_replica, ss.clients,
-                ss.replica_loaded, ss.replica_enabled, ss.replica_on};
+                ss.replica_loaded, ss.replica_enabled, ss.replica_on, ss.no_tx,
+                ss.wait_sessions};
+  w.source_uuid = p.channel.source_uuid;
   return w;
 }
 

@@ -34,6 +34,15 @@ struct sim_server {
   std::string received;  ///< channel's received set
   bool down = false;     ///< every command answers "refused"
   bool applier_stopped = false;  ///< channel configured, SQL thread OFF: nothing gets applied
+  bool io_stopped = false;       ///< channel configured, receiver stopped (STOP REPLICA IO_THREAD)
+  /// Semi-synchronous replication: the source side as the last semisync_* command left it (K, 0 =
+  /// off) and the probe's semi-sync facts (started_at for the in-step check, source_uuid).
+  uint32_t semisync_k = 0;
+  bool semisync_replica = false;
+  int64_t started_at = 1000;
+  std::string server_uuid = {};
+  std::string source_uuid = {};
+  site_semisync semisync = {};
   int sessions = 2;              ///< application sessions a kill finds (then none)
   /// The applier is slow: a wait never reaches its target (even with the applier running).
   bool lagging = false;
@@ -100,6 +109,26 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
       o.probe.channel_configured = s.replicating || s.applier_stopped;
       o.probe.io_state = o.probe.sql_state = s.replicating ? "ON" : "OFF";
       if (s.applier_stopped) o.probe.sql_state = "OFF";
+      if (s.io_stopped) o.probe.io_state = "OFF";
+      o.probe.started_at = s.started_at;
+      o.probe.uptime_s = 3600;
+      o.probe.server_uuid = s.server_uuid;
+      o.probe.source_uuid = s.source_uuid;
+      o.probe.semisync = s.semisync;
+      break;
+    case mysql_op::stop_io_thread: {
+      s.io_stopped = true;
+      auto probe = cmd;
+      probe.op = mysql_op::probe;
+      o = simulate(f, probe);
+      break;
+    }
+    case mysql_op::semisync_source:
+      s.semisync_k = cmd.semisync_k;
+      break;
+    case mysql_op::semisync_replica:
+      s.semisync_k = 0;
+      s.semisync_replica = true;
       break;
     case mysql_op::fence:
       s.writable = false;
@@ -133,6 +162,7 @@ inline mysql_outcome simulate(fleet& f, const mysql_command& cmd) {
     case mysql_op::start_replica:
       s.replicating = f.replica_comes_up;
       s.applier_stopped = false;
+      s.io_stopped = false;
       break;
     case mysql_op::heartbeat:
       o.value = s.writable ? "refreshed" : "fenced";

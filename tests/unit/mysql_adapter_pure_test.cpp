@@ -33,12 +33,13 @@ probe_row replica_row() {
   r["last_sql_errno"] = std::nullopt;
   r["last_sql_error"] = std::nullopt;
   r["received_set"] = std::string(kUuidA) + ":1-5";
+  r["source_uuid"] = std::string(kUuidA);
   r["uptime"] = "3600";
   r["started_at"] = "1795749600";
   // No semi-sync plugin loaded: performance_schema has no rows, the pivots answer NULL.
   for (auto col : {"ss_source_enabled", "ss_source_status", "ss_wait_point", "ss_wait_count",
                    "ss_timeout", "ss_wait_no_replica", "ss_clients", "ss_replica_enabled",
-                   "ss_replica_status"})
+                   "ss_replica_status", "ss_no_tx", "ss_wait_sessions"})
     r[col] = std::nullopt;
   return r;
 }
@@ -92,7 +93,8 @@ BOOST_AUTO_TEST_CASE(mysql8_probe_is_one_select) {
         &c.source_port, &c.seconds_behind_source, &c.last_io_errno, &c.last_io_error,
         &c.last_sql_errno, &c.last_sql_error, &c.received_set, &c.uptime, &c.started_at, &c.ss_source_enabled,
         &c.ss_source_status, &c.ss_wait_point, &c.ss_wait_count, &c.ss_timeout,
-        &c.ss_wait_no_replica, &c.ss_clients, &c.ss_replica_enabled, &c.ss_replica_status})
+        &c.ss_wait_no_replica, &c.ss_clients, &c.ss_replica_enabled, &c.ss_replica_status,
+        &c.source_uuid, &c.ss_no_tx, &c.ss_wait_sessions})
     BOOST_TEST(stmts[0].find(" AS " + *col) != std::string::npos, *col);
   // The channel name is a quoted literal.
   auto named = mysql8().probe_statements("eu'1", sql_quoter{});
@@ -185,7 +187,7 @@ BOOST_AUTO_TEST_CASE(probe_row_of_a_primary_without_channel) {
   r["super_read_only"] = "0";
   r["channel_configured"] = "0";
   for (auto col : {"io_state", "sql_state", "source_host", "source_port", "last_io_errno",
-                   "last_io_error", "received_set"})
+                   "last_io_error", "received_set", "source_uuid"})
     r[col] = std::nullopt;
   auto p = parse_probe_row(r, mysql8());
   BOOST_TEST_REQUIRE(p.ok());
@@ -215,6 +217,8 @@ BOOST_AUTO_TEST_CASE(probe_row_semisync_and_uptime) {
   r["ss_clients"] = "2";
   r["ss_replica_enabled"] = "OFF";
   r["ss_replica_status"] = "OFF";
+  r["ss_no_tx"] = "7";
+  r["ss_wait_sessions"] = "3";
   auto p = parse_probe_row(r, mysql8());
   BOOST_TEST_REQUIRE(p.ok());
   const auto& s = p->semisync;
@@ -228,6 +232,9 @@ BOOST_AUTO_TEST_CASE(probe_row_semisync_and_uptime) {
   BOOST_TEST(s.clients == 2u);
   BOOST_TEST(s.replica_loaded);
   BOOST_TEST(!s.replica_enabled);
+  BOOST_TEST(s.no_tx == 7u);
+  BOOST_TEST(s.wait_sessions == 3u);
+  BOOST_TEST(p->channel.source_uuid == kUuidA);
 
   // The message form carries all of it (operator and sidecar report the same fields).
   auto w = to_wire(*p);
@@ -238,6 +245,9 @@ BOOST_AUTO_TEST_CASE(probe_row_semisync_and_uptime) {
   BOOST_TEST(w.semisync.wait_point == "AFTER_SYNC");
   BOOST_TEST(w.semisync.wait_count == 2u);
   BOOST_TEST(w.semisync.timeout_ms == 4294967295u);
+  BOOST_TEST(w.semisync.no_tx == 7u);
+  BOOST_TEST(w.semisync.wait_sessions == 3u);
+  BOOST_TEST(w.source_uuid == kUuidA);
   BOOST_TEST(w.semisync.wait_no_replica);
   BOOST_TEST(w.semisync.clients == 2u);
   BOOST_TEST(w.semisync.replica_loaded);

@@ -29,6 +29,7 @@
 #include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/probe.hpp"
 #include "io/mysql/probe_wire.hpp"
+#include "io/mysql/semisync.hpp"
 
 namespace br {
 
@@ -371,6 +372,30 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
       auto g = mysql::read_gr_snapshot(conn);
       if (fail_if(g, out, st, key)) return out;
       out.probe.gr = std::move(*g);
+      break;
+    }
+    case mysql_op::stop_io_thread: {
+      // Probe first: a server without a running receiver is left alone (STOP on a server without
+      // a channel is an error); the answer is always a probe taken after any stop.
+      auto r = mysql::probe(conn, d);
+      if (fail_if(r, out, st, key)) return out;
+      if (r->channel.configured && r->channel.io != mysql::thread_state::off) {
+        auto s = mysql::stop_replica(conn, d, "", mysql::replica_threads::io_thread);
+        if (fail_if(s, out, st, key)) return out;
+        r = mysql::probe(conn, d);
+        if (fail_if(r, out, st, key)) return out;
+      }
+      out.probe = mysql::to_wire(*r);
+      break;
+    }
+    case mysql_op::semisync_source: {
+      auto r = mysql::semisync_source_on(conn, cmd.semisync_k);
+      if (fail_if(r, out, st, key)) return out;
+      break;
+    }
+    case mysql_op::semisync_replica: {
+      auto r = mysql::semisync_as_replica(conn);
+      if (fail_if(r, out, st, key)) return out;
       break;
     }
     case mysql_op::wait_executed:
