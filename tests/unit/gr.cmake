@@ -45,3 +45,9 @@ br_test(unit_gr_rollout
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_rollout_test.cpp
   LIBS br_operator_decide
   LABELS "unit;gr")
+# The backup source in Group Replication mode (decide/gr_backup_source.hpp, issue 23): an ONLINE
+# SECONDARY holding the most transactions, the PRIMARY only without one or when requested.
+br_test(unit_gr_backup_source
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/gr_backup_source_test.cpp
+  LIBS br_operator_decide
+  LABELS "unit;gr;backup")

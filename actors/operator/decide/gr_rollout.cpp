@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "actors/operator/decide/gr_quorum.hpp"
+#include "actors/operator/decide/gtid_rank.hpp"
 
 namespace br::gr {
 
@@ -14,17 +15,13 @@ std::string state_text(const rollout_member& m) {
          (m.role == member_role::none ? "" : " " + std::string{to_string(m.role)});
 }
 
-/// The candidate holding the most transactions: its known set contains every other known set;
-/// declared order breaks ties and decides among incomparable or unknown sets.
+/// The candidate holding the most transactions (gtid_rank.hpp): declared order breaks ties and
+/// decides among incomparable or unknown sets.
 const rollout_member* most_advanced(const std::vector<const rollout_member*>& candidates) {
-  for (const auto* c : candidates) {
-    if (!c->gtid_executed) continue;
-    bool all = std::all_of(candidates.begin(), candidates.end(), [&](const rollout_member* o) {
-      return !o->gtid_executed || c->gtid_executed->contains(*o->gtid_executed);
-    });
-    if (all) return c;
-  }
-  return candidates.empty() ? nullptr : candidates.front();
+  std::vector<const std::optional<gtid_set>*> sets;
+  for (const auto* c : candidates) sets.push_back(&c->gtid_executed);
+  auto i = gr::most_advanced(sets);
+  return i ? candidates[*i] : nullptr;
 }
 
 }  // namespace
