@@ -158,6 +158,11 @@ void read(const json& v, const std::string& path, sidecar_spec& out, field_error
       .done();
 }
 
+void read(const json& v, const std::string& path, semi_sync_spec& out, field_errors& errs) {
+  json_reader r{v, path, errs};
+  r.field("enabled", out.enabled).field("waitForReplicaCount", out.wait_for_replica_count).done();
+}
+
 void read(const json& v, const std::string& path, replication_spec& out, field_errors& errs) {
   json_reader r{v, path, errs};
   r.field("maxLagSeconds", out.max_lag_seconds)
@@ -168,6 +173,7 @@ void read(const json& v, const std::string& path, replication_spec& out, field_e
       .field("tls", out.tls)
       .field("mode", out.mode)
       .field("groupReplication", out.group_replication)
+      .field("semiSync", out.semi_sync)
       .done();
 }
 

@@ -119,6 +119,15 @@ struct sidecar_spec {
   bool operator==(const sidecar_spec&) const = default;
 };
 
+/// spec.replication.semiSync (issue 25): semi-synchronous replication, AFTER_SYNC, the primary
+/// answering a commit only once `wait_for_replica_count` replicas received it (docs/safety.md).
+/// Async mode only; 1 <= waitForReplicaCount <= sites - 1 when enabled (replication_validate.cpp).
+struct semi_sync_spec {
+  bool enabled = false;                      // "enabled"
+  std::uint32_t wait_for_replica_count = 1;  // "waitForReplicaCount"
+  bool operator==(const semi_sync_spec&) const = default;
+};
+
 /// Replication credentials: inline user/password, or a Secret holding MYSQL_REPLICATION_USER and
 /// MYSQL_REPLICATION_PASSWORD; neither means "use the operator credentials" (reference default).
 struct replication_spec {
@@ -131,6 +140,7 @@ struct replication_spec {
   replication_mode mode = replication_mode::async;  // "mode"; immutable once the group has run
   /// "groupReplication": only with mode groupReplication (config/replication_mode.hpp).
   std::optional<group_replication_spec> group_replication;
+  semi_sync_spec semi_sync;  // "semiSync"
   bool operator==(const replication_spec&) const = default;
 };
 

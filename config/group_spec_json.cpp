@@ -90,6 +90,10 @@ json to_json(const group_spec& s) {
     r["mode"] = std::string{to_string(s.replication.mode)};
   if (s.replication.group_replication)
     r["groupReplication"] = to_json(*s.replication.group_replication);
+  // Left out at its default, so the canonical JSON of a group without semi-sync stays as it was.
+  if (!(s.replication.semi_sync == semi_sync_spec{}))
+    r["semiSync"] = {{"enabled", s.replication.semi_sync.enabled},
+                     {"waitForReplicaCount", s.replication.semi_sync.wait_for_replica_count}};
   j["updateStrategy"] = std::string{to_string(s.update_strategy)};
   j["cloneTimeout"] = s.clone_timeout;
   json sb = json::object();

@@ -106,6 +106,10 @@ void read(const json& v, const std::string& path, std::int64_t& out, field_error
   read_integer(v, path, out, "a 64-bit integer", errs);
 }
 
+void read(const json& v, const std::string& path, std::uint32_t& out, field_errors& errs) {
+  read_integer(v, path, out, "an unsigned 32-bit integer", errs);
+}
+
 void read(const json& v, const std::string& path, std::uint64_t& out, field_errors& errs) {
   read_integer(v, path, out, "an unsigned 64-bit integer", errs);
 }

@@ -31,6 +31,7 @@ void read(const json& v, const std::string& path, std::string& out, field_errors
 void read(const json& v, const std::string& path, bool& out, field_errors& errs);
 void read(const json& v, const std::string& path, std::int32_t& out, field_errors& errs);
 void read(const json& v, const std::string& path, std::int64_t& out, field_errors& errs);
+void read(const json& v, const std::string& path, std::uint32_t& out, field_errors& errs);
 void read(const json& v, const std::string& path, std::uint64_t& out, field_errors& errs);
 void read(const json& v, const std::string& path, duration& out, field_errors& errs);
 void read(const json& v, const std::string& path, timestamp& out, field_errors& errs);

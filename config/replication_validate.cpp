@@ -45,6 +45,28 @@ std::optional<std::array<int, 3>> image_version(std::string_view image) {
   return v;
 }
 
+// spec.replication.semiSync (issue 25): the primary waits for K receivers, so K other sites must
+// exist; Group Replication certifies commits itself and has no use for it.
+void validate_semi_sync(const group_spec& spec, field_errors& errs) {
+  const auto& ss = spec.replication.semi_sync;
+  if (spec.replication.mode == replication_mode::group_replication) {
+    if (!(ss == semi_sync_spec{}))
+      errs.push_back({"spec.replication.semiSync",
+                      "not used in groupReplication mode (the group certifies every commit "
+                      "itself); remove it"});
+    return;
+  }
+  const std::string k_path = "spec.replication.semiSync.waitForReplicaCount";
+  if (ss.wait_for_replica_count < 1) {
+    errs.push_back({k_path, "must be at least 1, got 0"});
+  } else if (ss.enabled && ss.wait_for_replica_count + 1 > spec.sites.size()) {
+    errs.push_back({k_path, "must be at most the number of sites - 1 (" +
+                                std::to_string(spec.sites.size() > 0 ? spec.sites.size() - 1 : 0) +
+                                "): the primary waits for that many other sites, got " +
+                                std::to_string(ss.wait_for_replica_count)});
+  }
+}
+
 }  // namespace
 
 void validate_replication_mode(const group_spec& spec, run_mode mode, field_errors& errs) {
@@ -52,6 +74,7 @@ void validate_replication_mode(const group_spec& spec, run_mode mode, field_erro
     errs.push_back({std::move(path), std::move(message)});
   };
   const auto& r = spec.replication;
+  validate_semi_sync(spec, errs);
   if (r.mode == replication_mode::async) {
     if (r.group_replication)
       fail("spec.replication.groupReplication", "only used with mode groupReplication; remove it");

@@ -78,6 +78,32 @@ BOOST_AUTO_TEST_CASE(defaults_and_async_json_unchanged) {
   BOOST_TEST(d.auto_rejoin_tries == 3);
 }
 
+BOOST_AUTO_TEST_CASE(semi_sync_reads_and_round_trips) {
+  json doc = doc_of(config_spec_test::standalone_base_yaml);
+  auto plain = parse_group(doc);
+  BOOST_TEST_REQUIRE(plain.errors.empty(), dump(plain.errors));
+  BOOST_TEST(!plain.group.spec.replication.semi_sync.enabled);
+  BOOST_TEST(plain.group.spec.replication.semi_sync.wait_for_replica_count == 1u);
+  // Off at its defaults: not in the canonical JSON (nothing derived from an old group changes).
+  BOOST_TEST(!to_json(plain.group.spec)["replication"].contains("semiSync"));
+
+  doc["spec"]["replication"]["semiSync"] = {{"enabled", true}, {"waitForReplicaCount", 2}};
+  auto res = parse_group(doc);
+  BOOST_TEST_REQUIRE(res.errors.empty(), dump(res.errors));
+  const auto& ss = res.group.spec.replication.semi_sync;
+  BOOST_TEST(ss.enabled);
+  BOOST_TEST(ss.wait_for_replica_count == 2u);
+  json again = {{"apiVersion", "shipstream.io/v1alpha1"},
+                {"kind", "MysqlFailoverGroup"},
+                {"metadata", {{"name", "orders"}}},
+                {"spec", to_json(res.group.spec)}};
+  BOOST_TEST(again["spec"]["replication"]["semiSync"]["waitForReplicaCount"] == 2);
+  auto back = parse_group(again);
+  BOOST_TEST_REQUIRE(back.errors.empty(), dump(back.errors));
+  BOOST_TEST((back.group.spec == res.group.spec));
+  BOOST_TEST(load(doc, run_mode::standalone).empty());
+}
+
 BOOST_AUTO_TEST_CASE(bad_values_name_their_path) {
   json doc = doc_of(gr_standalone_yaml);
   doc["spec"]["replication"]["mode"] = "multiSource";
@@ -188,6 +214,14 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
       {"read-only lag bound", S,
        [](json& d) { d["spec"]["replication"]["readOnlyMaxLagSeconds"] = 60; },
        "spec.replication.readOnlyMaxLagSeconds", "not used in groupReplication mode"},
+      {"semi-sync", S,
+       [](json& d) { d["spec"]["replication"]["semiSync"] = {{"enabled", true}}; },
+       "spec.replication.semiSync", "not used in groupReplication mode"},
+      {"semi-sync off with its defaults is fine", S,
+       [](json& d) {
+         d["spec"]["replication"]["semiSync"] = {{"enabled", false}, {"waitForReplicaCount", 1}};
+       },
+       "", ""},
       {"failure threshold", S, [](json& d) { d["spec"]["failureThreshold"] = 5; },
        "spec.failureThreshold", "not used in groupReplication mode"},
       {"recovery threshold", S, [](json& d) { d["spec"]["recoveryThreshold"] = 4; },
