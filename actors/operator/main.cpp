@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include "actors/common/runtime.hpp"
 #include "actors/operator/group/group_supervisor.hpp"
 #include "actors/operator/kube/kube_mode.hpp"
+#include "actors/operator/kube/core/operator_ca.hpp"
 #include "actors/operator/kube/backup/pitr_catalogue.hpp"
 #include "actors/operator/kube/backup/trigger_backup.hpp"
 #include "actors/operator/kube/verify/trigger_verification.hpp"
@@ -78,6 +80,25 @@ std::vector<br::config::flag_def> operator_flags() {
        "Kubernetes mode: the webhook's PEM certificate chain (re-read when it changes)", false, {}},
       {"webhook-key-file", "BLOODRAVEN_WEBHOOK_KEY_FILE", "/etc/bloodraven/webhook/tls.key",
        "Kubernetes mode: the webhook's PEM private key", false, {}},
+      {"webhook-ca-secret", "BLOODRAVEN_WEBHOOK_CA_SECRET", "",
+       "Kubernetes mode: the operator generates the webhook's CA and serving certificate and keeps "
+       "them in this Secret of its namespace (created when absent, the certificate re-issued "
+       "before it expires), writes the pair to --webhook-cert-file/--webhook-key-file and keeps "
+       "--webhook-configuration's caBundle equal to the CA (empty: the files are provided)",
+       false, {}},
+      {"webhook-service", "BLOODRAVEN_WEBHOOK_SERVICE", "bloodraven-webhook",
+       "Kubernetes mode, with --webhook-ca-secret: the webhook's Service in the operator's "
+       "namespace (the certificate names <service>, <service>.<namespace>, "
+       "<service>.<namespace>.svc)",
+       false, {}},
+      {"webhook-configuration", "BLOODRAVEN_WEBHOOK_CONFIGURATION", "",
+       "Kubernetes mode, with --webhook-ca-secret: the ValidatingWebhookConfiguration whose "
+       "caBundle the operator keeps equal to its CA (empty: none)",
+       false, {}},
+      {"webhook-ca-interval", "BLOODRAVEN_WEBHOOK_CA_INTERVAL", "1m",
+       "Kubernetes mode, with --webhook-ca-secret: how often the Secret, the files and the "
+       "caBundle are checked (1s to 1h)",
+       false, check_duration_within(std::chrono::seconds{1}, std::chrono::hours{1})},
       {"webhook-operator-user", "BLOODRAVEN_WEBHOOK_OPERATOR_USER", "",
        "Kubernetes mode: the only user the webhook lets change a Group Replication group's status "
        "(empty: system:serviceaccount:<namespace>:bloodraven)",
@@ -223,6 +244,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bloodraven: --webhook-listen is for Kubernetes mode, not --standalone\n");
     return 2;
   }
+  if (!flags.values["webhook-ca-secret"].empty() && flags.values["webhook-listen"].empty()) {
+    std::fprintf(stderr, "bloodraven: --webhook-ca-secret needs --webhook-listen\n");
+    return 2;
+  }
   if (!flags.values["webhook-listen"].empty()) {
     std::string user = flags.values["webhook-operator-user"];
     if (user.empty()) user = "system:serviceaccount:" + flags.values["namespace"] + ":bloodraven";
@@ -242,13 +267,37 @@ int main(int argc, char** argv) {
   } else {
     kube_mode_options ko;
     if (int rc = load_kube_mode(flags.values, groups, ko); rc != 0) return rc;
+    std::optional<op_ca::operator_ca_options> ca;
+    if (!flags.values["webhook-ca-secret"].empty()) {
+      // The listener loads the files when it starts: they exist before run_process.
+      ca.emplace();
+      ca->client = ko.source.client;
+      ca->ns = flags.values["namespace"];
+      ca->secret = flags.values["webhook-ca-secret"];
+      ca->service = flags.values["webhook-service"];
+      ca->webhook_configuration = flags.values["webhook-configuration"];
+      ca->cert_file = flags.values["webhook-cert-file"];
+      ca->key_file = flags.values["webhook-key-file"];
+      ca->interval = std::chrono::duration_cast<std::chrono::milliseconds>(
+          config::to_duration(flags.values["webhook-ca-interval"]));
+      if (auto err = op_ca::prepare_operator_ca(*ca, std::chrono::seconds{60}); !err.empty()) {
+        std::fprintf(stderr, "bloodraven: webhook CA: %s\n", err.c_str());
+        return 1;
+      }
+    }
     api.pitr = backup_ctl::make_pitr_source(ko.source.client);  // GET /pitr-cutoff
     ko.source.ws = ws;  // GET /ws/status and the dashboard, fed by every running group
     // Any root-level failure (above all "leader lease lost") ends the process non-zero (S8);
     // group failures are handled inside the group source.
     opts.root_policy.max_restarts = 0;
-    children = [ko, ws](caf::actor_system&) {
+    children = [ko, ws, ca](caf::actor_system&) {
       auto out = kube_mode_children(ko);
+      // Every replica keeps its webhook material, leader or not (all of them serve the webhook).
+      if (ca)
+        out.insert(out.begin(), child_spec{"webhook_ca", "webhook_ca",
+                                           [o = *ca](caf::local_actor* sup, const std::string&) {
+                                             return as_child(op_ca::spawn_operator_ca_keeper(sup->system(), o));
+                                           }});
       // First child, so it stops last: WebSocket sessions close before the HTTP server goes.
       out.insert(out.begin(), lifetime_hook("websocket", [ws] { ws->close_all(); }));
       return out;
