@@ -8,6 +8,7 @@
 #include "io/backup/job_common.hpp"
 #include "io/binlog/manifest.hpp"
 #include "io/log/log.hpp"
+#include "io/mysql/group_replication.hpp"
 
 namespace br::backup {
 
@@ -44,6 +45,22 @@ backup_outcome run_backup(const backup_request& r) {
     return fail("the source " + r.source.describe() + " has gtid_mode " + v->rows[0][1].value_or("NULL") +
                 ": backups need GTIDs (point-in-time recovery relies on them)");
   if (out.info.schemas.empty()) return fail("the source " + r.source.describe() + " has no user schema to back up");
+  // A Group Replication member (issue 23): only an ONLINE one (a RECOVERING member's data is
+  // incomplete, an ERROR, OFFLINE or expelled one's stale); its group and role are recorded.
+  auto gr = mysql::read_gr_snapshot(*conn);
+  if (!gr) return fail("cannot read the source's Group Replication state: " + gr.error().to_string());
+  if (gr->plugin_loaded && !gr->group_name.empty()) {
+    std::string role;
+    for (const auto& row : gr->rows)
+      if (row.member_id == gr->member_id) role = row.role;
+    if (gr->self_state != "ONLINE")
+      return fail("the source " + r.source.describe() + " is a member of Group Replication group " +
+                  gr->group_name + " in state " + (gr->self_state.empty() ? "(none)" : gr->self_state) +
+                  ": a backup reads only an ONLINE member");
+    out.info.group_replication = gr_source_info{gr->group_name, gr->member_id, role, gr->self_state};
+    log::info("backup: the source is a Group Replication member",
+              {{"group", gr->group_name}, {"role", role}, {"source", r.source.describe()}});
+  }
 
   std::string err;
   private_dir dir(r.tools, err);

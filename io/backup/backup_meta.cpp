@@ -4,7 +4,7 @@
 namespace br::backup {
 
 nlohmann::json to_json(const backup_info& b) {
-  return {{"version", b.version},           {"name", b.name},
+  nlohmann::json j = {{"version", b.version},           {"name", b.name},
           {"method", b.method},             {"format", b.format},
           {"dumpKey", b.dump_key},          {"sizeBytes", b.size_bytes},
           {"dumpBytes", b.dump_bytes},      {"sha256", b.sha256},
@@ -13,6 +13,10 @@ nlohmann::json to_json(const backup_info& b) {
           {"serverVersion", b.server_version}, {"schemas", b.schemas},
           {"startTime", b.start_time},      {"snapshotTime", b.snapshot_time},
           {"completionTime", b.completion_time}};
+  if (const auto& g = b.group_replication)
+    j["groupReplication"] = {{"groupName", g->group_name}, {"memberId", g->member_id},
+                             {"memberRole", g->member_role}, {"memberState", g->member_state}};
+  return j;
 }
 
 backup_info_parse parse_backup_info(const std::string& text) {
@@ -82,6 +86,21 @@ backup_info_parse parse_backup_info(const std::string& text) {
       }
       b.schemas.push_back(j["schemas"][i].get<std::string>());
     }
+  }
+  if (j.contains("groupReplication")) {
+    const auto& g = j["groupReplication"];
+    gr_source_info gi;
+    for (auto [k, dst] : {std::pair<const char*, std::string*>{"groupName", &gi.group_name},
+                          {"memberId", &gi.member_id},
+                          {"memberRole", &gi.member_role},
+                          {"memberState", &gi.member_state}}) {
+      if (!g.is_object() || !g.contains(k) || !g[k].is_string()) {
+        out.error = std::string("backup.json: .groupReplication.") + k + " missing or not a string";
+        return out;
+      }
+      *dst = g[k].get<std::string>();
+    }
+    b.group_replication = std::move(gi);
   }
   if (b.method != method_name) {
     out.error = "backup.json: .method \"" + b.method + "\" is not supported (expected mysqldump)";

@@ -15,6 +15,16 @@ inline constexpr const char* dump_object = "dump.sql.gz";  ///< the one data obj
 inline constexpr const char* meta_object = "backup.json";
 inline constexpr const char* method_name = "mysqldump";
 
+/// The source's place in its Group Replication group when the backup started (backup.json
+/// `groupReplication`; absent for a server that is not a member of a running group).
+struct gr_source_info {
+  std::string group_name;    ///< @@group_replication_group_name: the UUID of its GTIDs
+  std::string member_id;     ///< its server_uuid
+  std::string member_role;   ///< PRIMARY | SECONDARY
+  std::string member_state;  ///< ONLINE (a backup reads no other)
+  bool operator==(const gr_source_info&) const = default;
+};
+
 struct backup_info {
   static constexpr int current_version = 1;
   int version = current_version;
@@ -34,6 +44,7 @@ struct backup_info {
   std::string start_time;        ///< RFC3339 UTC
   std::string snapshot_time;     ///< RFC3339 UTC: when the consistent point was taken (header seen)
   std::string completion_time;   ///< RFC3339 UTC
+  std::optional<gr_source_info> group_replication;
 };
 
 nlohmann::json to_json(const backup_info& b);

@@ -82,6 +82,16 @@ BOOST_AUTO_TEST_CASE(backup_info_round_trip_and_refusals) {
   auto p = parse_backup_info(text);
   BOOST_REQUIRE(p.value);
   BOOST_TEST(to_json(*p.value) == to_json(b));
+  BOOST_TEST(!to_json(b).contains("groupReplication"));  // not a GR member: no such member
+  BOOST_TEST(!p.value->group_replication);
+  // A Group Replication source (issue 23): its group and its role at the start are kept.
+  backup_info g = b;
+  g.group_replication = gr_source_info{"5f3e1c2a-6b7d-4e8f-9a0b-1c2d3e4f5a6b",
+                                       "eb0f4afb-e9a0-11f1-b3b5-02fc00000001", "SECONDARY", "ONLINE"};
+  auto pg = parse_backup_info(to_json(g).dump());
+  BOOST_REQUIRE(pg.value);
+  BOOST_TEST((pg.value->group_replication == g.group_replication));
+  BOOST_TEST(to_json(g)["groupReplication"]["memberRole"] == "SECONDARY");
 
   struct row {
     std::string what;
@@ -95,6 +105,11 @@ BOOST_AUTO_TEST_CASE(backup_info_round_trip_and_refusals) {
       {"other version", [](auto& j) { j["version"] = 2; }, ".version 2"},
       {"other method", [](auto& j) { j["method"] = "clone"; }, ".method"},
       {"schemas not strings", [](auto& j) { j["schemas"] = {1}; }, ".schemas[0]"},
+      {"groupReplication not an object", [](auto& j) { j["groupReplication"] = 1; },
+       ".groupReplication.groupName"},
+      {"groupReplication without its role",
+       [](auto& j) { j["groupReplication"] = {{"groupName", "x"}, {"memberId", "y"}, {"memberState", "ONLINE"}}; },
+       ".groupReplication.memberRole"},
   };
   for (const auto& r : rows) {
     BOOST_TEST_CONTEXT(r.what) {

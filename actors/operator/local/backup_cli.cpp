@@ -1,5 +1,6 @@
 // `bloodraven backup ...` / `bloodraven restore` (see backup_cli.hpp).
 #include "actors/operator/local/backup_cli.hpp"
+#include "actors/operator/local/gr_backup_pick.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -152,7 +153,10 @@ store_or_error open_store(const std::string& prefix) {
 int backup_run(int argc, char** argv) {
   auto defs = with({{"name", "", "", "backup name (the MysqlBackup name); default <group>-<UTC yyyymmddhhmmss>", false, {}},
                     {"group", "", "", "standalone: the group, names the backup when --name is empty", false, {}},
-                    {"source", "", "", "the server to dump, HOST:PORT (a caught-up replica or the primary)", false, {}},
+                    {"source", "", "", "the server to dump, HOST:PORT (a caught-up replica or the primary); "
+                     "Group Replication: every member, HOST:PORT,HOST:PORT,... (an ONLINE SECONDARY is picked)", false, {}},
+                    {"source-member", "", "", "Group Replication: dump this member of --source (HOST:PORT) if ONLINE, "
+                     "even the PRIMARY", false, {}},
                     {"creds-dir", "BLOODRAVEN_MYSQL_CREDS_DIR", "", "directory with files username and password", false, {}},
                     {"result-file", "", "", "also write the result JSON here (Jobs: /dev/termination-log)", false, {}}});
   config::parsed_flags f;
@@ -182,9 +186,30 @@ int backup_run(int argc, char** argv) {
   result["name"] = name;
   backup::backup_request r;
   r.name = name;
-  if (auto e = host_port_error("--source", v["source"], r.source); !e.empty()) return failed(e);
+  if (v["source"].find(',') != std::string::npos || !v["source-member"].empty()) {
+    // A Group Replication group's members: dump the member decide/gr_backup_source.hpp picks.
+    std::vector<backup::mysql_target> members;
+    for (std::size_t from = 0;;) {
+      auto comma = v["source"].find(',', from);
+      backup::mysql_target t;
+      if (auto e = host_port_error("--source", v["source"].substr(from, comma - from), t); !e.empty())
+        return failed(e);
+      if (auto e = creds_error(v["creds-dir"], t); !e.empty()) return failed(e);
+      members.push_back(std::move(t));
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+    if (members.size() > 9) return failed("--source: a Group Replication group has at most 9 members");
+    auto pick = local::pick_gr_backup_source(members, v["source-member"]);
+    result["sourceMembers"] = pick.members;
+    result["sourceChoice"] = pick.reason;
+    if (!pick.index) return failed("no backup source in the group: " + pick.reason);
+    r.source = members[*pick.index];
+  } else {
+    if (auto e = host_port_error("--source", v["source"], r.source); !e.empty()) return failed(e);
+    if (auto e = creds_error(v["creds-dir"], r.source); !e.empty()) return failed(e);
+  }
   result["sourceHost"] = r.source.describe();
-  if (auto e = creds_error(v["creds-dir"], r.source); !e.empty()) return failed(e);
   auto st = open_store("BLOODRAVEN_BACKUP");
   if (!st.error.empty()) return failed(st.error);
   result["storageType"] = st.type;
@@ -200,6 +225,7 @@ int backup_run(int argc, char** argv) {
   result["binlogFile"] = b.binlog_file;
   result["binlogPos"] = b.binlog_pos;
   result["snapshotTime"] = b.snapshot_time;
+  if (b.group_replication) result["groupReplication"] = backup::to_json(b)["groupReplication"];
   result["completionTime"] = b.completion_time;
   return finish("BLOODRAVEN_BACKUP", true, result, v["result-file"]);
 }
@@ -470,7 +496,7 @@ int backup_verify(int argc, char** argv) {
 }
 
 constexpr const char* backup_usage =
-    "usage: bloodraven backup run --name NAME --source HOST:PORT --creds-dir DIR [--result-file FILE]\n"
+    "usage: bloodraven backup run --name NAME --source HOST:PORT[,HOST:PORT...] [--source-member HOST:PORT] --creds-dir DIR [--result-file FILE]\n"
     "       bloodraven backup delete --name NAME\n"
     "       bloodraven backup list\n"
     "       bloodraven backup verify [--name NAME] [--pitr latest | --stop-datetime T]\n"
