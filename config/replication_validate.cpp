@@ -154,8 +154,17 @@ void validate_replication_mode(const group_spec& spec, run_mode mode, field_erro
          "not used in groupReplication mode: a switchover is the group's "
          "group_replication_set_as_primary, bounded by groupReplication.maxSwitchoverDelay; "
          "remove it");
-  if (spec.backup)
-    fail("spec.backup", "not implemented yet in groupReplication mode; remove spec.backup");
+  if (spec.backup) {
+    // Backups read an ONLINE SECONDARY of the agreed view (decide/gr_backup_source.hpp); the
+    // binlog archiver is not built for a group (issue 23: no PITR in this mode).
+    if (!(spec.backup->pitr == pitr_spec{}))
+      fail("spec.backup.pitr",
+           "not implemented yet in groupReplication mode (no binlog archiving for a group); remove it");
+    if (spec.backup->max_lag_seconds_for_source != backup_spec{}.max_lag_seconds_for_source)
+      fail("spec.backup.maxLagSecondsForSource",
+           "not used in groupReplication mode (the backup reads an ONLINE SECONDARY of the agreed "
+           "view, which applies what the group certified); remove it");
+  }
   // Members that tune the async rules (promotion, fencing, clone plans): the group does this
   // itself, so a value other than the default would be ignored; refused with its path.
   const group_spec defaults;
@@ -183,7 +192,11 @@ void validate_replication_mode(const group_spec& spec, run_mode mode, field_erro
   if (spec.init_from_backup)
     // The GR bootstrap does not wait for a restore (finding M2: the seed would start empty and the
     // restore Job then finds a primary); issue 23 restores into a fresh single-member group.
-    fail("spec.initFromBackup", "not implemented yet in groupReplication mode; remove it");
+    fail("spec.initFromBackup",
+         "not implemented yet in groupReplication mode in Kubernetes (a member's pod is Ready only "
+         "once it is ONLINE, and the restore waits for a Ready target); restore a new group with "
+         "`bloodraven restore` into its seed member before the operator starts it (standalone); "
+         "remove it");
   if (spec.restore_in_place)
     // The coordinator's freeze covers the async rules only (decide/step_restore_freeze.cpp): a GR
     // group fences and elects itself, so it refuses the freeze too.

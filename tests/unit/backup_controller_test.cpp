@@ -134,6 +134,62 @@ BOOST_AUTO_TEST_CASE(source_choice) {
   BOOST_TEST(none.reason.find("not writable") != std::string::npos);
 }
 
+// Group Replication mode (issue 23): the source comes from status.groupReplication's agreed view
+// (decide/gr_backup_source.hpp; its own table is unit_gr_backup_source): an ONLINE SECONDARY with
+// the most transactions, never a RECOVERING member, the PRIMARY only without a secondary.
+BOOST_AUTO_TEST_CASE(gr_source_choice) {
+  config::group_spec spec;
+  for (const char* n : {"a", "b", "c"}) {
+    config::site_spec s;
+    s.name = n;
+    spec.sites.push_back(s);
+  }
+  const std::string G = "5f3e1c2a-6b7d-4e8f-9a0b-1c2d3e4f5a6b";
+  auto status = [&](std::vector<std::array<std::string, 3>> members, bool known, bool quorum) {
+    json m = json::array(), sites = json::array();
+    for (const auto& [name, state, role] : members) {
+      m.push_back({{"name", name}, {"state", state}, {"role", role}, {"reachable", state != "UNREACHABLE"}});
+      sites.push_back({{"name", name}, {"gtidExecuted", G + ":1-" + (name == "c" ? "90" : "80")}});
+    }
+    return json{{"activeSite", "a"},
+                {"sites", sites},
+                {"groupReplication", {{"viewKnown", known}, {"hasQuorum", quorum}, {"members", m}}}};
+  };
+  struct row {
+    const char* rule;
+    json status;
+    std::string override_site, want;
+  };
+  const row rows[] = {
+      {"the secondary with the most transactions (c: 90 > b: 80)",
+       status({{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"}, {"c", "ONLINE", "SECONDARY"}}, true, true),
+       "", "c"},
+      {"a RECOVERING secondary is skipped",
+       status({{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"}, {"c", "RECOVERING", "SECONDARY"}}, true, true),
+       "", "b"},
+      {"no ONLINE secondary: the primary",
+       status({{"a", "ONLINE", "PRIMARY"}, {"b", "ERROR", ""}, {"c", "OFFLINE", ""}}, true, true), "", "a"},
+      {"no agreed view: none",
+       status({{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"}, {"c", "ONLINE", "SECONDARY"}}, false, false),
+       "", ""},
+      {"the primary by request",
+       status({{"a", "ONLINE", "PRIMARY"}, {"b", "ONLINE", "SECONDARY"}, {"c", "ONLINE", "SECONDARY"}}, true, true),
+       "a", "a"},
+      {"no groupReplication status yet: none", json{{"activeSite", "a"}}, "", ""},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.rule) {
+      auto c = choose_gr_source(spec, r.status, r.override_site);
+      BOOST_TEST(c.site == r.want, c.reason);
+      BOOST_TEST(!c.reason.empty());
+    }
+  }
+  // The async rule would have taken the writable active site for this group (no site is
+  // "replicating" in GR mode): the GR rule is what decide_backup uses for a GR group (below).
+  auto async = choose_source(sites_of(spec, rows[0].status), "a", 300);
+  BOOST_TEST(async.site != "c");
+}
+
 BOOST_AUTO_TEST_CASE(retention) {
   const std::int64_t day = 86400000, now = 100 * day;
   auto s = [&](const char* n, std::int64_t age_days) {
@@ -291,6 +347,24 @@ BOOST_AUTO_TEST_CASE(backup_phases) {
   BOOST_TEST(start.at(1).body["sourceSite"] == "b");
   BOOST_TEST(start.at(1).body["activeSiteAtStart"] == "a");
   BOOST_TEST(start.at(1).body["jobName"] == "mysqlbackup-bk1");
+  // A Group Replication group (issue 23): the source is the ONLINE SECONDARY of the agreed view
+  // (b), although the async rule finds no replicating replica and would take the primary a; with
+  // no agreed view the backup stays Pending, naming why.
+  group_view grv = gv;
+  grv.group.spec.replication.mode = config::replication_mode::group_replication;
+  grv.status = {{"activeSite", "a"},
+                {"groupReplication",
+                 {{"viewKnown", true}, {"hasQuorum", true},
+                  {"members", json::array({{{"name", "a"}, {"state", "ONLINE"}, {"role", "PRIMARY"}, {"reachable", true}},
+                                           {{"name", "b"}, {"state", "ONLINE"}, {"role", "SECONDARY"}, {"reachable", true}},
+                                           {{"name", "r"}, {"state", "RECOVERING"}, {"role", "SECONDARY"}, {"reachable", true}}})}}}};
+  auto gr_start = decide_backup(backup_input{backup(""), grv, none, none, "2026-01-01T00:02:00Z"}, renders());
+  BOOST_TEST(kinds(gr_start) == "create_job:mysqlbackup-bk1 status:Running event:BackupStarted");
+  BOOST_TEST(gr_start.at(1).body["sourceSite"] == "b");
+  grv.status["groupReplication"]["viewKnown"] = false;
+  auto gr_wait = decide_backup(backup_input{backup(""), grv, none, none, "2026-01-01T00:02:00Z"}, renders());
+  BOOST_TEST(kinds(gr_wait) == "status:Pending");
+  BOOST_TEST(gr_wait.at(0).body["message"].get<std::string>().find("no agreed view") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(job_renders) {

@@ -202,13 +202,29 @@ BOOST_AUTO_TEST_CASE(every_rule_reports_its_path) {
        "spec.sidecar", "not used in groupReplication mode"},
       {"planned lag wait", S, [](json& d) { d["spec"]["plannedFailover"]["maxLagWait"] = "1m"; },
        "spec.plannedFailover.maxLagWait", "not used in groupReplication mode"},
-      {"backups", S,
+      {"backups (from an ONLINE SECONDARY)", S,
        [](json& d) {
          d["spec"]["backup"] = {
              {"profiles",
               {{{"name", "p"}, {"storage", {{"type", "PVC"}, {"pvc", {{"claimName", "c"}}}}}}}}};
        },
-       "spec.backup", "not implemented yet in groupReplication mode"},
+       "", ""},
+      {"backups with PITR", S,
+       [](json& d) {
+         d["spec"]["backup"] = {
+             {"profiles",
+              {{{"name", "p"}, {"storage", {{"type", "PVC"}, {"pvc", {{"claimName", "c"}}}}}}}},
+             {"pitr", {{"enabled", true}, {"profileName", "p"}}}};
+       },
+       "spec.backup.pitr", "no binlog archiving for a group"},
+      {"backups with a lag bound", S,
+       [](json& d) {
+         d["spec"]["backup"] = {
+             {"profiles",
+              {{{"name", "p"}, {"storage", {{"type", "PVC"}, {"pvc", {{"claimName", "c"}}}}}}}},
+             {"maxLagSecondsForSource", 60}};
+       },
+       "spec.backup.maxLagSecondsForSource", "not used in groupReplication mode"},
       {"replica lag bound", S, [](json& d) { d["spec"]["replication"]["maxLagSeconds"] = 60; },
        "spec.replication.maxLagSeconds", "not used in groupReplication mode"},
       {"read-only lag bound", S,

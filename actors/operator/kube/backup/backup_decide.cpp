@@ -3,6 +3,8 @@
 
 #include "config/group_validate.hpp"
 
+#include "actors/operator/decide/gr_backup_source.hpp"
+
 #include <algorithm>
 #include <ctime>
 #include <set>
@@ -85,6 +87,32 @@ source_choice choose_source(const std::vector<site_view>& sites, const std::stri
   return {"", active.empty() ? "no active site and no caught-up replica"
                              : "no caught-up replica and the active site " + active +
                                    " is not writable"};
+}
+
+source_choice choose_gr_source(const config::group_spec& spec, const json& status,
+                               const std::string& override_site) {
+  const json gr = status.value("groupReplication", json::object());
+  gr::backup_source_facts f;
+  f.view_known = gr.is_object() && gr.value("viewKnown", false);
+  f.has_quorum = gr.is_object() && gr.value("hasQuorum", false);
+  f.override_name = override_site;
+  for (const auto& s : spec.sites) {
+    gr::backup_member m;
+    m.name = s.name;
+    for (const auto& st : gr.value("members", json::array()))
+      if (st.is_object() && st.value("name", "") == s.name) {
+        m.state = gr::parse_member_state(st.value("state", ""));
+        m.role = gr::parse_member_role(st.value("role", ""));
+        m.reachable = st.value("reachable", false);
+      }
+    for (const auto& st : status.value("sites", json::array()))
+      if (st.is_object() && st.value("name", "") == s.name && st.contains("gtidExecuted") &&
+          st["gtidExecuted"].is_string())
+        m.gtid_executed = gtid_set::parse(st["gtidExecuted"].get<std::string>());
+    f.members.push_back(std::move(m));
+  }
+  auto c = gr::choose_backup_source(f);
+  return {c.name, c.reason};
 }
 
 // ---- retention -------------------------------------------------------------------------------
@@ -260,9 +288,12 @@ std::vector<action> decide_backup(const backup_input& in, const job_renderers& r
     std::string source = in.backup_job.source_site, active = in.backup_job.active_site;
     if (!in.backup_job.exists) {
       active = in.group.status.value("activeSite", "");
-      auto choice = choose_source(sites_of(gs, in.group.status), active,
-                                  gs.backup->max_lag_seconds_for_source,
-                                  spec.value("sourceSiteOverride", ""));
+      auto choice =
+          gs.replication.mode == config::replication_mode::group_replication
+              ? choose_gr_source(gs, in.group.status, spec.value("sourceSiteOverride", ""))
+              : choose_source(sites_of(gs, in.group.status), active,
+                              gs.backup->max_lag_seconds_for_source,
+                              spec.value("sourceSiteOverride", ""));
       if (choice.site.empty()) return pending("no source: " + choice.reason);
       source = choice.site;
       out.push_back({action_kind::create_job, backup_job_name(name),

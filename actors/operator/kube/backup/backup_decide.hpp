@@ -63,6 +63,13 @@ struct source_choice {
 source_choice choose_source(const std::vector<site_view>& sites, const std::string& active,
                             std::int64_t max_lag, const std::string& override_site = {});
 
+/// Group Replication mode (issue 23): the member decide/gr_backup_source.hpp picks from
+/// status.groupReplication's agreed view (viewKnown, hasQuorum, members' state, role and
+/// reachability) and the sites' gtidExecuted: an ONLINE SECONDARY holding the most transactions;
+/// the PRIMARY only without one, or when `override_site` names it.
+source_choice choose_gr_source(const config::group_spec& spec, const json& status,
+                               const std::string& override_site = {});
+
 // ---- retention -------------------------------------------------------------------------------
 
 struct retained_backup {
