@@ -9,6 +9,7 @@
 #include "config/render/content_hash.hpp"
 #include "config/render/gr_member.hpp"
 #include "config/render/names.hpp"
+#include "config/render/semisync_my_cnf.hpp"
 
 namespace br::render {
 namespace {
@@ -53,8 +54,9 @@ bool safe_text(std::string_view s) {
   return s.find_first_of("\r\n") == std::string_view::npos;
 }
 
-void apply_overrides(const config::string_map& conf, const std::string& path, bool gr,
-                     std::map<std::string, std::string>& out, config::field_errors& errs) {
+void apply_overrides(const config::group_spec& spec, const config::string_map& conf,
+                     const std::string& path, bool gr, std::map<std::string, std::string>& out,
+                     config::field_errors& errs) {
   for (const auto& [key, value] : conf) {
     std::string k = normalize_option(key);
     std::string p = path + "." + key;
@@ -68,6 +70,9 @@ void apply_overrides(const config::string_map& conf, const std::string& path, bo
       errs.push_back({p, "operator-owned option in groupReplication mode (the member's group "
                          "settings come from spec.replication.groupReplication); it cannot be "
                          "overridden"});
+    } else if (is_semi_sync_owned_option(spec, k)) {
+      errs.push_back({p, "operator-owned option with spec.replication.semiSync enabled (the "
+                         "semi-sync plugins and settings come from it); it cannot be overridden"});
     } else {
       out[k] = value;
     }
@@ -94,13 +99,14 @@ my_cnf_result render(const config::group_spec& spec, std::size_t site_index,
   my_cnf_result r;
   std::map<std::string, std::string> opts = defaults();
   const bool gr = is_group_replication(spec);
-  apply_overrides(spec.mysql_conf, "spec.mysqlConf", gr, opts, r.errors);
+  apply_overrides(spec, spec.mysql_conf, "spec.mysqlConf", gr, opts, r.errors);
   if (site_index < spec.sites.size())
-    apply_overrides(spec.sites[site_index].mysql_conf,
+    apply_overrides(spec, spec.sites[site_index].mysql_conf,
                     "spec.sites[" + std::to_string(site_index) + "].mysqlConf", gr, opts,
                     r.errors);
   for (const auto& [k, v] : owned()) opts[k] = v;
   for (const auto& [k, v] : gr_options) opts[k] = v;
+  for (const auto& [k, v] : semi_sync_my_cnf_options(spec)) opts[k] = v;
   // spec.backup.pitr.maxBinlogSize: smaller binlogs shrink the unarchived tail (issue 21).
   if (auto size = pitr_max_binlog_size(spec)) opts["max-binlog-size"] = std::to_string(*size);
   opts["server-id"] = std::to_string(101 + site_index);

@@ -1,5 +1,6 @@
 // Rendering: generated my.cnf content and the content-addressed ConfigMap name.
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -111,6 +112,58 @@ BOOST_AUTO_TEST_CASE(refused_overrides_keep_the_fence) {
   BOOST_TEST(m["read-only"] == "ON");
   BOOST_TEST(m["server-id"] == "101");
   BOOST_TEST(m["max-connections"] == "500");
+}
+
+// spec.replication.semiSync (issue 25): both plugins, the receiver on, the source off at boot
+// (the operator turns it on on the promoted primary), AFTER_SYNC, K, the timeout the operator counts
+// as never falling back, wait_no_replica; no loose- prefix (a missing plugin fails the boot).
+BOOST_AUTO_TEST_CASE(semi_sync_renders_plugins_and_operator_owned_options) {
+  auto doc = base_doc();
+  auto off = cnf_of(doc, 0);
+  for (const auto& [k, v] : off) BOOST_TEST(k.find("semi-sync") == std::string::npos, k);
+  doc["spec"]["replication"]["semiSync"] = {{"enabled", true}, {"waitForReplicaCount", 2}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    BOOST_TEST_CONTEXT("site " << i) {
+      auto m = cnf_of(doc, i);
+      BOOST_TEST(m["plugin-load-add"] == "mysql_clone.so;semisync_source.so;semisync_replica.so");
+      BOOST_TEST(m["rpl-semi-sync-replica-enabled"] == "ON");
+      BOOST_TEST(m["rpl-semi-sync-source-enabled"] == "OFF");
+      BOOST_TEST(m["rpl-semi-sync-source-wait-point"] == "AFTER_SYNC");
+      BOOST_TEST(m["rpl-semi-sync-source-wait-for-replica-count"] == "2");
+      BOOST_TEST(m["rpl-semi-sync-source-timeout"] == "4294967295");
+      BOOST_TEST(m["rpl-semi-sync-source-wait-no-replica"] == "ON");
+      BOOST_TEST(m["super-read-only"] == "ON");
+      for (const auto& [k, v] : m) BOOST_TEST(!k.starts_with("loose-"), k);
+    }
+  }
+  // Operator-owned while enabled: refused with their path, the rendered value kept.
+  doc["spec"]["mysqlConf"] = {{"rpl_semi_sync_source_timeout", "1000"},
+                              {"loose-rpl-semi-sync-source-enabled", "ON"},
+                              {"plugin_load_add", "audit_log.so"},
+                              {"max_connections", "900"}};
+  doc["spec"]["sites"][1]["mysqlConf"] = {{"rpl-semi-sync-source-wait-point", "AFTER_COMMIT"}};
+  auto res = render_my_cnf(group_of(doc).spec, 1);
+  BOOST_TEST(res.errors.size() == 4u, br::config::to_string(res.errors));
+  for (const char* path :
+       {"spec.mysqlConf.rpl_semi_sync_source_timeout", "spec.mysqlConf.loose-rpl-semi-sync-source-enabled",
+        "spec.mysqlConf.plugin_load_add", "spec.sites[1].mysqlConf.rpl-semi-sync-source-wait-point"})
+    BOOST_TEST(std::any_of(res.errors.begin(), res.errors.end(),
+                           [&](const auto& e) {
+                             return e.path == path &&
+                                    e.message.find("spec.replication.semiSync") != std::string::npos;
+                           }),
+               path);
+  auto m = parse_cnf(res.content);
+  BOOST_TEST(m["rpl-semi-sync-source-timeout"] == "4294967295");
+  BOOST_TEST(m["rpl-semi-sync-source-wait-point"] == "AFTER_SYNC");
+  BOOST_TEST(!m.contains("loose-rpl-semi-sync-source-enabled"));
+  BOOST_TEST(m["plugin-load-add"] == "mysql_clone.so;semisync_source.so;semisync_replica.so");
+  BOOST_TEST(m["max-connections"] == "900");
+  // Disabled: the same keys are the user's again (plugin-load-add as before).
+  doc["spec"]["replication"]["semiSync"]["enabled"] = false;
+  doc["spec"]["sites"][1].erase("mysqlConf");
+  doc["spec"]["mysqlConf"] = {{"plugin_load_add", "mysql_clone.so;audit_log.so"}};
+  BOOST_TEST(cnf_of(doc, 1)["plugin-load-add"] == "mysql_clone.so;audit_log.so");
 }
 
 BOOST_AUTO_TEST_CASE(config_map_name_changes_exactly_when_content_changes) {
