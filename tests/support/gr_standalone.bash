@@ -5,6 +5,9 @@
 # tools/bench/br_haproxy_cfg). After gr_stack_up: $OP (operator URL), $PP/$RP/$LP (HAProxy
 # primary/replicas/readers ports), PORT[site] (MySQL), IDS (sandbox instances), $W (work dir: logs,
 # group.yaml, state). The caller's EXIT trap should run gr_cleanup. Knobs: GR_POLL_INTERVAL (500ms);
+# GR_PIN_NAME=0 leaves groupReplication.groupName out of the spec and the sidecars (the operator
+# generates the name); a function gr_before_operator, when defined, runs after the servers are
+# ready and before the operator starts (e.g. a restore into a member);
 # GR_DOORBELL=1 gives the sidecars the operator's address and keys, so each change of a member's
 # view rings the operator's doorbell (a signed gr-observed report; docs/group-replication.md).
 ROOT=${BR_SOURCE_DIR:?BR_SOURCE_DIR}
@@ -97,7 +100,7 @@ gr_stack_up() {
     echo "    password: replpw"
     echo "    tls: true"
     echo "    mode: groupReplication"
-    echo "    groupReplication: {groupName: $G}"
+    [[ ${GR_PIN_NAME:-1} == 1 ]] && echo "    groupReplication: {groupName: $G}"
     echo "  sites:"
     for s in "${SITES[@]}"; do
       echo "    - name: $s"
@@ -110,8 +113,10 @@ gr_stack_up() {
   echo -n bloodravenpw >"$W/operator-password"
   mkdir -p "$W/creds" && echo -n bloodraven >"$W/creds/username" && echo -n bloodravenpw >"$W/creds/password"
 
+  if declare -F gr_before_operator >/dev/null; then gr_before_operator; fi
   gr_start_operator
-  local doorbell=()
+  local doorbell=() pinned=()
+  [[ ${GR_PIN_NAME:-1} == 1 ]] && pinned=(--gr-group-name "$G")
   # The operator's keys (created at its start under the state dir) sign nothing of the sidecars';
   # each sidecar signs its reports with its own site key from there.
   [[ ${GR_DOORBELL:-0} == 1 ]] && doorbell=(--namespace default --group grtest
@@ -119,7 +124,7 @@ gr_stack_up() {
   for s in "${SITES[@]}"; do
     "$BIN/actors/bloodraven-sidecar" --listen "127.0.0.1:${SIDE[$s]}" --site "$s" \
       --mysql-host 127.0.0.1 --mysql-port "${PORT[$s]}" --mysql-creds-dir "$W/creds" \
-      --replication-mode groupReplication --gr-members 3 --gr-group-name "$G" "${doorbell[@]}" \
+      --replication-mode groupReplication --gr-members 3 "${pinned[@]}" "${doorbell[@]}" \
     >"$W/sidecar-$s.log" 2>&1 &
     PIDS+=($!)
   done
