@@ -77,6 +77,32 @@ grep -q '^kind: Secret' "$work/cm.yaml" && die "webhook: Secret rendered althoug
 "$helm" template br "$chart" --namespace bloodraven-system --set webhook.enabled=false >"$work/nowh.yaml" 2>"$work/tpl.log" ||
   { cat "$work/tpl.log"; die "helm template (webhook off)"; }
 grep -q 'ValidatingWebhookConfiguration\|webhook-listen' "$work/nowh.yaml" && die "webhook: rendered although disabled"
+echo "chart_test: status webhook with webhook.certificate=operator (the operator's CA)"
+"$helm" template br "$chart" --namespace bloodraven-system --set webhook.certificate=operator \
+  >"$work/opca.yaml" 2>"$work/tpl.log" || { cat "$work/tpl.log"; die "helm template (webhook.certificate=operator)"; }
+grep -q '^kind: ValidatingWebhookConfiguration' "$work/opca.yaml" || die "webhook (operator): no ValidatingWebhookConfiguration"
+grep -q 'caBundle:\|^kind: Secret\|^kind: Certificate\|webhook-tls' "$work/opca.yaml" &&
+  die "webhook (operator): a caBundle, Secret, Certificate or mounted webhook-tls rendered although the operator keeps them"
+for a in --webhook-ca-secret=br-bloodraven-webhook-ca --webhook-service=br-bloodraven-webhook \
+         --webhook-configuration=br-bloodraven-status --webhook-cert-file=/tmp/webhook/tls.crt; do
+  grep -q -- "- $a\$" "$work/opca.yaml" || die "webhook (operator): operator not started with $a"
+done
+# Its RBAC: get and patch on the one ValidatingWebhookConfiguration, nothing else (and only in this mode).
+got=$(cd "$nodedir" && node -e '
+  const yaml = require("js-yaml");
+  const docs = yaml.loadAll(require("fs").readFileSync(process.argv[1], "utf8")).filter(Boolean);
+  const rules = docs.filter((d) => d.kind === "ClusterRole" || d.kind === "Role").flatMap((d) => d.rules)
+                    .filter((r) => r.resources.includes("validatingwebhookconfigurations"));
+  console.log(JSON.stringify(rules));' "$work/opca.yaml")
+[ "$got" = '[{"apiGroups":["admissionregistration.k8s.io"],"resourceNames":["br-bloodraven-status"],"resources":["validatingwebhookconfigurations"],"verbs":["get","patch"]}]' ] ||
+  die "webhook (operator): ValidatingWebhookConfiguration rules $got"
+grep -q 'validatingwebhookconfigurations' "$work/default.yaml" && die "webhook (helm): the operator may touch ValidatingWebhookConfigurations"
+"$rbac_dump" "$chart" br bloodraven-system "" operator >"$work/rbac-opca.json" || die "br_chart_rbac_dump (operator CA)"
+(cd "$nodedir" && node "$src/tests/chart/rbac_sync.mjs" "$work/opca.yaml" "$work/rbac-opca.json") || die "rbac_sync (operator CA)"
+"$helm" template br "$chart" --namespace bloodraven-system --set webhook.certificate=vault >/dev/null 2>"$work/tpl.log" &&
+  die "webhook: webhook.certificate=vault rendered"
+grep -q 'webhook.certificate must be certManager, helm or operator, not "vault"' "$work/tpl.log" ||
+  die "webhook: no clear error for webhook.certificate=vault: $(cat "$work/tpl.log")"
 
 echo "chart_test: operator objects for deploy/examples/group.yaml"
 "$render_dump" "$src/deploy/examples/group.yaml" >"$work/operator.json" || die "br_render_dump failed"

@@ -1,7 +1,8 @@
 // Prints the chart's RBAC objects as the API simulator reads them (tests/support/kube_sim/
 // chart_rbac.hpp), as a JSON array, so the chart test can compare them with `helm template`.
-// Usage: br_chart_rbac_dump CHART_DIR RELEASE_NAME RELEASE_NAMESPACE [NS,NS...]
-// (the last: values.groupNamespaces; absent or empty: the chart's default)
+// Usage: br_chart_rbac_dump CHART_DIR RELEASE_NAME RELEASE_NAMESPACE [NS,NS... [WEBHOOK_CERTIFICATE]]
+// (values.groupNamespaces, absent or empty: the chart's default; values.webhook.certificate,
+// absent: helm)
 #include <algorithm>
 #include <iostream>
 #include <string>
@@ -9,8 +10,8 @@
 #include "tests/support/kube_sim/chart_rbac.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 4 && argc != 5) {
-    std::cerr << "usage: br_chart_rbac_dump CHART_DIR RELEASE_NAME RELEASE_NAMESPACE [NS,NS...]\n";
+  if (argc < 4 || argc > 6) {
+    std::cerr << "usage: br_chart_rbac_dump CHART_DIR RELEASE_NAME RELEASE_NAMESPACE [NS,NS... [WEBHOOK_CERTIFICATE]]\n";
     return 2;
   }
   try {
@@ -18,7 +19,8 @@ int main(int argc, char** argv) {
     rel.name = argv[2];
     rel.ns = argv[3];
     rel.group_namespaces.clear();
-    if (argc == 5)
+    if (argc == 6) rel.webhook_certificate = argv[5];
+    if (argc >= 5)
       for (std::string all = argv[4], ns; !all.empty(); all = all.substr(std::min(all.size(), ns.size() + 1))) {
         ns = all.substr(0, all.find(','));
         if (!ns.empty()) rel.group_namespaces.push_back(ns);

@@ -7,11 +7,19 @@
 #include <boost/test/unit_test.hpp>
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <thread>
 
 #include "io/codec/base64.hpp"
+#include "io/crypto/x509_inspect.hpp"
 #include "io/http/client.hpp"
 #include "io/kube/client.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/kube_sim/chart_rbac.hpp"
 #include "tests/support/kube_sim/simulator.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
 #include "tests/support/test_certs.hpp"
@@ -69,30 +77,48 @@ struct webhook_fixture {
                                        "/deploy/examples/gr-group.yaml"));
   }
 
-  /// Starts the operator with its webhook listener on a free port and routes the Service to it.
-  void start_operator() {
-    const auto port = webhook_port = br::test::free_port();
-    op = std::make_unique<br::test::child_process>(
-        br::test::binary_path("bloodraven"),
-        std::vector<std::string>{"--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
-                                 "--metrics-listen", "", "--leader-elect", "false",
-                                 "--namespace", "bloodraven-system",
-                                 // no group lives there: this operator only serves the webhook
-                                 "--watch-namespaces", "idle",
-                                 "--webhook-listen", "127.0.0.1:" + std::to_string(port),
-                                 "--webhook-cert-file", certs.cert_file, "--webhook-key-file",
-                                 certs.key_file},
-        std::map<std::string, std::string>{{"POD_NAME", "op-a"}});
-    auto line = op->wait_for_line("\"server\":\"webhook\"", 30s);
-    BOOST_TEST_REQUIRE(line.has_value(), op->output());
-    BOOST_TEST_REQUIRE(line->find("http server listening") != std::string::npos, *line);
-    sim.route_service("bloodraven-system", "bloodraven-webhook", 443,
-                      "127.0.0.1:" + std::to_string(port));
+  /// Starts an operator (POD_NAME `pod`) with its webhook listener on a free port and `extra`
+  /// flags, routes the Service to it and returns it with its port.
+  std::pair<std::unique_ptr<br::test::child_process>, std::uint16_t> launch(
+      const std::string& pod, std::vector<std::string> extra) {
+    auto started = spawn(pod, std::move(extra));
+    await_webhook(*started.first, started.second);
+    return started;
   }
 
-  /// The chart's registration (charts/bloodraven/templates/webhook.yaml).
-  void register_webhook(const std::string& failure_policy = "Fail", std::string ca_pem = {}) {
-    if (ca_pem.empty()) ca_pem = certs.ca.cert_pem;
+  /// launch() in two halves, for operators that start together.
+  std::pair<std::unique_ptr<br::test::child_process>, std::uint16_t> spawn(
+      const std::string& pod, std::vector<std::string> extra) const {
+    const auto port = br::test::free_port();
+    std::vector<std::string> args{"--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
+                                  "--metrics-listen", "", "--leader-elect", "false",
+                                  "--namespace", "bloodraven-system",
+                                  // no group lives there: this operator only serves the webhook
+                                  "--watch-namespaces", "idle",
+                                  "--webhook-listen", "127.0.0.1:" + std::to_string(port)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto p = std::make_unique<br::test::child_process>(
+        br::test::binary_path("bloodraven"), args, std::map<std::string, std::string>{{"POD_NAME", pod}});
+    return {std::move(p), port};
+  }
+  void await_webhook(br::test::child_process& p, std::uint16_t port) {
+    auto line = p.wait_for_line("\"server\":\"webhook\"", 60s);
+    BOOST_TEST_REQUIRE(line.has_value(), p.output());
+    BOOST_TEST_REQUIRE(line->find("http server listening") != std::string::npos, *line);
+    sim.route_service("bloodraven-system", "bloodraven-webhook", 443, "127.0.0.1:" + std::to_string(port));
+  }
+
+  /// The operator with the test's certificate files.
+  void start_operator() {
+    std::tie(op, webhook_port) =
+        launch("op-a", {"--webhook-cert-file", certs.cert_file, "--webhook-key-file", certs.key_file});
+  }
+
+  /// The chart's registration (charts/bloodraven/templates/webhook.yaml); `ca_pem`: the caBundle
+  /// (nullopt: the test certificates' CA; "": none, as the chart renders it for the operator's CA).
+  void register_webhook(const std::string& failure_policy = "Fail",
+                        std::optional<std::string> ca_pem = std::nullopt) {
+    if (!ca_pem) ca_pem = certs.ca.cert_pem;
     json vwc = {
         {"apiVersion", "admissionregistration.k8s.io/v1"},
         {"kind", "ValidatingWebhookConfiguration"},
@@ -109,16 +135,21 @@ struct webhook_fixture {
                            {"name", "bloodraven-webhook"},
                            {"path", "/validate-status"},
                            {"port", 443}}},
-                         {"caBundle", br::base64_encode(ca_pem)}}},
+                         {"caBundle", br::base64_encode(*ca_pem)}}},
                        {"rules",
                         json::array({{{"apiGroups", {"shipstream.io"}},
                                       {"apiVersions", {"v1alpha1"}},
                                       {"operations", {"UPDATE"}},
                                       {"resources", {"mysqlfailovergroups/status"}},
                                       {"scope", "Namespaced"}}})}}})}};
+    if (ca_pem->empty()) vwc["webhooks"][0]["clientConfig"].erase("caBundle");
     const std::string path = (dir.path / "vwc.json").string();
     br::test::test_certs::write(path, vwc.dump());
-    auto r = kubectl({"apply", "-f", path});
+    // A fresh object each time: the simulator applies kubectl's strategic merge patch as a JSON
+    // merge patch, which would replace the webhooks list by the changed fields alone.
+    auto d = kubectl({"delete", "validatingwebhookconfiguration", "bloodraven-status", "--ignore-not-found"});
+    BOOST_TEST_REQUIRE(d.first == 0, d.second);
+    auto r = kubectl({"create", "-f", path});
     BOOST_TEST_REQUIRE(r.first == 0, r.second);
   }
 
@@ -310,6 +341,181 @@ BOOST_AUTO_TEST_CASE(only_system_masters_may_impersonate_the_operator) {
   const auto msg = json::parse(as_self.body, nullptr, false).value("message", std::string{});
   BOOST_TEST(has(msg, "user \"system:serviceaccount:db:mallory\" may not"), as_self.body);
   BOOST_TEST(status_of("gr")["phase"] == "Running");
+}
+
+// ---- The operator's own CA (webhook.certificate=operator) ----
+
+namespace {
+
+const std::vector<std::string> service_names{"bloodraven-webhook", "bloodraven-webhook.bloodraven-system",
+                                             "bloodraven-webhook.bloodraven-system.svc"};
+
+/// The flags the chart passes with webhook.certificate=operator (release "bloodraven"), the files
+/// in `files`, a pass every second.
+std::vector<std::string> operator_ca_flags(const std::filesystem::path& files) {
+  return {"--webhook-ca-secret", "bloodraven-webhook-ca", "--webhook-service", "bloodraven-webhook",
+          "--webhook-configuration", "bloodraven-status", "--webhook-ca-interval", "1s",
+          "--webhook-cert-file", (files / "tls.crt").string(), "--webhook-key-file",
+          (files / "tls.key").string()};
+}
+
+std::string file_text(const std::filesystem::path& p) {
+  std::ifstream in{p};
+  std::stringstream b;
+  b << in.rdbuf();
+  return b.str();
+}
+
+bool eventually(const std::function<bool()>& pred, std::chrono::seconds within = 30s) {
+  const auto until = std::chrono::steady_clock::now() + within;
+  while (std::chrono::steady_clock::now() < until) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(200ms);
+  }
+  return pred();
+}
+
+}  // namespace
+
+struct operator_ca_fixture : webhook_fixture {
+  operator_ca_fixture() {
+    // The operator as the chart's RBAC allows it with webhook.certificate=operator.
+    br::kube_sim::chart_release rel;
+    rel.webhook_certificate = "operator";
+    sim.set_rbac(br::kube_sim::chart_operator_rbac(
+        std::string(std::getenv("BR_SOURCE_DIR")) + "/charts/bloodraven", {"op-a", "op-b"}, rel));
+    BOOST_TEST_REQUIRE(c->create(br::kube::resources::namespaces, "",
+                                 json{{"apiVersion", "v1"}, {"kind", "Namespace"},
+                                      {"metadata", {{"name", "bloodraven-system"}}}})
+                           .ok());
+  }
+
+  /// The CA Secret's decoded item `key` ("" when the Secret or the key is absent).
+  std::string secret_item(const std::string& key) const {
+    auto r = c->get(br::kube::resources::secrets, "bloodraven-system", "bloodraven-webhook-ca");
+    if (!r.ok() || !(*r)["data"].contains(key)) return {};
+    return br::base64_decode((*r)["data"][key].get<std::string>()).value_or("");
+  }
+
+  /// The registered webhook's caBundle, decoded ("" when none).
+  std::string ca_bundle() const {
+    auto r = c->get({"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", false}, "",
+                    "bloodraven-status");
+    if (!r.ok()) return {};
+    const auto cc = (*r)["webhooks"][0]["clientConfig"];
+    return cc.contains("caBundle") ? br::base64_decode(cc["caBundle"].get<std::string>()).value_or("") : "";
+  }
+
+  /// No request of the operators to the Secret or the webhook configuration was refused by RBAC.
+  void check_rbac() const {
+    for (const auto& d : sim.denials())
+      BOOST_TEST((d.attributes.resource != "secrets" &&
+                  d.attributes.resource != "validatingwebhookconfigurations"),
+                 d.identity + " " + d.method + " " + d.path + ": " + d.message);
+  }
+
+  /// The webhook judges through the API server path: an illegal transition is denied, a legal
+  /// write passes.
+  void check_judged(const std::string& phase) {
+    auto back = patch_status("gr", {{"groupReplication", {{"bootstrapped", false}}}}, op_user);
+    BOOST_TEST(back.first != 0, back.second);
+    BOOST_TEST(has(back.second, denied + "status.groupReplication.bootstrapped may not go from true "
+                                         "back to false"),
+               back.second);
+    auto ok = patch_status("gr", {{"phase", phase}}, op_user);
+    BOOST_TEST(ok.first == 0, ok.second);
+    BOOST_TEST(status_of("gr")["phase"] == phase);
+  }
+};
+
+BOOST_FIXTURE_TEST_CASE(operator_ca_created_caBundle_kept_and_the_secret_reused, operator_ca_fixture) {
+  register_webhook("Fail", "");  // as the chart renders it: no caBundle
+  auto refused = patch_status("gr", {{"phase", "Degraded"}}, op_user);
+  BOOST_TEST(refused.first != 0, "no operator yet: " + refused.second);
+
+  auto [a, port_a] = launch("op-a", operator_ca_flags(dir.path / "op-a"));
+  const std::string ca = secret_item("ca.crt");
+  const std::string serving = secret_item("tls.crt");
+  BOOST_TEST_REQUIRE(!ca.empty(), a->output());
+  auto info = br::crypto::inspect_cert(serving);
+  BOOST_TEST_REQUIRE(info.has_value());
+  BOOST_TEST(info->names == service_names, boost::test_tools::per_element());
+  BOOST_TEST(br::crypto::signed_by(serving, ca));
+  BOOST_TEST(br::crypto::inspect_cert(ca)->is_ca);
+  BOOST_TEST((info->not_after - std::chrono::system_clock::now() > std::chrono::hours{24 * 89}));
+  BOOST_TEST(file_text(dir.path / "op-a" / "tls.crt") == serving);
+  BOOST_TEST(file_text(dir.path / "op-a" / "tls.key") == secret_item("tls.key"));
+  BOOST_TEST_REQUIRE(eventually([&] { return ca_bundle() == ca; }), a->output());
+  check_judged("Running");
+
+  // A caBundle of another CA is put back within a few passes.
+  br::test::test_certs other{{service_host}};
+  auto replaced = c->json_patch(
+      {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", false}, "", "bloodraven-status",
+      json::array({{{"op", "replace"}, {"path", "/webhooks/0/clientConfig/caBundle"},
+                    {"value", br::base64_encode(other.ca.cert_pem)}}}));
+  BOOST_TEST_REQUIRE(replaced.ok());
+  BOOST_TEST_REQUIRE(ca_bundle() == other.ca.cert_pem);
+  BOOST_TEST_REQUIRE(eventually([&] { return ca_bundle() == ca; }), a->output());
+  check_judged("Degraded");
+
+  // A second start (another pod) reuses the Secret: same CA, same certificate.
+  a->signal(SIGTERM);
+  BOOST_TEST_REQUIRE(a->wait_exit(30s).has_value(), a->output());
+  auto [b, port_b] = launch("op-b", operator_ca_flags(dir.path / "op-b"));
+  BOOST_TEST(secret_item("ca.crt") == ca);
+  BOOST_TEST(secret_item("tls.crt") == serving);
+  BOOST_TEST(file_text(dir.path / "op-b" / "tls.crt") == serving);
+  BOOST_TEST(ca_bundle() == ca);
+  check_judged("Running");
+  check_rbac();
+}
+
+BOOST_FIXTURE_TEST_CASE(operator_ca_reissues_a_due_certificate_from_the_same_ca, operator_ca_fixture) {
+  // A Secret from an earlier run whose serving certificate is due (valid from an hour ago to now).
+  auto old_ca = br::crypto::make_ca("bloodraven-webhook-ca-ca", std::chrono::hours{24 * 3650});
+  BOOST_TEST_REQUIRE(old_ca.has_value());
+  auto due = br::crypto::issue_server_cert(*old_ca, service_names, std::chrono::hours{0});
+  BOOST_TEST_REQUIRE(due.has_value());
+  json secret = {{"apiVersion", "v1"}, {"kind", "Secret"},
+                 {"metadata", {{"name", "bloodraven-webhook-ca"}, {"namespace", "bloodraven-system"}}},
+                 {"type", "kubernetes.io/tls"},
+                 {"data", {{"ca.crt", br::base64_encode(old_ca->cert_pem)}, {"ca.key", br::base64_encode(old_ca->key_pem)},
+                           {"tls.crt", br::base64_encode(due->cert_pem)}, {"tls.key", br::base64_encode(due->key_pem)}}}};
+  BOOST_TEST_REQUIRE(c->create(br::kube::resources::secrets, "bloodraven-system", secret).ok());
+  register_webhook("Fail", "");
+
+  auto [a, port_a] = launch("op-a", operator_ca_flags(dir.path / "op-a"));
+  BOOST_TEST(secret_item("ca.crt") == old_ca->cert_pem, "the CA is kept");
+  const std::string serving = secret_item("tls.crt");
+  BOOST_TEST(serving != due->cert_pem, "the due certificate is replaced");
+  BOOST_TEST(br::crypto::signed_by(serving, old_ca->cert_pem));
+  auto info = br::crypto::inspect_cert(serving);
+  BOOST_TEST_REQUIRE(info.has_value());
+  BOOST_TEST((info->not_after - std::chrono::system_clock::now() > std::chrono::hours{24 * 89}));
+  BOOST_TEST(a->output().find("the serving certificate is due for renewal") != std::string::npos, a->output());
+  BOOST_TEST_REQUIRE(eventually([&] { return ca_bundle() == old_ca->cert_pem; }), a->output());
+  check_judged("Degraded");
+  check_rbac();
+}
+
+BOOST_FIXTURE_TEST_CASE(two_operators_starting_together_end_with_one_ca, operator_ca_fixture) {
+  register_webhook("Fail", "");
+  // Both start at once against no Secret; each serves what the Secret holds in the end.
+  auto [a, port_a] = spawn("op-a", operator_ca_flags(dir.path / "op-a"));
+  auto [b, port_b] = spawn("op-b", operator_ca_flags(dir.path / "op-b"));
+  await_webhook(*a, port_a);
+  await_webhook(*b, port_b);
+  const std::string ca = secret_item("ca.crt");
+  BOOST_TEST_REQUIRE(!ca.empty());
+  BOOST_TEST(br::crypto::signed_by(file_text(dir.path / "op-a" / "tls.crt"), ca));
+  BOOST_TEST(br::crypto::signed_by(file_text(dir.path / "op-b" / "tls.crt"), ca));
+  BOOST_TEST_REQUIRE(eventually([&] { return ca_bundle() == ca; }), a->output() + b->output());
+  // Each replica answers the API server with that CA (the Service routed to one, then the other).
+  check_judged("Degraded");
+  sim.route_service("bloodraven-system", "bloodraven-webhook", 443, "127.0.0.1:" + std::to_string(port_a));
+  check_judged("Running");
+  check_rbac();
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -44,3 +44,13 @@ app.kubernetes.io/part-of: bloodraven
 {{- define "bloodraven.sidecarImage" -}}
 {{- printf "%s:%s" .Values.sidecarImage.repository (default .Chart.AppVersion .Values.sidecarImage.tag) -}}
 {{- end -}}
+
+{{/* Where the status webhook's certificate comes from: webhook.certificate, else certManager
+     when certManager.enabled, else helm; anything else fails the render. */}}
+{{- define "bloodraven.webhookCertificate" -}}
+{{- $c := .Values.webhook.certificate | default (ternary "certManager" "helm" .Values.certManager.enabled) -}}
+{{- if not (has $c (list "certManager" "helm" "operator")) -}}
+{{- fail (printf "webhook.certificate must be certManager, helm or operator, not %q" $c) -}}
+{{- end -}}
+{{- $c -}}
+{{- end -}}

@@ -80,8 +80,16 @@ std::string render(const std::string& file, const std::string& text, const chart
     auto e = l.find_last_not_of(" \t");
     return f == std::string::npos ? std::string{} : l.substr(f, e - f + 1);
   };
+  // role-webhook-ca.yaml's block: rendered only when the webhook's certificate is the operator's.
+  static const std::string operator_ca_guard =
+      R"({{- if and .Values.webhook.enabled (eq (include "bloodraven.webhookCertificate" .) "operator") }})";
   bool skip = false;
   for (size_t i = 0; i < lines.size(); ++i) {
+    if (trim(lines[i]) == operator_ca_guard) {
+      if (rel.webhook_certificate != "operator")
+        while (i < lines.size() && trim(lines[i]) != "{{- end }}") ++i;
+      continue;
+    }
     if (trim(lines[i]) != range_open) {
       auto l = render_line(file, lines[i], rel, "", skip);
       if (!skip) out << l << "\n";

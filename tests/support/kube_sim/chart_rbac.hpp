@@ -18,13 +18,15 @@ struct chart_release {
   std::string ns = "bloodraven-system";
   /// values.groupNamespaces: where the operator may use Secrets (empty: the release namespace).
   std::vector<std::string> group_namespaces{"default", "shop"};
+  /// values.webhook.certificate as the chart resolves it: "operator" renders role-webhook-ca.yaml.
+  std::string webhook_certificate = "helm";
   std::string service_account() const;  ///< the chart's fullname for this release name
 };
 
 /// The Role, ClusterRole, RoleBinding and ClusterRoleBinding objects of the chart's templates
 /// with the default values and `rel`'s groupNamespaces. The RBAC templates use only a few template
 /// actions (names, the release namespace, labels, a leaderElection.enabled guard that defaults to
-/// true, one range over groupNamespaces); these are
+/// true, one range over groupNamespaces, one guard on webhook.certificate=operator); these are
 /// rendered here, and any other action left in an RBAC template is an error (std::runtime_error)
 /// so the templates cannot drift from what this reads. tests/chart/chart_test.sh compares the
 /// result with `helm template`.
