@@ -44,6 +44,17 @@ void read(const json& v, const std::string& path, recovery_state& out, field_err
             errs);
 }
 
+void read(const json& v, const std::string& path, site_semisync_status& out,
+          field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("role", out.role)
+      .field("sourceOn", out.source_on)
+      .field("clients", out.clients)
+      .field("waitCount", out.wait_count)
+      .field("waitingSessions", out.waiting_sessions)
+      .field("replicaOn", out.replica_on);
+}
+
 void read(const json& v, const std::string& path, site_status& out, field_errors& errs) {
   json_reader r{v, path, errs, /*strict=*/false};
   r.field("name", out.name)
@@ -59,7 +70,8 @@ void read(const json& v, const std::string& path, site_status& out, field_errors
       .field("divergentTransactionCount", out.divergent_transaction_count)
       .field("servingHealthy", out.serving_healthy)
       .field("manuallyFenced", out.manually_fenced)
-      .field("restorePending", out.restore_pending);
+      .field("restorePending", out.restore_pending)
+      .field("semiSync", out.semi_sync);
 }
 
 void read(const json& v, const std::string& path, condition& out, field_errors& errs) {
@@ -225,6 +237,13 @@ void to_json(json& j, const site_status& s) {
   if (s.serving_healthy) j["servingHealthy"] = *s.serving_healthy;
   if (s.manually_fenced) j["manuallyFenced"] = true;
   if (s.restore_pending) j["restorePending"] = true;
+  if (s.semi_sync)
+    j["semiSync"] = {{"role", s.semi_sync->role},
+                     {"sourceOn", s.semi_sync->source_on},
+                     {"clients", s.semi_sync->clients},
+                     {"waitCount", s.semi_sync->wait_count},
+                     {"waitingSessions", s.semi_sync->waiting_sessions},
+                     {"replicaOn", s.semi_sync->replica_on}};
 }
 
 void to_json(json& j, const condition& c) {

@@ -72,6 +72,18 @@ using timestamp = std::chrono::sys_time<std::chrono::milliseconds>;
 /// status.sites[].recoveryState: "" | RecoveryInProgress | RecoveryBlocked.
 enum class recovery_state : uint8_t { none, in_progress, blocked };
 
+/// status.sites[].semiSync (issue 25): the semi-synchronous replication plugins as the site's
+/// latest probe read them; absent when neither plugin is loaded.
+struct site_semisync_status {
+  std::string role;               // "source" (its source side enabled) | "replica" | "off"
+  bool source_on = false;         // Rpl_semi_sync_source_status: waiting for acks, not fallen back
+  std::uint32_t clients = 0;      // semi-sync receivers connected to it
+  std::uint32_t wait_count = 0;   // rpl_semi_sync_source_wait_for_replica_count
+  std::uint32_t waiting_sessions = 0;  // commits waiting for acknowledgements now
+  bool replica_on = false;        // Rpl_semi_sync_replica_status: its receiver acknowledges
+  bool operator==(const site_semisync_status&) const = default;
+};
+
 struct site_status {
   std::string name;
   std::optional<site_role> role;
@@ -88,6 +100,7 @@ struct site_status {
       serving_healthy;  // endpoint health gate (maxLagSeconds / readOnlyMaxLagSeconds)
   bool manually_fenced = false;  // fenced by request (decide/manual_fence.hpp): out of routing
   bool restore_pending = false;  // not recloned since an in-place restore (decide/restore_freeze.hpp)
+  std::optional<site_semisync_status> semi_sync;
   bool operator==(const site_status&) const = default;
 };
 
@@ -293,6 +306,12 @@ typename Inspector::result_type inspect(Inspector& f, planned_failover_status& x
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, site_semisync_status& x) {
+  return f(caf::meta::type_name("site_semisync_status"), x.role, x.source_on, x.clients,
+           x.wait_count, x.waiting_sessions, x.replica_on);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, site_status& x) {
   return f(caf::meta::type_name("site_status"), x.name, opt_field<site_role>{x.role}, x.state,
            ms_time_field{x.last_seen}, x.replicating,
@@ -300,7 +319,7 @@ typename Inspector::result_type inspect(Inspector& f, site_status& x) {
            x.recovery_state, x.divergent_gtid,
            opt_field<std::int64_t>{x.divergent_transaction_count},
            opt_field<bool>{x.serving_healthy}, x.manually_fenced,
-           x.restore_pending);
+           x.restore_pending, opt_field<site_semisync_status>{x.semi_sync});
 }
 
 template <class Inspector>

@@ -260,6 +260,38 @@ BOOST_AUTO_TEST_CASE(group_status_shows_the_restore_freeze) {
   BOOST_TEST(named, j.dump());
 }
 
+// status.sites[].semiSync (issue 25): from each site's latest good probe; absent without plugins.
+BOOST_AUTO_TEST_CASE(group_status_shows_each_sites_semi_sync_state) {
+  status_inputs in;
+  in.sites = {"a", "b", "c"};
+  in.view = {3, "a", "", 0, {}};
+  site_probe primary, replica, plain;
+  primary.semisync = {true, true, true, "AFTER_SYNC", 2, semisync_timeout_max_ms, true, 1,
+                      true, false, false, 0, 3};
+  replica.semisync = {true, false, false, "AFTER_SYNC", 2, semisync_timeout_max_ms, true, 0,
+                      true, true, true, 0, 0};
+  in.good_probes = {{"a", primary}, {"b", replica}, {"c", plain}};
+  nlohmann::json j = build_group_status(in);
+  BOOST_TEST(j["sites"][0]["semiSync"] == (nlohmann::json{{"role", "source"},
+                                                           {"sourceOn", true},
+                                                           {"clients", 1},
+                                                           {"waitCount", 2},
+                                                           {"waitingSessions", 3},
+                                                           {"replicaOn", false}}),
+             j.dump());
+  BOOST_TEST(j["sites"][1]["semiSync"]["role"] == "replica");
+  BOOST_TEST(j["sites"][1]["semiSync"]["replicaOn"] == true);
+  BOOST_TEST(!j["sites"][2].contains("semiSync"), j.dump());
+  // Read back (the status the operator finds on its object) to the same value.
+  br::config::field_errors errs;
+  br::config::group_status back;
+  br::config::read(j, "status", back, errs);
+  BOOST_TEST(errs.empty());
+  BOOST_TEST_REQUIRE(back.sites.size() == 3u);
+  BOOST_TEST((back.sites[0].semi_sync == build_group_status(in).sites[0].semi_sync));
+  BOOST_TEST(back.sites[0].semi_sync->waiting_sessions == 3u);
+}
+
 BOOST_AUTO_TEST_CASE(durable_state_json_keeps_switchover_facts_and_losses) {
   durable_state s;
   s.plan.kind = plan_kind::switchover;

@@ -148,6 +148,11 @@ config::group_status build_group_status(const status_inputs& in) {
       s.source_host = p->second.source_host;
       if (s.replicating && p->second.seconds_behind >= 0)
         s.seconds_behind_source = static_cast<int64_t>(p->second.seconds_behind);
+      // Semi-sync (issue 25): the plugins' state, when either is loaded.
+      if (const auto& ss = p->second.semisync; ss.source_loaded || ss.replica_loaded)
+        s.semi_sync = config::site_semisync_status{
+            ss.source_enabled ? "source" : ss.replica_enabled ? "replica" : "off",
+            ss.source_on, ss.clients, ss.wait_count, ss.wait_sessions, ss.replica_on};
     }
     if (auto r = in.durable.recovery.find(name); r != in.durable.recovery.end()) {
       if (r->second.state == "RecoveryBlocked") {
