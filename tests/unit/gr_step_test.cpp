@@ -213,6 +213,11 @@ BOOST_AUTO_TEST_CASE(the_first_bootstrap_needs_every_member_and_their_data) {
       {"a member holds transactions the bootstrap member lacks",
        {holding(offline("a"), X + ":1-5"), holding(offline("b"), X + ":1-9"), offline("c")},
        "b holds transactions a lacks"},
+      // Issue 23: a member restored from a backup of group G, and G pinned again: the new group
+      // would reuse G's GTIDs.
+      {"the bootstrap member already holds transactions of the group's name",
+       {holding(offline("a"), G + ":1-75"), offline("b"), offline("c")},
+       "a already holds transactions of group"},
   };
   for (const auto& r : rows) {
     BOOST_TEST_CONTEXT(r.name) {
@@ -234,6 +239,14 @@ BOOST_AUTO_TEST_CASE(the_first_bootstrap_needs_every_member_and_their_data) {
   f.report(offline("c"));
   f.report(holding(offline("a"), X + ":1-9"));
   BOOST_TEST(f.persisted_next().gr.bootstrap_started == "a");
+  // A member restored from group X's backup bootstraps a group under another name (G here).
+  gr_fixture restored;
+  restored.load();
+  restored.report(offline("b"));
+  restored.report(offline("c"));
+  restored.report(holding(offline("a"), X + ":1-75"));
+  BOOST_TEST(restored.persisted_next().gr.group_name == G);
+  BOOST_TEST(!restored.saw("BootstrapRefused"));
 }
 
 BOOST_AUTO_TEST_CASE(an_adopted_group_keeps_the_name_its_members_report) {

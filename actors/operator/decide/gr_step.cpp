@@ -6,6 +6,7 @@
 #include "actors/operator/decide/manual_fence.hpp"
 #include "actors/operator/decide/planned_failover.hpp"
 #include "actors/operator/decide/step_context.hpp"
+#include "config/replication_mode.hpp"
 #include "messages/gtid_set.hpp"
 
 namespace br {
@@ -184,6 +185,19 @@ std::string bootstrap_refusal(const context& c, const std::string& member) {
     return "the bootstrap member " + member + " does not answer";
   auto seed_set = gtid_set::parse(seed_probe->second.probe.gtid_executed);
   if (!seed_set) return "the bootstrap member's gtid_executed cannot be read";
+  if (const auto& d = c.st.durable.gr; d.group_name.empty() && d.bootstrap_started.empty()) {
+    // A first bootstrap makes a new group: a member that already holds transactions of the name
+    // (restored from that group's backup, or the group's record lost) would give the new group's
+    // writes GTIDs the old group used too (issue 23: a restore bootstraps under a new name).
+    gtid_set of_name;
+    const std::string name = group_name(c);
+    if (config::is_uuid(name)) of_name.add(name, "", 1, gtid_set::max_gno);
+    if (!seed_set->intersect(of_name).empty())
+      return member + " already holds transactions of group " + name +
+             " (restored from its backup?): a new group under that name would reuse its GTIDs "
+             "(refused); leave spec.replication.groupReplication.groupName unset so a new name is "
+             "generated";
+  }
   for (const auto& site : c.rules.sites) {
     const gr_snapshot* s = snapshot_of(c, site);
     if (s == nullptr) return "waiting until every member answers (" + site + " does not)";
