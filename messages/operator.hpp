@@ -26,12 +26,16 @@ struct site_report {
   std::string error_kind;
   std::string error;
   int64_t polled_at_ms = 0;  ///< wall clock of the poll (unix ms), informational
+  /// The poller's clock (the operator process's monotonic clock) when the probe was sent and
+  /// when its answer came: orders probes of different sites (the semi-sync in-step judgement).
+  mono_time probe_sent{};
+  mono_time probe_done{};
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, site_report& x) {
   return f(caf::meta::type_name("site_report"), x.site, x.step, x.probe_ok, x.probe, x.error_kind,
-           x.error, x.polled_at_ms);
+           x.error, x.polled_at_ms, x.probe_sent, x.probe_done);
 }
 
 /// The authoritative view V = {epoch, activeSite, deposing, observedAt} (docs/safety.md). `active_site`
@@ -152,6 +156,13 @@ struct failover_plan {
   /// divergentGtid its prefix matched; empty for a cold reclone). The recipient is cloned only
   /// when everything it holds beyond the donor is inside this set (docs/safety.md S4).
   std::string discard_gtid;
+  /// Semi-synchronous replication (docs/safety.md "Semi-synchronous replication"): K (0 = not
+  /// in semi-sync mode; every plan kind), and for a failover or switchover whether the old
+  /// primary was last seen running it the way rule 4 assumes and the sites judged in step
+  /// against it (site -> the mysqld start instant the judgement holds for).
+  uint32_t semisync_k = 0;
+  bool semisync_confirmed = false;
+  std::map<std::string, int64_t> semisync_in_step;
 };
 
 template <class Inspector>
@@ -159,7 +170,8 @@ typename Inspector::result_type inspect(Inspector& f, failover_plan& x) {
   return f(caf::meta::type_name("failover_plan"), x.id, x.kind, x.group, x.epoch, x.candidate,
            x.old_primary, x.old_primary_reachable, x.followers, x.phase, x.promotion_gtid,
            x.policy, x.drain_timeout, x.step_timeout, x.gate_timeout, x.source, x.max_lag_wait,
-           x.session_drain_timeout, x.source_gtid, x.losses, x.discard_gtid);
+           x.session_drain_timeout, x.source_gtid, x.losses, x.discard_gtid, x.semisync_k,
+           x.semisync_confirmed, x.semisync_in_step);
 }
 
 struct plan_result {

@@ -7,15 +7,12 @@
 #include <cstdint>
 
 #include "io/mysql/connection.hpp"
+#include "messages/mysql.hpp"
 
 namespace br::mysql {
 
-/// rpl_semi_sync_source_timeout's largest value (milliseconds, about 49.7 days): the only value
-/// the operator counts as "never falls back to asynchronous" (a waiting commit answered by a
-/// timeout after the failover would be an acknowledged write the new primary lacks).
-constexpr uint64_t semisync_timeout_max_ms = 4294967295ULL;
-
-/// SET GLOBAL: wait point AFTER_SYNC, wait_for_replica_count = k, timeout = the maximum,
+/// SET GLOBAL: wait point AFTER_SYNC, wait_for_replica_count = k, timeout = the maximum
+/// (semisync_timeout_max_ms),
 /// wait_no_replica ON, then the source side ON (the last, so it never waits with other settings).
 /// Fails (server_error "Unknown system variable") when the semisync_source plugin is not loaded.
 result<void> semisync_source_on(connection& conn, uint32_t k);

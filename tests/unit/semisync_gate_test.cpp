@@ -4,6 +4,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <functional>
+
 #include "actors/operator/decide/promotion_gate.hpp"
 
 namespace {
@@ -149,6 +151,44 @@ BOOST_AUTO_TEST_CASE(rule4_opens_the_promotion_gate) {
   auto d = promotion_gate(g);
   BOOST_TEST((d.verdict == gate_verdict::open));
   BOOST_TEST((d.rule == gate_rule::semisync_stopped));
+}
+
+BOOST_AUTO_TEST_CASE(source_confirmed_table) {
+  constexpr uint64_t max = 4294967295ULL;
+  site_semisync ok;
+  ok.source_loaded = ok.source_enabled = ok.source_on = ok.wait_no_replica = true;
+  ok.wait_point = "AFTER_SYNC";
+  ok.wait_count = 1;
+  ok.timeout_ms = max;
+  ok.clients = 2;
+  struct row {
+    const char* name;
+    std::function<void(site_semisync&)> change;
+    bool expect;
+  };
+  std::vector<row> rows = {
+      {"as rendered", [](site_semisync&) {}, true},
+      {"plugin not loaded", [](site_semisync& s) { s.source_loaded = false; }, false},
+      {"source side off", [](site_semisync& s) { s.source_enabled = false; }, false},
+      {"fallen back now", [](site_semisync& s) { s.source_on = false; }, false},
+      {"fell back once since start", [](site_semisync& s) { s.no_tx = 1; }, false},
+      {"AFTER_COMMIT", [](site_semisync& s) { s.wait_point = "AFTER_COMMIT"; }, false},
+      {"wait_no_replica off", [](site_semisync& s) { s.wait_no_replica = false; }, false},
+      {"finite timeout", [](site_semisync& s) { s.timeout_ms = 10000; }, false},
+      {"another K", [](site_semisync& s) { s.wait_count = 2; }, false},
+      {"more receivers than other sites", [](site_semisync& s) { s.clients = 3; }, false},
+      {"fewer receivers (blocked, still confirmed)", [](site_semisync& s) { s.clients = 0; },
+       true},
+  };
+  for (auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      auto s = ok;
+      r.change(s);
+      std::string why;
+      BOOST_TEST(semisync_source_confirmed(s, 1, 2, max, &why) == r.expect);
+      BOOST_TEST(why.empty() == r.expect);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

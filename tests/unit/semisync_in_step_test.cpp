@@ -21,6 +21,16 @@ in_step_facts facts(uint64_t epoch, uint64_t primary, int64_t started, uint64_t 
   return {epoch, upto(primary), started, uptime, receiving, upto(received)};
 }
 
+in_step_facts unordered(in_step_facts f) {
+  f.ordered = false;
+  return f;
+}
+
+in_step_facts windowed(in_step_facts f, uint64_t window) {
+  f.window_s = window;
+  return f;
+}
+
 struct row {
   const char* name;
   in_step_record before;
@@ -53,6 +63,14 @@ BOOST_AUTO_TEST_CASE(table) {
        {true, 1500, 7}},
       {"new primary: judged again", judged, facts(8, 3, 1000, 90, true, 2), {false, 1000, 8}},
       {"new primary, holds its set", judged, facts(8, 3, 1000, 90, true, 3), {true, 1000, 8}},
+      {"primary read after the replica's probe was sent: not judged",
+       {}, unordered(facts(7, 10, 1000, 60, true, 10)), {false, 1000, 7}},
+      {"uptime not longer than the read window: not judged", {},
+       windowed(facts(7, 10, 1000, 6, true, 10), 6), {false, 1000, 7}},
+      {"uptime longer than the read window: judged", {},
+       windowed(facts(7, 10, 1000, 7, true, 10), 6), {true, 1000, 7}},
+      {"an unordered read never undoes a judgement", judged,
+       unordered(facts(7, 20, 1000, 90, true, 15)), judged},
   };
   for (auto& r : rows) {
     BOOST_TEST_CONTEXT(r.name) {
@@ -71,6 +89,15 @@ BOOST_AUTO_TEST_CASE(still_in_step_at_a_failover) {
   BOOST_TEST(!still_in_step(judged, 1003, 7));  // restarted since the judgement
   BOOST_TEST(!still_in_step(judged, 1000, 6));  // judged against another primary
   BOOST_TEST(!still_in_step({false, 1000, 7}, 1000, 7));
+}
+
+BOOST_AUTO_TEST_CASE(window_rounds_up) {
+  using namespace std::chrono;
+  BOOST_TEST(window_seconds(caf::timespan{0}) == 0u);
+  BOOST_TEST(window_seconds(-seconds(3)) == 0u);
+  BOOST_TEST(window_seconds(milliseconds(1)) == 1u);
+  BOOST_TEST(window_seconds(seconds(2)) == 2u);
+  BOOST_TEST(window_seconds(milliseconds(2001)) == 3u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -288,6 +288,7 @@ void on_report(context& c, site_report r) {
     c.metric(std::move(m));
   }
   if (!rules.gr.enabled) maybe_heartbeat(c, r.site, r);  // no dead man's switch in GR (S7 is async)
+  if (!rules.gr.enabled) judge_semisync(c, r);
   auto site = r.site;
   st.reports[site] = std::move(r);
   // Unchanged reports are evaluated at most once per poll interval: with many sites this keeps

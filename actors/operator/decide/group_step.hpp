@@ -31,6 +31,7 @@
 #include "messages/mysql.hpp"
 #include "messages/planned_failover.hpp"
 #include "actors/operator/decide/gr_types.hpp"
+#include "actors/operator/decide/semisync_in_step.hpp"
 
 namespace br {
 
@@ -76,6 +77,8 @@ struct group_rules {
   std::string restore_hold;
   /// A planned failover's Dragonfly phases (spec.dragonfly; skipped when not enabled).
   dragonfly_rules dragonfly;
+  /// spec.replication.semiSync: waitForReplicaCount when enabled, 0 when off.
+  uint32_t semisync_k = 0;
 };
 
 // -- durable changes -----------------------------------------------------------------------------
@@ -216,6 +219,19 @@ struct group_state {
   std::string fence_note;
   /// Group Replication groups only (decide/gr_step.hpp).
   gr_runtime gr;
+  /// Semi-synchronous replication (decide/semisync_in_step.hpp): the in-step judgement per
+  /// replica, and the active primary's latest probe it is judged against (memory only: after an
+  /// operator restart the first polls judge again; a failover before that cannot use rule 4).
+  std::map<std::string, in_step_record> semisync_in_step;
+  struct primary_read {
+    std::string site;
+    uint64_t epoch = 0;
+    std::string gtid_executed;
+    std::string server_uuid;
+    mono_time sent{};
+    mono_time done{};
+  };
+  std::optional<primary_read> semisync_primary;
 };
 
 /// A persist is queued or running, a plan runs, or the state is not loaded yet.
@@ -354,6 +370,9 @@ struct reassert {
   std::string site;
   /// Safe: unfence only a server whose dead man's switch is armed (as the executor promotes).
   bool require_armed = true;
+  /// Semi-sync (spec.replication.semiSync): the source side ON with this K first (0 = off), as
+  /// the executor does before a promotion: a restarted primary boots with it OFF.
+  uint32_t semisync_k = 0;
 };
 /// START REPLICA on a follower whose receiver stopped for good; answer receiver_started.
 struct start_receiver {

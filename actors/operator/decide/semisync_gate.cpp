@@ -7,6 +7,33 @@
 
 namespace br {
 
+bool semisync_source_confirmed(const site_semisync& s, uint32_t k, size_t other_sites,
+                               uint64_t timeout_max_ms, std::string* why) {
+  auto no = [&](std::string text) {
+    if (why) *why = std::move(text);
+    return false;
+  };
+  if (!s.source_loaded) return no("the semisync_source plugin is not loaded");
+  if (!s.source_enabled) return no("rpl_semi_sync_source_enabled is OFF");
+  if (!s.source_on) return no("Rpl_semi_sync_source_status is OFF (fallen back to asynchronous)");
+  if (s.no_tx != 0)
+    return no(std::to_string(s.no_tx) + " commits were answered without acknowledgements "
+              "(Rpl_semi_sync_source_no_tx)");
+  if (s.wait_point != "AFTER_SYNC") return no("wait point " + s.wait_point + ", not AFTER_SYNC");
+  if (!s.wait_no_replica) return no("rpl_semi_sync_source_wait_no_replica is OFF");
+  if (s.timeout_ms < timeout_max_ms)
+    return no("rpl_semi_sync_source_timeout " + std::to_string(s.timeout_ms) +
+              " ms is not the maximum");
+  if (s.wait_count != k)
+    return no("wait_for_replica_count " + std::to_string(s.wait_count) + ", not " +
+              std::to_string(k));
+  if (s.clients > other_sites)
+    return no(std::to_string(s.clients) + " semi-sync receivers for " +
+              std::to_string(other_sites) + " other sites");
+  if (why) why->clear();
+  return true;
+}
+
 uint32_t semisync_quorum(size_t others, uint32_t k) {
   if (k == 0 || k > others) return 0;
   return static_cast<uint32_t>(others) - k + 1;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "messages/gtid_set.hpp"
+#include "messages/mysql.hpp"
 
 namespace br {
 
@@ -66,6 +67,16 @@ struct semisync_gate_result {
   std::vector<std::string> still_receiving;
   std::string reason;
 };
+
+/// Was the old primary, as last probed, running semi-synchronous replication the way rule 4 and
+/// the no-loss candidate assume? Source side enabled and waiting (Rpl_semi_sync_source_status
+/// ON), no commit answered without its acknowledgements since the server started
+/// (Rpl_semi_sync_source_no_tx 0: a fallback to asynchronous and back between two polls shows
+/// there), AFTER_SYNC, wait_no_replica ON, the maximum timeout (`timeout_max_ms`), K as
+/// configured, and no more semi-sync receivers connected than the group's other sites (a
+/// receiver outside the group could be acknowledging). `why` says what is missing.
+bool semisync_source_confirmed(const site_semisync& s, uint32_t k, size_t other_sites,
+                               uint64_t timeout_max_ms, std::string* why = nullptr);
 
 /// Sites needed: N - K + 1 (0 when K is 0 or larger than N: the configuration is refused).
 uint32_t semisync_quorum(size_t others, uint32_t k);

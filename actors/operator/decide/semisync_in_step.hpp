@@ -9,6 +9,8 @@
 // with the group's status) so an operator restart does not forget it.
 #pragma once
 
+#include <caf/timespan.hpp>
+
 #include <cstdint>
 #include <string>
 
@@ -33,6 +35,14 @@ struct in_step_facts {
   uint64_t uptime_s = 0;       ///< the replica's uptime from this probe
   bool receiving_from_primary = false;  ///< its receiver runs, from the active primary
   gtid_set received;           ///< gtid_executed united with the channel's received set
+  /// Real reads are not one instant: the primary's set is read by one probe, the replica's by a
+  /// later one. `ordered`: the primary's probe had answered before the replica's was sent (so its
+  /// set is no newer than the replica's). `window_s`: seconds from the primary's probe being sent
+  /// to the replica's answer, rounded up; a restart of the replica inside that window (after the
+  /// primary's read) could have discarded a transaction committed after it, so the replica is
+  /// judged only when its uptime is longer than the window. The simulation reads both at once.
+  bool ordered = true;
+  uint64_t window_s = 0;
 };
 
 /// Start instants closer than this are the same start (uptime has one-second resolution and the
@@ -44,6 +54,9 @@ constexpr int64_t in_step_start_tolerance_s = 2;
 constexpr uint64_t in_step_min_uptime_s = 2 * in_step_start_tolerance_s + 1;
 
 in_step_record judge_in_step(const in_step_record& before, const in_step_facts& now);
+
+/// Seconds from `from` to `to` rounded up (0 when `to` is not later).
+uint64_t window_seconds(caf::timespan elapsed);
 
 /// At a failover: the record still holds for a probe showing `started_at`, against the primary
 /// that was active at `epoch` (a restart since, or a record of another primary, does not).

@@ -149,6 +149,14 @@ void gr_recovery_persisted(context& c, const change_gr& x, bool ok);
 // Plans (step_plans.cpp).
 /// `discard_gtid`: reclone only, the set the request confirmed may be thrown away. `planned`:
 /// switchover only, the planned failover record stored with the plan's start.
+// step_semisync.cpp: semi-synchronous replication's in-step judgement and plan facts.
+/// Judges `r`'s site against the active primary's latest probe (or records the primary's).
+void judge_semisync(context& c, const site_report& r);
+/// A failover/switchover plan in semi-sync mode carries K, whether the old primary was last seen
+/// running semi-sync as rule 4 assumes, and the sites judged in step against it; every plan
+/// clears the judgement of the sites it repoints or resets (their relay logs go).
+void semisync_plan(context& c, failover_plan& plan);
+
 void start_plan(context& c, plan_kind kind, const std::string& candidate,
                 const std::string& old_primary, bool old_reachable, bool bump,
                 const std::string& discard_gtid = "",

@@ -127,7 +127,8 @@ void done_persisted(context& c, const change_plan_done& x, bool ok) {
     f["kind"] = to_string(plan.kind);
     c.log(log_level::info, "plan result recorded", f);
     if (res.source_kept && is_promotion(plan.kind))
-      c.out.emplace_back(effect::reassert{plan.old_primary, c.rules.policy == gate_policy::safe});
+      c.out.emplace_back(effect::reassert{plan.old_primary, c.rules.policy == gate_policy::safe,
+                                                   c.rules.semisync_k});
     return;
   }
   if (is_bootstrap_kind(plan.kind)) {
@@ -156,7 +157,8 @@ void done_persisted(context& c, const change_plan_done& x, bool ok) {
                res.error + "); " + plan.old_primary + " stays the active primary" +
                (ok ? "" : " once the state is persisted"),
            plan.old_primary);
-    if (ok) c.out.emplace_back(effect::reassert{plan.old_primary, c.rules.policy == gate_policy::safe});
+    if (ok) c.out.emplace_back(effect::reassert{plan.old_primary, c.rules.policy == gate_policy::safe,
+                                                   c.rules.semisync_k});
     return;
   }
   if (!res.ok) {
@@ -228,6 +230,7 @@ void start_plan(context& c, plan_kind kind, const std::string& candidate,
   plan.max_lag_wait = rules.max_lag_wait;
   plan.session_drain_timeout = rules.session_drain_timeout;
   if (kind == plan_kind::reclone) plan.discard_gtid = discard_gtid;
+  semisync_plan(c, plan);
   persist(c, change_start_plan{std::move(plan), bump, c.wall_ms(), std::move(planned)});
 }
 

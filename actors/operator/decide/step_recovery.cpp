@@ -188,7 +188,8 @@ void maybe_reassert(context& c, const std::vector<site_observation>& obs) {
   if (d.verdict != reassert_verdict::reassert) return;
   st.last_reassert = in.now;
   c.log(log_level::info, "primary re-assert: clearing the fence", c.fields(d.site));
-  c.out.emplace_back(effect::reassert{d.site, c.rules.policy == gate_policy::safe});
+  c.out.emplace_back(effect::reassert{d.site, c.rules.policy == gate_policy::safe,
+                                                   c.rules.semisync_k});
 }
 
 void maybe_restart_receivers(context& c) {

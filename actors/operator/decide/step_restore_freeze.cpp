@@ -100,7 +100,8 @@ void restore_freeze_persisted(context& c, const change_restore_freeze& x, bool o
                (x.record.pending.empty() ? std::string()
                                          : "; restore-pending until recloned from it: " + join_names(x.record.pending)),
            site);
-    c.out.emplace_back(effect::reassert{site, c.rules.policy == gate_policy::safe});
+    c.out.emplace_back(effect::reassert{site, c.rules.policy == gate_policy::safe,
+                                                   c.rules.semisync_k});
   }
   status_changed(c, true);
 }

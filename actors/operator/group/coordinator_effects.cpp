@@ -288,10 +288,27 @@ void carry_out(self_ptr self, const group_effect& e) {
             auto cmd = command_for(self, mysql_op::promote_switch, site);
             cmd.lease = st.cfg.deps.lease_timeout;
             cmd.require_armed = x.require_armed;
-            mysql_then_step(self, std::move(cmd),
-                            [site](std::optional<mysql_outcome> o) {
-                              return input::reassert_done{site, std::move(o)};
-                            });
+            auto done = [site](std::optional<mysql_outcome> o) {
+              return input::reassert_done{site, std::move(o)};
+            };
+            if (x.semisync_k == 0) {
+              mysql_then_step(self, std::move(cmd), done);
+              return;
+            }
+            // Semi-sync: the source side first (a restarted primary boots with it OFF); a
+            // failure is the re-assert's failure, and nothing is unfenced.
+            auto ss = command_for(self, mysql_op::semisync_source, site);
+            ss.semisync_k = x.semisync_k;
+            self->request(st.cfg.deps.site_io, request_timeout(self), std::move(ss))
+                .then(
+                    [=](mysql_outcome& o) {
+                      if (!o.ok) {
+                        step_group(self, done(std::optional<mysql_outcome>(o)));
+                        return;
+                      }
+                      mysql_then_step(self, cmd, done);
+                    },
+                    [=](caf::error&) { step_group(self, done(std::optional<mysql_outcome>())); });
           },
           [&](const effect::start_executor& x) { start_executor(self, x.plan); },
           [&](const effect::start_receiver& x) {

@@ -230,6 +230,9 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
         {"sessionDrainTimeoutMs", ms(p.session_drain_timeout)},
         {"sourceGtid", p.source_gtid},
         {"discardGtid", p.discard_gtid},
+        {"semiSync", {{"waitForReplicaCount", p.semisync_k},
+                      {"sourceConfirmed", p.semisync_confirmed},
+                      {"inStep", p.semisync_in_step}}},
         {"losses", losses_json(p.losses)}}},
       {"recovery", recovery},
       {"lastFailoverLosses", losses_json(s.last_failover_losses)},
@@ -306,6 +309,13 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
     if (p.contains("sourceGtid")) s.plan.source_gtid = get<std::string>(p, "sourceGtid");
     if (p.contains("losses")) s.plan.losses = losses_from_json(member(p, "losses"));
     if (p.contains("discardGtid")) s.plan.discard_gtid = get<std::string>(p, "discardGtid");
+    // Added with issue 25 (semi-synchronous replication); older state files have none.
+    if (p.contains("semiSync")) {
+      const auto& ss = member(p, "semiSync");
+      s.plan.semisync_k = get<uint32_t>(ss, "waitForReplicaCount");
+      s.plan.semisync_confirmed = get<bool>(ss, "sourceConfirmed");
+      s.plan.semisync_in_step = get<std::map<std::string, int64_t>>(ss, "inStep");
+    }
     if (j.contains("lastFailoverLosses"))
       s.last_failover_losses = losses_from_json(member(j, "lastFailoverLosses"));
     // Added with issue 19; older state files have none.

@@ -64,6 +64,14 @@ struct executor_state {
   bool promotion_done = false;  ///< resumed after `promoting` was persisted
   mono_time step_started{};     ///< when the current step started (session drain window)
   size_t verify_index = 0;      ///< verifying_accounts: index into deps.sites
+  // Semi-synchronous replication (executor_semisync.cpp, docs/safety.md gate rule 4).
+  std::map<std::string, site_probe> ss_stopped;  ///< site -> the probe taken after its stop
+  std::set<std::string> ss_inflight;             ///< stops on their way
+  /// Rule 4 opened with the plan's candidate as the no-loss candidate: its drain must reach
+  /// `ss_drain_target` (its received set at the stop) or nothing is promoted.
+  bool ss_no_loss = false;
+  std::string ss_drain_target;
+  std::string ss_reason;  ///< the latest semisync_gate() reason (logged when it changes)
   static inline const char* name = "failover_executor";
 };
 
@@ -137,10 +145,21 @@ void evaluate_gate(exec_ptr self);
 bool gating_now(exec_ptr self, uint64_t seq);
 void push_deposing(exec_ptr self, const std::string& site);
 
+// executor_semisync.cpp
+/// Semi-sync failover: STOP REPLICA IO_THREAD on every other site (retried every push_retry
+/// while gating for a site that did not answer); each answer re-evaluates the gate.
+void semisync_stop_receivers(exec_ptr self);
+/// Gate rule 4 from the stops' probes: true when the old primary cannot acknowledge and the
+/// plan's candidate is the no-loss candidate (then ss_no_loss and ss_drain_target are set).
+bool semisync_rule4(exec_ptr self);
+/// The semi-sync source side on (K) before the candidate is made writable; then `next`.
+void semisync_source_before_promotion(exec_ptr self, std::function<void()> next);
+
 void run_draining(exec_ptr self);          // executor_promote.cpp
 void run_stopping_replica(exec_ptr self);
 void run_recording_gtid(exec_ptr self);
 void run_promoting(exec_ptr self);
+void promote_through_switch(exec_ptr self);
 void confirm_probe(exec_ptr self);
 
 void run_steering(exec_ptr self);          // executor_steer.cpp

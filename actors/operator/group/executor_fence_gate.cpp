@@ -94,7 +94,9 @@ void evaluate_gate(exec_ptr self) {
     step_done(self);
     return;
   }
+  semisync_stop_receivers(self);
   gate_input in;
+  in.semisync_cannot_ack = semisync_rule4(self);
   in.operator_fenced_old_primary = st.fenced_old;
   in.old_primary_sidecar_acked = st.old_acked;
   in.old_primary_unreachable = st.old_unreachable;

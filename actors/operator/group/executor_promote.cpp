@@ -38,6 +38,29 @@ void ensure_applier(exec_ptr self, const site_probe& probe, std::function<void()
 /// relayDrainTimeout (what it could not apply is recorded as lost at stopping_replica).
 void drain_received(exec_ptr self) {
   auto cand = self->state.plan.candidate;
+  if (self->state.ss_no_loss) {
+    // Rule 4 chose this candidate because its received set holds every acknowledged commit:
+    // the drain is not best-effort here. Drained to the set seen at the stop (a restart since
+    // would have shrunk a fresh reading), or nothing is promoted.
+    auto target = self->state.ss_drain_target;
+    auto drain = self->state.plan.drain_timeout;
+    run_sql(
+        self, mysql_op::wait_executed, cand,
+        [=](mysql_outcome& w) {
+          if (w.ok && w.value == "reached") {
+            auto g = fields(self, cand);
+            g["gtid"] = target;
+            log::info("relay log drained (semi-sync no-loss candidate)", g);
+            step_done(self);
+            return;
+          }
+          fail(self, "the semi-sync no-loss candidate " + cand +
+                         " did not apply its received transactions within relayDrainTimeout (" +
+                         (w.ok ? "wait " + w.value : describe(w)) + "); nothing promoted");
+        },
+        drain, [=](mysql_command& c) { c.gtid = target; });
+    return;
+  }
   run_sql(self, mysql_op::probe, cand, [=](mysql_outcome& o) {
     auto f = fields(self, cand);
     if (!o.ok) {
@@ -203,7 +226,13 @@ void run_promoting(exec_ptr self) {
   auto cand = self->state.plan.candidate;
   // Through the in-database dead man's switch (docs/safety.md rule 7): super_read_only=OFF,
   // heartbeat, read_only=OFF, retried if the switch fires in between. Safe promotes only onto a
-  // server whose switch is armed (event scheduler ON, event ENABLED).
+  // server whose switch is armed (event scheduler ON, event ENABLED). In semi-sync mode the
+  // source side is switched on first, so no commit is ever answered without K receivers.
+  semisync_source_before_promotion(self, [=] { promote_through_switch(self); });
+}
+
+void promote_through_switch(exec_ptr self) {
+  auto cand = self->state.plan.candidate;
   run_sql_must(
       self, mysql_op::promote_switch, cand,
       [=] {

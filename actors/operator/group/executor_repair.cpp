@@ -29,7 +29,13 @@ void replicate_from(exec_ptr self, const std::string& site, const std::string& p
         caf::timespan{0}, [=](mysql_command& c) { c.source = src; });
   };
   auto change_and_start = [=] {
-    step(mysql_op::change_source, [=] { step(mysql_op::start_replica, next); });
+    auto go = [=] { step(mysql_op::change_source, [=] { step(mysql_op::start_replica, next); }); };
+    // Semi-sync: a server whose source side is on makes its own commits (its applier's too)
+    // wait for acknowledgements; a follower only acknowledges (docs/safety.md).
+    if (self->state.plan.semisync_k > 0)
+      step(mysql_op::semisync_replica, go);
+    else
+      go();
   };
   // A repaired site already stopped and reset its replica in earlier steps.
   if (stop_first)

@@ -68,6 +68,8 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
   r.restore_hold = rt.restore_hold;
   r.poll_interval = spec.poll_interval;
   r.failover_cooldown = spec.failover_cooldown;
+  if (spec.replication.semi_sync.enabled)
+    r.semisync_k = spec.replication.semi_sync.wait_for_replica_count;
   c.status_coalesce = rt.status_coalesce;
   r.policy = spec.promotion_policy == config::promotion_policy::fast ? gate_policy::fast
                                                                      : gate_policy::safe;

@@ -49,6 +49,8 @@ void report(self_ptr self, const mysql_outcome& out) {
   r.error_kind = out.error_kind;
   r.error = out.error;
   r.polled_at_ms = unix_ms(st.cfg.wall_clock);
+  r.probe_sent = st.probe_sent;
+  r.probe_done = self->clock().now();
   st.coordinator.with(self, [self, r](const coordinator_actor& c) {
     self->send(c, observe_atom::value, r);
   });
