@@ -588,6 +588,18 @@ BOOST_AUTO_TEST_CASE(new_metrics_pass_promtool_on_the_metrics_endpoint) {
   p.sql_state = "OFF";
   p.seconds_behind = -1;
   br::opmetrics::observe_probe(g, "s2", br::site_role::primary_candidate, false, p);
+  // Semi-sync (issue 25): series only for a site whose source plugin is loaded.
+  br::site_probe primary;
+  primary.semisync.source_loaded = true;
+  primary.semisync.wait_sessions = 2;
+  primary.semisync.clients = 1;
+  br::opmetrics::observe_probe(g, "s1", br::site_role::primary_candidate, true, primary);
+  {
+    auto text = br::metrics::render_text();
+    BOOST_TEST(text.find(R"(bloodraven_semisync_waiting_sessions{group="orders",namespace="shop",site="s1"} 2)") != std::string::npos, text);
+    BOOST_TEST(text.find(R"(bloodraven_semisync_clients{group="orders",namespace="shop",site="s1"} 1)") != std::string::npos, text);
+    BOOST_TEST(text.find(R"(bloodraven_semisync_clients{group="orders",namespace="shop",site="s2"})") == std::string::npos, text);
+  }
   br::opmetrics::observe_failover_duration(g, "s2", 7.5);
   br::opmetrics::observe_promotion_gate_wait(g, "s2", 0.8);
   br::opmetrics::failover_failures(g, "s2", "promote").Increment();
@@ -629,6 +641,7 @@ BOOST_AUTO_TEST_CASE(new_metrics_pass_promtool_on_the_metrics_endpoint) {
   auto text = br::http::perform(req).body;
   for (const char* name :
        {"bloodraven_replication_lag_seconds", "bloodraven_replication_running",
+        "bloodraven_semisync_waiting_sessions", "bloodraven_semisync_clients",
         "bloodraven_failover_duration_seconds_bucket", "bloodraven_promotion_gate_wait_seconds_bucket",
         "bloodraven_failover_failures_total", "bloodraven_dns_flips_total",
         "bloodraven_taint_operations_total", "bloodraven_websocket_connected_clients",

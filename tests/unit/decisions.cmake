@@ -12,6 +12,7 @@ br_test(unit_decisions
     ${CMAKE_CURRENT_LIST_DIR}/promotion_gate_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/semisync_gate_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/semisync_in_step_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/semisync_waiting_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/receiver_restart_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/decisions_inspect_test.cpp
   LIBS br_actors_operator

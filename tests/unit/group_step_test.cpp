@@ -755,6 +755,35 @@ BOOST_AUTO_TEST_CASE(losses_of_a_promotion_are_recorded_reported_and_block_stran
   BOOST_TEST(lost == 5.0);
 }
 
+// Semi-sync (issue 25, decide/semisync_waiting.hpp): the active primary blocked waiting for
+// acknowledgements two polls in a row raises SemiSyncWaiting once per episode; a follower never.
+BOOST_AUTO_TEST_CASE(a_primary_blocked_waiting_for_acks_raises_one_event_per_episode) {
+  settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
+  auto a = rep("a", site_state::writable, gtid(U1, 1, 5));
+  a.probe.semisync.source_loaded = a.probe.semisync.source_enabled = a.probe.semisync.source_on = true;
+  a.probe.semisync.wait_count = 1;
+  a.probe.semisync.clients = 1;
+  auto waiting = a;
+  waiting.probe.semisync.wait_sessions = 2;
+  const std::vector<std::pair<site_report, bool>> polls = {
+      {a, false}, {waiting, false}, {waiting, true}, {waiting, false}, {a, false},
+      {waiting, false}, {waiting, true}};
+  for (std::size_t i = 0; i < polls.size(); ++i) {
+    BOOST_TEST_CONTEXT("poll " << i) {
+      advance(2s);
+      report(polls[i].first);
+      BOOST_TEST(has_event("SemiSyncWaiting") == polls[i].second);
+    }
+  }
+  auto b = rep("b", site_state::read_only, gtid(U1, 1, 5), true);
+  b.probe.semisync = waiting.probe.semisync;
+  for (int i = 0; i < 3; ++i) {
+    advance(2s);
+    report(b);
+    BOOST_TEST(!has_event("SemiSyncWaiting"));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_follower_whose_receiver_stopped_for_good_is_restarted_once_per_interval) {
   settled("a", 1, gtid(U1, 1, 5), gtid(U1, 1, 5));
   auto b = rep("b", site_state::read_only, gtid(U1, 1, 5), true);

@@ -288,6 +288,17 @@ void on_report(context& c, site_report r) {
     c.metric(std::move(m));
   }
   if (!rules.gr.enabled) maybe_heartbeat(c, r.site, r);  // no dead man's switch in GR (S7 is async)
+  if (!rules.gr.enabled && r.probe_ok && r.site == st.view.active_site &&
+      r.probe.semisync.source_loaded) {
+    auto w = judge_semisync_waiting(st.semisync_waiting, r.site, r.probe.semisync);
+    st.semisync_waiting = w.next;
+    if (w.raise) {
+      auto f = c.fields(r.site);
+      f["reason"] = "SemiSyncWaiting";
+      c.log(log_level::warn, w.message, f);
+      c.emit("Warning", "SemiSyncWaiting", w.message, r.site);
+    }
+  }
   if (!rules.gr.enabled) judge_semisync(c, r);
   auto site = r.site;
   st.reports[site] = std::move(r);

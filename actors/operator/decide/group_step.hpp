@@ -31,6 +31,7 @@
 #include "messages/mysql.hpp"
 #include "messages/planned_failover.hpp"
 #include "actors/operator/decide/gr_types.hpp"
+#include "actors/operator/decide/semisync_waiting.hpp"
 #include "actors/operator/decide/semisync_in_step.hpp"
 
 namespace br {
@@ -219,6 +220,9 @@ struct group_state {
   std::string fence_note;
   /// Group Replication groups only (decide/gr_step.hpp).
   gr_runtime gr;
+  /// The active primary blocked waiting for semi-sync acknowledgements: one Event per episode
+  /// (decide/semisync_waiting.hpp; memory only).
+  semisync_waiting_episode semisync_waiting;
   /// Semi-synchronous replication (decide/semisync_in_step.hpp): the in-step judgement per
   /// replica, and the active primary's latest probe it is judged against (memory only: after an
   /// operator restart the first polls judge again; a failover before that cannot use rule 4).

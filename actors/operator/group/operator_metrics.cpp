@@ -175,12 +175,35 @@ void set_replication_running(const group_labels& g, const std::string& site,
   family.Add(l).Set(sql_running ? 1 : 0);
 }
 
+/// Semi-sync (issue 25): commits waiting for acknowledgements and the receivers acknowledging,
+/// per site whose source plugin is loaded (the series is removed when it is not).
+void set_semisync(const group_labels& g, const std::string& site, const site_semisync& s) {
+  static auto& waiting = prometheus::BuildGauge()
+                             .Name("bloodraven_semisync_waiting_sessions")
+                             .Help("Commits waiting for semi-sync acknowledgements now "
+                                   "(Rpl_semi_sync_source_wait_sessions).")
+                             .Register(*metrics::process_registry());
+  static auto& clients = prometheus::BuildGauge()
+                             .Name("bloodraven_semisync_clients")
+                             .Help("Semi-sync replicas connected to the site "
+                                   "(Rpl_semi_sync_source_clients).")
+                             .Register(*metrics::process_registry());
+  auto l = labels(g, site);
+  for (auto* family : {&waiting, &clients}) {
+    if (!s.source_loaded && family->Has(l)) family->Remove(&family->Add(l));
+  }
+  if (!s.source_loaded) return;
+  waiting.Add(l).Set(s.wait_sessions);
+  clients.Add(l).Set(s.clients);
+}
+
 void observe_probe(const group_labels& g, const std::string& site, site_role role,
                    bool is_active, const site_probe& p) {
   auto r = std::string(to_string(role));
   set_replication_lag(g, site, r, !is_active, p.seconds_behind);
   set_replication_running(g, site, r, p.channel_configured && p.io_state == "ON",
                           p.channel_configured && p.sql_state == "ON");
+  set_semisync(g, site, p.semisync);
 }
 
 // -- failover -----------------------------------------------------------------------------------

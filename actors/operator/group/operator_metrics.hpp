@@ -45,7 +45,10 @@ void set_replication_lag(const group_labels& g, const std::string& site, const s
 /// bloodraven_replication_running{thread=io|sql}: 1 when that replica thread is ON.
 void set_replication_running(const group_labels& g, const std::string& site,
                              const std::string& role, bool io_running, bool sql_running);
-/// Both of the above from one successful probe (the coordinator's per-report hook).
+/// bloodraven_semisync_waiting_sessions and bloodraven_semisync_clients (issue 25): per site whose
+/// semi-sync source plugin is loaded; the series are removed when it is not.
+void set_semisync(const group_labels& g, const std::string& site, const site_semisync& s);
+/// All of the above from one successful probe (the coordinator's per-report hook).
 void observe_probe(const group_labels& g, const std::string& site, site_role role,
                    bool is_active, const site_probe& p);
 
