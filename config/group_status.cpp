@@ -173,6 +173,14 @@ void read(const json& v, const std::string& path, gr_last_recovery_status& out,
   r.field("request", out.request).field("result", out.result).field("message", out.message);
 }
 
+void read(const json& v, const std::string& path, gr_leaving_status& out, field_errors& errs) {
+  json_reader r{v, path, errs, /*strict=*/false};
+  r.field("site", out.site)
+      .field("memberId", out.member_id)
+      .field("phase", out.phase)
+      .field("message", out.message);
+}
+
 void read(const json& v, const std::string& path, group_replication_status& out,
           field_errors& errs) {
   json_reader r{v, path, errs, /*strict=*/false};
@@ -188,7 +196,8 @@ void read(const json& v, const std::string& path, group_replication_status& out,
       .field("members", out.members)
       .field("phase", out.phase)
       .field("recoveryPlan", out.recovery_plan)
-      .field("lastRecovery", out.last_recovery);
+      .field("lastRecovery", out.last_recovery)
+      .field("leaving", out.leaving);
 }
 
 void read(const json& v, const std::string& path, group_status& out, field_errors& errs) {
@@ -320,6 +329,13 @@ void to_json(json& j, const group_replication_status& g) {
   put(j, "phase", g.phase);
   if (g.recovery_plan) j["recoveryPlan"] = *g.recovery_plan;
   if (g.last_recovery) j["lastRecovery"] = *g.last_recovery;
+  if (!g.leaving.empty()) j["leaving"] = g.leaving;
+}
+
+void to_json(json& j, const gr_leaving_status& l) {
+  j = {{"site", l.site}, {"phase", l.phase}};
+  put(j, "memberId", l.member_id);
+  put(j, "message", l.message);
 }
 
 void to_json(json& j, const gr_recovery_plan_status& p) {

@@ -34,6 +34,7 @@ void to_json(nlohmann::json& j, const planned_failover_status& s);
 void to_json(nlohmann::json& j, const gr_member_status& m);
 void to_json(nlohmann::json& j, const gr_recovery_plan_status& p);
 void to_json(nlohmann::json& j, const gr_last_recovery_status& r);
+void to_json(nlohmann::json& j, const gr_leaving_status& l);
 void to_json(nlohmann::json& j, const group_replication_status& g);
 void to_json(nlohmann::json& j, const group_status& s);
 void from_json(const nlohmann::json& j, group_status& s);

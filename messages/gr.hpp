@@ -84,6 +84,22 @@ typename Inspector::result_type inspect(Inspector& f, gr_settings& x) {
            x.consistency, x.exit_state_action, x.auto_rejoin_tries, x.recovery_ssl);
 }
 
+/// A member whose site was removed from the spec, leaving the group (issue 23 scale-down):
+/// recorded Stopping BEFORE its STOP GROUP_REPLICATION is sent, Stopped once it is out of every
+/// other member's view (then its workload is deleted). Kept until the site is declared again or
+/// no workload of it is left (decide/gr_scale_down.hpp).
+struct gr_leave_record {
+  std::string site;
+  std::string member_id;  ///< its server_uuid when known ("" = never read)
+  std::string phase;      ///< Stopping | Stopped
+  bool operator==(const gr_leave_record&) const = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, gr_leave_record& x) {
+  return f(caf::meta::type_name("gr_leave_record"), x.site, x.member_id, x.phase);
+}
+
 /// What the operator must never forget about a Group Replication group (durable_state.gr).
 /// `bootstrapped` and `group_name` are sticky: once set they never change (the store write is the
 /// only path, and apply_change refuses to clear them).
@@ -103,6 +119,8 @@ struct gr_durable {
   std::string recovery_kind;
   std::string recovery_site;
   bool recovery_open = false;
+  /// Scale-down: the members leaving the group (changed only by change_gr::leave_update).
+  std::vector<gr_leave_record> leaving;
   bool operator==(const gr_durable&) const = default;
 };
 
@@ -110,7 +128,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, gr_durable& x) {
   return f(caf::meta::type_name("gr_durable"), x.group_name, x.bootstrapped, x.observed_view_max,
            x.bootstrap_started, x.recovery_request, x.recovery_kind, x.recovery_site,
-           x.recovery_open);
+           x.recovery_open, x.leaving);
 }
 
 }  // namespace br

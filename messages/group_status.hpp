@@ -212,6 +212,17 @@ struct gr_last_recovery_status {
   bool operator==(const gr_last_recovery_status&) const = default;
 };
 
+/// status.groupReplication.leaving[]: a member whose site was removed from the spec (issue 23
+/// scale-down): Waiting (not stopped yet: `message` says why), Stopping (recorded, STOP GROUP_REPLICATION
+/// sent or due), Stopped (out of the group: the reconciler deletes its workload, keeps its PVC).
+struct gr_leaving_status {
+  std::string site;
+  std::string member_id;
+  std::string phase;
+  std::string message;
+  bool operator==(const gr_leaving_status&) const = default;
+};
+
 /// status.groupReplication: the cross-validated view of a Group Replication group.
 struct group_replication_status {
   std::string group_name;
@@ -227,6 +238,7 @@ struct group_replication_status {
   std::string phase;  // Pending | Running | Blocked (quorum lost) | Recovering
   std::optional<gr_recovery_plan_status> recovery_plan;
   std::optional<gr_last_recovery_status> last_recovery;
+  std::vector<gr_leaving_status> leaving;  // ours: members leaving after a scale-down
   bool operator==(const group_replication_status&) const = default;
 };
 
@@ -278,12 +290,17 @@ typename Inspector::result_type inspect(Inspector& f, gr_last_recovery_status& x
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, gr_leaving_status& x) {
+  return f(caf::meta::type_name("gr_leaving_status"), x.site, x.member_id, x.phase, x.message);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, group_replication_status& x) {
   return f(caf::meta::type_name("group_replication_status"), x.group_name, x.bootstrapped,
            x.primary_member, x.has_quorum, x.view_id, x.observed_view_max, x.view_known, x.message,
            x.switchover_target, x.members, x.phase,
            opt_field<gr_recovery_plan_status>{x.recovery_plan},
-           opt_field<gr_last_recovery_status>{x.last_recovery});
+           opt_field<gr_last_recovery_status>{x.last_recovery}, x.leaving);
 }
 
 template <class Inspector>

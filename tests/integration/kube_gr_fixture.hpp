@@ -34,13 +34,15 @@ struct kube_gr_fixture : kube_operator_fixture {
   using json = nlohmann::json;
 
   const std::vector<int> instances;  ///< the sandbox instances this test owns, one per site
-  const std::vector<std::string> sites{"a", "b", "c"};
+  const std::vector<std::string> sites;  ///< one per instance (default a, b, c)
   const std::string group;
   const std::string ns = "default";
 
-  kube_gr_fixture(std::vector<int> ids, std::string name)
+  kube_gr_fixture(std::vector<int> ids, std::string name,
+                  std::vector<std::string> site_names = {"a", "b", "c"})
       : kube_operator_fixture("default", ids, {"gr-stop", "stop", "gr-off"}),
         instances(std::move(ids)),
+        sites(std::move(site_names)),
         group(std::move(name)) {}
 
   int instance_of(const std::string& site) const {

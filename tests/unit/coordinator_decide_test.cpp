@@ -197,6 +197,18 @@ BOOST_AUTO_TEST_CASE(durable_state_json_keeps_the_gr_recovery_record) {
   BOOST_TEST((back->gr == s.gr));
 }
 
+// Scale-down (issue 23): a leave recorded before its STOP survives an operator restart.
+BOOST_AUTO_TEST_CASE(durable_state_json_keeps_the_gr_leave_records) {
+  durable_state s;
+  s.gr.group_name = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
+  s.gr.bootstrapped = true;
+  BOOST_TEST(!durable_state_to_json(s)["groupReplication"].contains("leaving"));
+  s.gr.leaving = {{"c", "u-c", "Stopping"}, {"d", "", "Stopped"}};
+  auto back = durable_state_from_json(durable_state_to_json(s));
+  BOOST_TEST_REQUIRE(static_cast<bool>(back));
+  BOOST_TEST((back->gr == s.gr));
+}
+
 BOOST_AUTO_TEST_CASE(candidate_sets_are_what_each_candidate_can_reach) {
   std::map<std::string, site_probe> probes;
   probes["a"].gtid_executed = U1 + ":1-5";

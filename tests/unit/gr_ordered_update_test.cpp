@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "actors/operator/kube/reconcile/gr_ordered_update.hpp"
+#include "actors/operator/kube/reconcile/reconcile_plan.hpp"
 
 using namespace br;
 using nlohmann::json;
@@ -103,6 +104,54 @@ BOOST_AUTO_TEST_CASE(the_choice_as_a_rollout_step) {
   BOOST_TEST((s.action == rollout_action::wait));
   BOOST_TEST(s.stopped);
   BOOST_TEST(s.phase == "Blocked");
+}
+
+// Scale-down (decide/gr_scale_down.hpp): a restart or switchover waits while a member leaves.
+BOOST_AUTO_TEST_CASE(a_leave_in_progress_holds_the_rollout) {
+  auto st = gr_status(true);
+  gr::rollout_choice restart;
+  restart.move = gr::rollout_move::restart;
+  restart.site = "b";
+  restart.phase = "UpdatingSecondary";
+  // Nobody leaving: unchanged.
+  BOOST_TEST((hold_for_scale_down(restart, st).move == gr::rollout_move::restart));
+  st.group_replication->leaving = {{"d", "u-d", "Stopping", ""}};
+  auto held = hold_for_scale_down(restart, st);
+  BOOST_TEST((held.move == gr::rollout_move::wait));
+  BOOST_TEST(held.phase == "WaitingForMember");
+  BOOST_TEST(held.reason.find("d is leaving") != std::string::npos, held.reason);
+  gr::rollout_choice handover;
+  handover.move = gr::rollout_move::switchover;
+  handover.site = "c";
+  BOOST_TEST((hold_for_scale_down(handover, st).move == gr::rollout_move::wait));
+  // A wait or idle stays what it was; a Stopped leave holds nothing.
+  gr::rollout_choice idle;
+  BOOST_TEST((hold_for_scale_down(idle, st).move == gr::rollout_move::idle));
+  st.group_replication->leaving = {{"d", "u-d", "Stopped", ""}};
+  BOOST_TEST((hold_for_scale_down(restart, st).move == gr::rollout_move::restart));
+}
+
+// Only a site the status shows Stopped and the spec no longer declares loses its workload.
+BOOST_AUTO_TEST_CASE(left_sites_and_their_objects) {
+  json status = {{"groupReplication",
+                  {{"leaving", json::array({{{"site", "d"}, {"phase", "Stopped"}},
+                                            {{"site", "e"}, {"phase", "Stopping"}},
+                                            {{"site", "f"}, {"phase", "Waiting"}},
+                                            {{"site", "a"}, {"phase", "Stopped"}},
+                                            {{"phase", "Stopped"}}})}}}};
+  BOOST_TEST((gr_left_sites(status, {"a", "b", "c"}) == std::vector<std::string>{"d"}));
+  BOOST_TEST(gr_left_sites(json::object(), {"a"}).empty());
+  BOOST_TEST(gr_left_sites(json{{"groupReplication", {{"leaving", "x"}}}}, {"a"}).empty());
+  BOOST_TEST(gr_left_sites(json(nullptr), {"a"}).empty());
+  auto item = [](const std::string& name, const std::string& site) {
+    json labels = json::object();
+    if (!site.empty()) labels["shipstream.io/site"] = site;
+    return json{{"metadata", {{"name", name}, {"labels", labels}}}};
+  };
+  json list = {{"items", json::array({item("mysql-g-a", "a"), item("mysql-g-d", "d"),
+                                      item("mysql-g-primary", ""), item("mysql-g-e", "e")})}};
+  BOOST_TEST((site_objects(list, {"d"}) == std::vector<std::string>{"mysql-g-d"}));
+  BOOST_TEST(site_objects(list, {}).empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -191,6 +191,8 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("delete", "apps", "statefulsets", "shop", "s"),
                         req("delete", "", "services", "shop", "s"),
                         req("delete", "policy", "poddisruptionbudgets", "shop", "p"),
+                        // a Group Replication site removed: its Deployment once its member left
+                        req("delete", "apps", "deployments", "shop", "d"),
                         // Group Replication members' identities (rolebinding-members.yaml), and
                         // the pods get+patch their Roles grant (the API server's escalation check)
                         req("create", "rbac.authorization.k8s.io", "roles", "shop"),
@@ -221,7 +223,6 @@ BOOST_AUTO_TEST_CASE(the_chart_renders_rbac_for_the_operator_service_account) {
                         req("bind", "rbac.authorization.k8s.io", "roles", "shop", "r"),
                         req("create", "rbac.authorization.k8s.io", "clusterroles", ""),
                         req("delete", "", "persistentvolumeclaims", "shop", "data"),
-                        req("delete", "apps", "deployments", "shop", "d"),
                         req("update", "shipstream.io", "mysqlbackups", "shop", "b"),
                         req("create", "shipstream.io", "mysqlbackups", "shop"),
                         req("create", "shipstream.io", "mysqlbackupverifications", "shop"),

@@ -195,6 +195,24 @@ config::group_status build_group_status(const status_inputs& in) {
     if (g.last_recovery && !g.last_recovery->message.empty())
       st.conditions.push_back({"QuorumRecovery", g.phase == "Recovering" ? "True" : "False",
                                g.last_recovery->result, g.last_recovery->message, std::nullopt});
+    // Scale-down (decide/gr_scale_down.hpp): True while a removed site's member leaves.
+    if (!g.leaving.empty()) {
+      std::string reason = "MembersRemoved", message;
+      bool running = false;
+      for (const auto& l : g.leaving) {
+        if (l.phase == "Stopped") continue;
+        running = true;
+        if (reason != "ScaleDownWaiting")
+          reason = l.phase == "Waiting" ? "ScaleDownWaiting" : "MemberStopping";
+        message += (message.empty() ? "" : "; ") +
+                   (l.message.empty() ? l.site + " " + l.phase : l.message);
+      }
+      if (!running) {
+        for (const auto& l : g.leaving) message += (message.empty() ? "" : ", ") + l.site;
+        message += " left the group; their workload is deleted, their volumes kept";
+      }
+      st.conditions.push_back({"ScaleDown", running ? "True" : "False", reason, message, std::nullopt});
+    }
   }
   if (in.evaluated) {
     bool healthy = in.evaluation.verdict == group_verdict::healthy;

@@ -90,9 +90,18 @@ std::string site_of_member(const context& c, const std::string& member_id) {
   return owner_of(c.rules.sites, c.st.good_probes, member_id);
 }
 
+/// Every member that may be in the group votes: the declared ones and those leaving after a
+/// scale-down (still members until they are out; decide/gr_scale_down.hpp).
+std::vector<std::string> voters(const context& c) {
+  auto out = c.rules.sites;
+  for (const auto& site : c.rules.gr.leaving)
+    if (std::find(out.begin(), out.end(), site) == out.end()) out.push_back(site);
+  return out;
+}
+
 std::vector<gr::member_report> member_reports(context& c) {
   std::vector<gr::member_report> out;
-  for (const auto& site : c.rules.sites) {
+  for (const auto& site : voters(c)) {
     gr::member_report r;
     const gr_snapshot* s = snapshot_of(c, site);
     if (s && foreign(c, *s)) {
@@ -297,6 +306,7 @@ void gr_evaluate(context& c) {
     status_changed(c, true);
   }
   gr_check_quorum(c);  // Blocked on a quorum loss (step_gr_recovery.cpp)
+  gr_warn_group_size(c);
   if (g.blocked)
     c.alert_once("gr-quorum", "Warning", "QuorumLost", g.blocked_reason);
   else if (g.view.known && !g.view.has_quorum)
@@ -406,6 +416,7 @@ void gr_evaluate(context& c) {
   if (quiet(c)) return;
   if (g.last_failure && c.clock.now - *g.last_failure < c.rules.gr.retry_delay) return;
   if (d.bootstrapped && stop_fenced_members(c)) return;
+  if (d.bootstrapped && gr_scale_down(c)) return;  // step_gr_scale_down.cpp
   switch (decision.action) {
     case gr::bootstrap_action::bootstrap:
       g.note = decision.reason;
@@ -438,6 +449,7 @@ void gr_evaluate(context& c) {
 void gr_persisted(context& c, const change_gr& x, bool ok) {
   auto& g = c.st.gr;
   if (x.recovery_begin || x.recovery_end) gr_recovery_persisted(c, x, ok);
+  if (x.leave_update) gr_leave_persisted(c, x, ok);
   if (!ok) return;  // the next evaluation decides again
   if (x.active) {
     const std::string& site = *x.active;
@@ -489,6 +501,7 @@ void on_gr_done(context& c, const input::gr_done& in) {
   g.last_failure = c.clock.now;
   const char* reason = in.op == mysql_op::gr_bootstrap     ? "GroupBootstrapFailed"
                        : in.op == mysql_op::gr_set_primary ? "SwitchoverFailed"
+                       : in.op == mysql_op::gr_stop        ? "MemberStopFailed"
                                                            : "MemberStartFailed";
   c.emit("Warning", reason, op_name(in.op) + " on " + in.site + " failed: " + error, in.site);
   if (in.op == mysql_op::gr_set_primary) {
@@ -630,6 +643,7 @@ config::group_replication_status gr_status_of(const group_rules& rules, const gr
     if (s.view_known && m.role == "PRIMARY" && m.state == "ONLINE") s.primary_member = site;
     s.members.push_back(std::move(m));
   }
+  s.leaving = step_detail::gr_leaving_status_of(rules, st);
   return s;
 }
 

@@ -33,6 +33,9 @@ struct gr_rules {
   /// when neither the spec nor the durable state has a name.
   std::string generated_name;
   std::map<std::string, std::string> local_address;  ///< site -> host:port (XCom)
+  /// Sites no longer in the spec whose member may still be in the group (Kubernetes mode: their
+  /// workload still exists); polled and taken out by the scale-down (decide/gr_scale_down.hpp).
+  std::vector<std::string> leaving;
   std::string consistency = "BEFORE_ON_PRIMARY_FAILOVER";
   std::string exit_state_action = "READ_ONLY";
   int32_t auto_rejoin_tries = 3;
@@ -68,6 +71,10 @@ struct gr_runtime {
   std::string recovery_reason;
   std::string recovery_message;
   bool recovery_cleanup = false;  ///< the command in flight is an interrupted recovery's clean-up
+  /// Scale-down (decide/gr_scale_down.hpp): the leaving member the last decision was about and
+  /// what it does or waits for ("" = nobody leaves).
+  std::string leave_site;
+  std::string leave_note;
 };
 
 /// The durable Group Replication record changes; `active` (when set) makes that site the view's
@@ -83,6 +90,10 @@ struct change_gr {
   /// observed_view_max to the forced view's size, the one exception to it only growing.
   bool recovery_begin = false;
   bool recovery_end = false;
+  /// Scale-down: `gr.leaving` replaces the record (a leave recorded before its STOP, Stopped, or
+  /// dropped for a site declared again or gone).
+  bool leave_update = false;
+  std::string leave_stop;  ///< once stored, STOP GROUP_REPLICATION is sent to this leaving site
   std::optional<uint64_t> view_max_after;
   int64_t at_ms = 0;
 };

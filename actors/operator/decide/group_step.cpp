@@ -121,6 +121,7 @@ durable_state apply_change(durable_state d, const durable_change& c) {
             }
             if (x.recovery_end) d.gr.recovery_open = false;
             if (x.view_max_after) d.gr.observed_view_max = *x.view_max_after;
+            if (x.leave_update) d.gr.leaving = x.gr.leaving;
             if (x.active) d.view = {d.view.epoch + 1, *x.active, "", x.at_ms, {}};
           },
           [&](const change_bootstrap& x) {
@@ -250,7 +251,9 @@ void on_loaded(context& c, durable_state d) {
 void on_report(context& c, site_report r) {
   auto& st = c.st;
   const auto& rules = c.rules;
-  if (std::find(rules.sites.begin(), rules.sites.end(), r.site) == rules.sites.end()) return;
+  if (std::find(rules.sites.begin(), rules.sites.end(), r.site) == rules.sites.end() &&
+      std::find(rules.gr.leaving.begin(), rules.gr.leaving.end(), r.site) == rules.gr.leaving.end())
+    return;  // a leaving Group Replication member is still polled (decide/gr_scale_down.hpp)
   auto prev_it = st.reports.find(r.site);
   const site_report* prev = prev_it == st.reports.end() ? nullptr : &prev_it->second;
   bool changed = report_changes_facts(prev, r) ||

@@ -9,6 +9,7 @@
 #include "actors/operator/decide/group_step.hpp"
 #include "actors/operator/decide/overload.hpp"
 #include "actors/operator/decide/restore_freeze.hpp"
+#include "messages/group_status.hpp"
 
 namespace br::step_detail {
 
@@ -129,6 +130,17 @@ gr::member_state gr_own_state(const gr_snapshot& s);
 /// `reset_only`: gr_force_members without an address (only the reset to '').
 void gr_send(context& c, const std::string& site, mysql_op op, bool reset_only = false);
 gr_settings gr_settings_for(const context& c, const std::string& site);
+
+// Group Replication scale-down (step_gr_scale_down.cpp; decide/gr_scale_down.hpp).
+/// A Warning Event (once per run) when the declared member count is even.
+void gr_warn_group_size(context& c);
+/// One step of the scale-down: drops stale leave records, records a leave before its STOP, sends
+/// STOP, hands the primary over, records Stopped. True when it acted (nothing else this round).
+bool gr_scale_down(context& c);
+void gr_leave_persisted(context& c, const change_gr& x, bool ok);
+/// status.groupReplication.leaving: each leaving site, its record's phase (Waiting without one).
+std::vector<config::gr_leaving_status> gr_leaving_status_of(const group_rules& rules,
+                                                            const group_state& st);
 
 // Group Replication quorum loss and guarded recovery (step_gr_recovery.cpp; decide/gr_quorum.hpp).
 /// The quorum size members are counted against: the declared members or the largest agreed view.

@@ -252,6 +252,13 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
                                            {"kind", s.gr.recovery_kind},
                                            {"site", s.gr.recovery_site},
                                            {"open", s.gr.recovery_open}};
+    // Scale-down (issue 23); a record that never had a leave keeps its old shape.
+    if (!s.gr.leaving.empty()) {
+      json leaving = json::array();
+      for (const auto& l : s.gr.leaving)
+        leaving.push_back({{"site", l.site}, {"memberId", l.member_id}, {"phase", l.phase}});
+      j["groupReplication"]["leaving"] = leaving;
+    }
   }
   // spec.restoreInPlace (issue 21); a state that never had one keeps its old shape.
   if (s.restore_freeze != restore_freeze_record{})
@@ -338,6 +345,13 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
         s.gr.recovery_kind = get<std::string>(r, "kind");
         s.gr.recovery_site = get<std::string>(r, "site");
         s.gr.recovery_open = get<bool>(r, "open");
+      }
+      if (g.contains("leaving")) {
+        const auto& l = member(g, "leaving");
+        if (!l.is_array()) throw bad_member("wrong type of member groupReplication.leaving");
+        for (const auto& x : l)
+          s.gr.leaving.push_back({get<std::string>(x, "site"), get<std::string>(x, "memberId"),
+                                  get<std::string>(x, "phase")});
       }
     }
     if (j.contains("restoreFreeze")) {

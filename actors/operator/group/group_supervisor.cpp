@@ -8,18 +8,36 @@
 
 namespace br {
 
+namespace {
+
+mysql_target target_of(const std::string& site, const std::optional<config::address_spec>& address,
+                       const group_credentials& creds) {
+  mysql_target t;
+  t.site = site;
+  t.host = address ? address->host : site;
+  t.port = static_cast<uint16_t>(address ? address->port : 3306);
+  t.user = creds.operator_user;
+  t.password = creds.operator_password;
+  return t;
+}
+
+/// The declared sites' targets plus the leaving Group Replication members' (rt.gr_leaving).
+std::map<std::string, mysql_target> all_targets(const config::group_spec& spec,
+                                                const group_credentials& creds,
+                                                const group_runtime& rt) {
+  auto out = site_targets(spec, creds);
+  if (spec.replication.mode == config::replication_mode::group_replication)
+    for (const auto& [site, address] : rt.gr_leaving)
+      if (!out.count(site)) out[site] = target_of(site, address, creds);
+  return out;
+}
+
+}  // namespace
+
 std::map<std::string, mysql_target> site_targets(const config::group_spec& spec,
                                                  const group_credentials& creds) {
   std::map<std::string, mysql_target> out;
-  for (const auto& s : spec.sites) {
-    mysql_target t;
-    t.site = s.name;
-    t.host = s.address ? s.address->host : s.name;
-    t.port = static_cast<uint16_t>(s.address ? s.address->port : 3306);
-    t.user = creds.operator_user;
-    t.password = creds.operator_password;
-    out[s.name] = t;
-  }
+  for (const auto& s : spec.sites) out[s.name] = target_of(s.name, s.address, creds);
   return out;
 }
 
@@ -53,6 +71,8 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
   if (spec.replication.mode == config::replication_mode::group_replication) {
     c.topo = &group_replication_topology();
     r.gr = gr_rules_of(spec);
+    for (const auto& [site, address] : rt.gr_leaving)
+      if (!config::find_site(spec, site)) r.gr.leaving.push_back(site);
   }
   r.group = group;
   c.namespace_name = rt.namespace_name;
@@ -90,7 +110,7 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
   d.platform = rt.platform;
   d.group = group;
   d.namespace_name = rt.namespace_name;
-  d.targets = site_targets(spec, creds);
+  d.targets = all_targets(spec, creds, rt);
   d.replication.user = creds.replication_user.empty() ? creds.operator_user : creds.replication_user;
   d.replication.password =
       creds.replication_user.empty() ? creds.operator_password : creds.replication_password;
@@ -168,22 +188,26 @@ std::vector<child_spec> group_children(const std::string& group, const config::g
                    cfg.supervisor = supervisor_handle(sup);  // to find the Dragonfly manager
                    return as_child(sup->spawn(coordinator, cfg));
                  }});
-  auto targets = site_targets(spec, creds);
-  for (const auto& s : spec.sites) {
+  auto targets = all_targets(spec, creds, rt);
+  // One poller per declared site, and per leaving Group Replication member (its scale-down).
+  std::vector<std::string> polled;
+  for (const auto& s : spec.sites) polled.push_back(s.name);
+  for (const auto& site : ccfg.rules.gr.leaving) polled.push_back(site);
+  for (const auto& site : polled) {
     site_poller_config pc;
     pc.probe = ccfg.topo->probe;
     pc.wall_clock = rt.wall_clock;
     pc.group = group;
     pc.namespace_name = rt.namespace_name;
-    pc.site = s.name;
-    pc.target = targets[s.name];
+    pc.site = site;
+    pc.target = targets[site];
     pc.interval = spec.poll_interval;
     pc.command_timeout = rt.command_timeout;
     pc.leader_generation = rt.leader_generation;
     pc.failure_threshold = static_cast<uint32_t>(std::max(1, spec.failure_threshold));
     pc.recovery_threshold = static_cast<uint32_t>(std::max(1, spec.recovery_threshold));
     auto io = rt.site_io;
-    out.push_back({"poller:" + s.name, "site_poller",
+    out.push_back({"poller:" + site, "site_poller",
                    [pc, io](caf::local_actor* sup, const std::string& p) -> caf::actor {
                      auto cfg = pc;
                      cfg.path = p;

@@ -5,6 +5,7 @@
 #include <caf/actor_system.hpp>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +67,10 @@ struct group_runtime {
   /// it reports status.dragonfly; unset in standalone mode.
   dragonfly::pod_traffic dragonfly_pods;
   dragonfly_status_actor dragonfly_status;
+  /// Group Replication, Kubernetes mode: sites no longer in the spec whose workload still exists
+  /// (site -> its MySQL address): polled and taken out of the group by the scale-down
+  /// (decide/gr_scale_down.hpp) before the reconciler deletes their workload.
+  std::map<std::string, config::address_spec> gr_leaving;
 };
 
 /// The Group Replication rules of a groupReplication spec (enabled, designated member, addresses,

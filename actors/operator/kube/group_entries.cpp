@@ -161,6 +161,7 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
     self->send(e.status_writer, dragonfly_atom::value, std::string{"null"});
   }
   auto spec = runtime_spec(d.spec, e.ns, e.name, o.site_address, o.sidecar_address, o.dragonfly_address);
+  for (const auto& site : d.leaving_sites) rt.gr_leaving[site] = o.site_address(e.ns, e.name, site);
   auto child = group_supervisor_child(e.name, spec, d.creds, rt, o.group_policy);
   if (o.groups) {
     std::vector<std::string> sites;

@@ -185,6 +185,26 @@ void sync_operator_copy(kube::client& c, const group_desired& d, const std::stri
   log::info(have ? "operator Secret copy updated" : "operator Secret copy created", f);
 }
 
+/// Group Replication: the sites whose Deployment (by the group's label) exists although the spec
+/// no longer declares them, sorted; a failed list is logged and yields none (the next resolution
+/// of the group finds them again: their workload is only deleted once the scale-down says so).
+std::vector<std::string> leaving_sites(kube::client& c, const group_desired& d) {
+  kube::list_options lo;
+  lo.label_selector = std::string{render::label_group} + "=" + d.name;
+  auto deps = c.list(kube::resources::deployments, d.ns, lo, std::chrono::seconds(5));
+  if (!deps) {
+    log::warn("Deployments not listed for the scale-down",
+              {{"group", d.name}, {"namespace", d.ns}, {"error", deps.error().describe()}});
+    return {};
+  }
+  std::set<std::string> out;
+  for (const auto& dep : deps->value("items", json::array())) {
+    auto site = dep["metadata"].value("labels", json::object()).value(std::string{render::label_site}, "");
+    if (!site.empty() && !config::find_site(d.spec, site)) out.insert(site);
+  }
+  return {out.begin(), out.end()};
+}
+
 }  // namespace
 
 watcher_actor::behavior_type watcher(watcher_actor::pointer, std::shared_ptr<kube::client> client,
@@ -219,6 +239,7 @@ resolver_actor::behavior_type resolver(resolver_actor::pointer,
         d.creds);
     if (!d.problem) d.creds.keys = ensure_keys(*client, d);
     if (!d.problem) sync_operator_copy(*client, d, operator_ns);
+    if (render::is_group_replication(d.spec)) d.leaving_sites = leaving_sites(*client, d);
     return d;
   },
   [=](annotate_atom, const std::string& ns, const std::string& name, const std::string& key,

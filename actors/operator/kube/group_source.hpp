@@ -50,6 +50,9 @@ struct group_desired {
   /// coordinator holds a group that never had a primary; a change restarts the group.
   std::string restore_hold;
   std::string object_json;  ///< the object as seen (re-resolved on a credentials retry)
+  /// Group Replication: sites no longer in the spec whose Deployment still exists (the
+  /// scale-down takes their member out of the group first; group_runtime::gr_leaving).
+  std::vector<std::string> leaving_sites;
 };
 
 /// Where the operator reaches a site's MySQL server in Kubernetes mode.

@@ -47,6 +47,20 @@ gr::rollout_facts gr_rollout_facts(const config::group_spec& spec, const json& r
   return f;
 }
 
+gr::rollout_choice hold_for_scale_down(gr::rollout_choice c, const config::group_status& status) {
+  if (c.move != gr::rollout_move::restart && c.move != gr::rollout_move::switchover) return c;
+  if (!status.group_replication) return c;
+  for (const auto& l : status.group_replication->leaving)
+    if (l.phase != "Stopped") {
+      c.move = gr::rollout_move::wait;
+      c.site.clear();
+      c.phase = "WaitingForMember";
+      c.reason = l.site + " is leaving the group (scale-down): nothing is restarted until it is out";
+      return c;
+    }
+  return c;
+}
+
 rollout_step gr_rollout_step(const gr::rollout_choice& c) {
   rollout_step out;
   out.phase = c.phase;

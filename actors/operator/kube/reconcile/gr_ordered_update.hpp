@@ -20,6 +20,11 @@ namespace br {
 gr::rollout_facts gr_rollout_facts(const config::group_spec& spec, const nlohmann::json& report,
                                    const config::group_status& status);
 
+/// Pure: while a member leaves the group (status.groupReplication.leaving[] not Stopped: the
+/// scale-down, decide/gr_scale_down.hpp) a restart or switchover becomes a wait, so the two never
+/// take members out at the same time.
+gr::rollout_choice hold_for_scale_down(gr::rollout_choice choice, const config::group_status& status);
+
 /// Pure: the rollout step of a Group Replication choice (restart = roll one Deployment).
 rollout_step gr_rollout_step(const gr::rollout_choice& choice);
 

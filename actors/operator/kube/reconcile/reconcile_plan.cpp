@@ -145,4 +145,34 @@ std::vector<std::string> stale_site_objects(const json& list,
   return out;
 }
 
+std::vector<std::string> site_objects(const json& list, const std::vector<std::string>& sites) {
+  std::vector<std::string> out;
+  for (const auto& o : list.value("items", json::array())) {
+    if (!o.is_object() || !o.contains("metadata") || !o["metadata"].is_object()) continue;
+    auto labels = o["metadata"].value("labels", json::object());
+    if (!labels.is_object()) continue;
+    auto site = labels.value(std::string{render::label_site}, "");
+    if (!site.empty() && std::find(sites.begin(), sites.end(), site) != sites.end())
+      out.push_back(o["metadata"].value("name", ""));
+  }
+  return out;
+}
+
+std::vector<std::string> gr_left_sites(const json& status, const std::vector<std::string>& declared) {
+  std::vector<std::string> out;
+  if (!status.is_object()) return out;
+  const auto gr = status.value("groupReplication", json::object());
+  if (!gr.is_object()) return out;
+  const auto leaving = gr.value("leaving", json::array());
+  if (!leaving.is_array()) return out;
+  for (const auto& l : leaving) {
+    if (!l.is_object() || l.value("phase", "") != "Stopped") continue;
+    auto site = l.value("site", "");
+    if (site.empty() || std::find(declared.begin(), declared.end(), site) != declared.end())
+      continue;
+    out.push_back(site);
+  }
+  return out;
+}
+
 }  // namespace br

@@ -70,4 +70,15 @@ std::map<std::string, std::vector<std::string>> pods_by_site(const nlohmann::jso
 std::vector<std::string> stale_site_objects(const nlohmann::json& list,
                                             const std::vector<std::string>& sites);
 
+/// Pure: the names of the listed objects whose site label is one of `sites`.
+std::vector<std::string> site_objects(const nlohmann::json& list,
+                                      const std::vector<std::string>& sites);
+
+/// Pure, Group Replication scale-down: the sites the group's status
+/// (status.groupReplication.leaving[]) shows Stopped, i.e. out of the group, that `declared`
+/// does not name: their workload may be deleted (never a site still declared, never one not
+/// shown Stopped, whatever else the status says).
+std::vector<std::string> gr_left_sites(const nlohmann::json& status,
+                                       const std::vector<std::string>& declared);
+
 }  // namespace br

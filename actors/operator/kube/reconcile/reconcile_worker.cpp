@@ -162,6 +162,39 @@ bool apply_member_rbac(kube::client& c, const kube_platform_options& o, const lo
   return true;
 }
 
+/// Group Replication scale-down: the Deployment and Service of each site the group's status
+/// shows out of the group (Stopped) and the spec no longer declares (gr_left_sites); its my.cnf
+/// ConfigMap goes with the unused ones below, its member RBAC with apply_member_rbac. Its PVC is
+/// kept. False when not leading.
+bool delete_left_sites(kube::client& c, const kube_platform_options& o, const loaded_group& lg,
+                       json& report) {
+  std::vector<std::string> declared;
+  for (const auto& s : lg.group.spec.sites) declared.push_back(s.name);
+  auto left = gr_left_sites(lg.object.value("status", json::object()), declared);
+  if (left.empty()) return true;
+  kube::list_options lo;
+  lo.label_selector = std::string{render::label_group} + "=" + o.group;
+  for (const auto* res : {&kube::resources::deployments, &kube::resources::services}) {
+    auto live = c.list(*res, o.ns, lo, o.call_timeout);
+    if (!live) {
+      report["state"] = "error";
+      report["errors"].push_back("list " + res->plural + ": " + live.error().describe());
+      continue;
+    }
+    for (const auto& name : site_objects(*live, left)) {
+      if (!o.may_write()) return false;
+      auto r = c.remove(*res, o.ns, name, {}, o.call_timeout);
+      if (r || r.error().not_found()) {
+        report["deleted"].push_back(res->plural + "/" + name);
+      } else {
+        report["state"] = "error";
+        report["errors"].push_back("delete " + res->plural + " " + name + ": " + r.error().describe());
+      }
+    }
+  }
+  return true;
+}
+
 std::string ensure_finalizer(kube::client& c, const kube_platform_options& o) {
   const std::string fin{render::finalizer_graceful_shutdown};
   auto r = kube::update_with_retry(
@@ -268,6 +301,8 @@ json reconcile_pass(kube::client& c, const kube_platform_options& o) {
     if (w == write_outcome::written && kind == "Deployment") report["sites"].back()["exists"] = true;
   }
   if (render::is_group_replication(lg->group.spec) && !apply_member_rbac(c, o, *lg, report))
+    return report;
+  if (render::is_group_replication(lg->group.spec) && !delete_left_sites(c, o, *lg, report))
     return report;
   if (!apply_dragonfly(c, o, lg->group, lg->version, report)) return report;
 

@@ -401,7 +401,8 @@ void with_coordinator(rec_ptr self, const json& report, const config::failover_g
                         s.view_id = f.view_id;
                         f.now_ms = br::unix_ms(s.o.wall_clock);
                         f.rejoin_timeout_ms = s.o.gr_rejoin_timeout.count();
-                        take_step(self, report, gr_rollout_step(gr::next_gr_rollout(f)));
+                        take_step(self, report,
+                                  gr_rollout_step(hold_for_scale_down(gr::next_gr_rollout(f), value)));
                         return;
                       }
                       auto in = rollout_facts(g.spec, report, status, view);
