@@ -13,7 +13,9 @@
 #   3. the whole group is gone: operator, sidecars and HAProxy stopped, every server wiped (an
 #      empty set of members); `bloodraven restore` loads the backup into a (the designated
 #      member): its gtid_executed is the backup's set exactly;
-#   4. the operator starts with no groupName in the spec and a fresh state: it records a new
+#   3b. an operator whose spec pins the backup's own group name G refuses the bootstrap
+#      (BootstrapRefused: a already holds G's transactions), sends no command, a stays OFFLINE;
+#   4. the operator starts again with no groupName in the spec and a fresh state: it records a new
 #      name, bootstraps a (the only member holding data), b and c join (distributed recovery
 #      clones them from a); 3 ONLINE, the group's name is the new one on every member and in the
 #      operator's state file, and every member holds exactly the ids of the backup (1..k without
@@ -99,10 +101,28 @@ gr_before_operator() {
   want=$(tr -d '\n ' <<<"$backup_set" | sed 's/\\n//g')
   [[ $RESTORED == "$want" ]] || fail "a's gtid_executed after the restore is $RESTORED, the backup's $want"
   say "restored grb1 into a: gtid_executed $RESTORED"
+  # The first operator run pins the backup's own group name (the sidecars do not).
+  sed -i "s|^    mode: groupReplication\$|    mode: groupReplication\n    groupReplication: {groupName: $G}|" "$W/group.yaml"
+  grep -q "groupName: $G" "$W/group.yaml" || fail "could not pin the old name in group.yaml"
 }
 export GR_PIN_NAME=0
 log_from=$(($(wc -l <"$W/operator.log") + 1))  # the second operator appends to the same log
 gr_stack_up
+
+# --- 3b. the backup's own name pinned: the bootstrap is refused ---------------------------------------
+wait_for 60 "BootstrapRefused with the old name pinned" event_seen BootstrapRefused
+msg=$(group "['groupReplication']['message']")
+[[ $msg == *"a already holds transactions of group $G"* ]] || fail "unexpected message: $msg"
+sleep 2
+[[ $("$SB" gr-state "${IDS[0]}") == OFFLINE ]] || fail "a left OFFLINE although its bootstrap was refused"
+tail -n +"$log_from" "$W/operator.log" | grep '"msg":"group replication command"' && fail "a command was sent with the old name pinned"
+say "with the old name $G pinned: BootstrapRefused, a stays OFFLINE, no command"
+kill "$OPERATOR_PID" 2>/dev/null || true
+wait "$OPERATOR_PID" 2>/dev/null || true
+sed -i '/groupName:/d' "$W/group.yaml"
+mv "$W/state" "$W/state-refused"
+log_from=$(($(wc -l <"$W/operator.log") + 1))
+gr_start_operator
 
 # --- 4. a new group from the restored member ---------------------------------------------------------
 wait_for 300 "three members ONLINE in the restored group" members_online 3
