@@ -496,6 +496,26 @@ BOOST_FIXTURE_TEST_CASE(operator_ca_reissues_a_due_certificate_from_the_same_ca,
   BOOST_TEST(a->output().find("the serving certificate is due for renewal") != std::string::npos, a->output());
   BOOST_TEST_REQUIRE(eventually([&] { return ca_bundle() == old_ca->cert_pem; }), a->output());
   check_judged("Degraded");
+
+  // While it runs: the certificate in the Secret falls due again -> a later pass re-issues it
+  // from the same CA, rewrites the files, and the listener loads them.
+  auto due_again = br::crypto::issue_server_cert(*old_ca, service_names, std::chrono::hours{0});
+  BOOST_TEST_REQUIRE(due_again.has_value());
+  auto cur = c->get(br::kube::resources::secrets, "bloodraven-system", "bloodraven-webhook-ca");
+  BOOST_TEST_REQUIRE(cur.ok());
+  json upd = *cur;
+  upd["data"]["tls.crt"] = br::base64_encode(due_again->cert_pem);
+  upd["data"]["tls.key"] = br::base64_encode(due_again->key_pem);
+  BOOST_TEST_REQUIRE(c->update(br::kube::resources::secrets, upd).ok());
+  BOOST_TEST_REQUIRE(eventually([&] {
+    const auto now = secret_item("tls.crt");
+    return !now.empty() && now != due_again->cert_pem && now != serving &&
+           file_text(dir.path / "op-a" / "tls.crt") == now;
+  }), a->output());
+  BOOST_TEST(secret_item("ca.crt") == old_ca->cert_pem, "still the same CA");
+  check_judged("Running");
+  // The listener loads a changed pair for the next connection (the calls above made some).
+  BOOST_TEST(a->wait_for_line("tls certificate reloaded", 10s).has_value(), a->output());
   check_rbac();
 }
 
