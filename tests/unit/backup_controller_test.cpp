@@ -336,11 +336,23 @@ BOOST_AUTO_TEST_CASE(backup_phases) {
   BOOST_TEST(st["sizeBytes"] == 2048);
   BOOST_TEST(st["size"] == "2.0KiB");
   BOOST_TEST(st["gtidExecuted"] == "u:1-5");
+  BOOST_TEST(!st.contains("groupReplication"));  // not a GR source
   BOOST_TEST(st["binlogFile"] == "binlog.000002");
   BOOST_TEST(st["binlogPos"] == 157);
   BOOST_TEST(st["completionTime"] == "2026-01-01T00:01:00Z");
   backup_input fin{backup("Running"), gv, failed, none, "2026-01-01T00:02:00Z"};
   BOOST_TEST(decide_backup(fin, renders()).at(0).body["message"] == "mysqldump: access denied");
+  // A Group Replication source (issue 23): the Job's result names its group and role; the status
+  // keeps them (unknown members of the object are dropped).
+  job_view gr_done = done;
+  gr_done.result.pop_back();
+  gr_done.result += R"(,"groupReplication":{"groupName":"g-uuid","memberId":"m-uuid","memberRole":"SECONDARY",)"
+                    R"("memberState":"ONLINE","extra":1}})";
+  auto gr_status = decide_backup(backup_input{backup("Running"), gv, gr_done, none, "2026-01-01T00:02:00Z"},
+                                 renders()).at(0).body;
+  BOOST_TEST(gr_status["groupReplication"] ==
+             (json{{"groupName", "g-uuid"}, {"memberId", "m-uuid"}, {"memberRole", "SECONDARY"},
+                   {"memberState", "ONLINE"}}));
   // The new Job's source and its recorded start.
   backup_input fresh{backup(""), gv, none, none, "2026-01-01T00:02:00Z"};
   auto start = decide_backup(fresh, renders());

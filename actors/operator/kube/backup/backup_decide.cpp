@@ -194,6 +194,13 @@ json result_status(const json& r) {
     if (r.contains(k) && r[k].is_number_integer()) s[k] = r[k];
   if (s.contains("sizeBytes")) s["size"] = human_size(s["sizeBytes"].get<std::int64_t>());
   s.erase("method");  // not a status field of the reference
+  // A Group Replication source (issue 23): its group and its role when the dump started.
+  if (auto it = r.find("groupReplication"); it != r.end() && it->is_object()) {
+    json g = json::object();
+    for (const char* k : {"groupName", "memberId", "memberRole", "memberState"})
+      if (it->contains(k) && (*it)[k].is_string()) g[k] = (*it)[k];
+    if (!g.empty()) s["groupReplication"] = std::move(g);
+  }
   return s;
 }
 
