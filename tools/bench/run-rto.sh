@@ -3,7 +3,11 @@
 # and a partition of the primary, per promotion policy, with the operator's phases shown separately.
 # Usage: tools/bench/run-rto.sh [--runs N=3] [--policies "Fast Safe"] [--faults "kill9 sigstop partition"]
 #                               [--poll-interval 1s] [--failure-threshold 3] [--deadline 90]
-#                               [--dragonfly off|reachable|stopped]
+#                               [--dragonfly off|reachable|stopped] [--semisync K] [--sites 2|3]
+# --semisync K: spec.replication.semiSync with waitForReplicaCount K (gate rule 4: a hung or
+# partitioned primary is failed over once the standby's receiver is stopped); policy column "Safe+ssK".
+# With 2 sites and K=1 the new primary waits for the old one to come back before it acknowledges
+# anything: use --sites 3 (instances 21-23).
 # --dragonfly: the playground runs with a cache server per site and the Dragonfly manager
 # (reachable), or with every cache server SIGSTOPped after up (stopped: each of the manager's reads
 # hangs until its deadline), to show MySQL's failover does not wait for the cache; the policy
@@ -29,6 +33,7 @@ export BR_PLAYGROUND_DIR=${BR_PLAYGROUND_DIR:-$ROOT/.playground}
 PG=$BR_PLAYGROUND_DIR
 
 runs=3 policies="Fast Safe" faults="kill9 sigstop partition" poll=1s threshold=3 deadline=90 dragonfly=off
+semisync=0 sites=2
 while (($#)); do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -38,6 +43,8 @@ while (($#)); do
     --failure-threshold) threshold=$2; shift 2 ;;
     --deadline) deadline=$2; shift 2 ;;
     --dragonfly) dragonfly=$2; shift 2 ;;
+    --semisync) semisync=$2; shift 2 ;;
+    --sites) sites=$2; shift 2 ;;
     *) echo "run-rto: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -64,20 +71,27 @@ echo -e "policy\tfault\trun\tunavailable_ms\tdetection_ms\tgate_ms\tpromotion_ms
 up() { # policy
   local df=()
   [[ $dragonfly == off ]] || df=(--dragonfly)
+  [[ $semisync == 0 ]] || df+=(--semisync "$semisync")
   "$PLAY" down >/dev/null 2>&1 || true
-  "$PLAY" up --sites 2 --policy "$1" --poll-interval "$poll" --failure-threshold "$threshold" \
+  "$PLAY" up --sites "$sites" --policy "$1" --poll-interval "$poll" --failure-threshold "$threshold" \
     --cooldown 5s "${df[@]}" >"$PG/bench/up.log" 2>&1 || { cat "$PG/bench/up.log" >&2; exit 1; }
   if [[ $dragonfly == stopped ]]; then  # hung cache servers: every manager read waits its deadline
     local f
     for f in "$PG"/pids/cache-site*.pid; do kill -STOP "$(cut -d' ' -f1 "$f")"; done
   fi
 }
-tag() { [[ $dragonfly == off ]] && echo "$1" || echo "$1+df-$dragonfly"; }
+tag() {
+  local t=$1
+  [[ $semisync == 0 ]] || t+="+ss$semisync"
+  [[ $dragonfly == off ]] && echo "$t" || echo "$t+df-$dragonfly"
+}
 
 healthy() { # every site answers in /status: one writable (the active one), the rest read-only
   local st
   st=$(curl -fsS -m 2 "$(op)/status") || return 1
-  [[ $(jq -r '[.["playground/demo"].sites[] | .state] | sort | join(",")' <<<"$st") == "read-only,writable" ]] || return 1
+  local want="read-only,writable"
+  ((sites == 3)) && want="read-only,read-only,writable"
+  [[ $(jq -r '[.["playground/demo"].sites[] | .state] | sort | join(",")' <<<"$st") == "$want" ]] || return 1
   curl -fsS -m 2 -o /dev/null "http://127.0.0.1:$(pv HAPROXY_STATS_PORT)/" || return 1
 }
 

@@ -122,10 +122,12 @@ void evaluate_gate(exec_ptr self) {
       opmetrics::observe_promotion_gate_wait(
           {st.deps.namespace_name, p.group}, p.candidate,
           std::chrono::duration<double>(in.now - st.gate_started).count());
-      if (!st.push_inflight.empty()) {
-        // A deposing view still on its way to a sidecar must not arrive after the promotion:
-        // the candidate's sidecar would take it for a view that deposes it too. Wait for every
-        // outstanding push to answer (each is bounded by the request timeout), then promote.
+      if (st.push_inflight.count(p.candidate)) {
+        // A deposing view still on its way to the candidate's sidecar must not arrive after the
+        // promotion: it would take it for a view that deposes it too. Wait for that push to
+        // answer (bounded by the request timeout), then promote. A late deposing view at any
+        // other sidecar only fences a server that is not the new primary (and the hung old
+        // primary's sidecar, still trying to fence, would cost the whole request timeout).
         st.gate_opened = true;
         report_step(self, st.path, "gate open; waiting for outstanding view pushes");
         return;
@@ -188,7 +190,7 @@ void push_deposing(exec_ptr self, const std::string& site) {
     s.push_inflight.erase(site);
     if (!gating_now(self, seq)) return;
     if (s.gate_opened) {
-      if (s.push_inflight.empty()) step_done(self);
+      if (!s.push_inflight.count(s.plan.candidate)) step_done(self);
       return;
     }
     self->delayed_send(self, s.deps.push_retry, push_atom::value, site, seq);
@@ -213,7 +215,7 @@ void push_deposing(exec_ptr self, const std::string& site) {
             auto& s = self->state;
             s.push_inflight.erase(site);
             if (s.gate_opened) {
-              if (s.push_inflight.empty()) step_done(self);
+              if (!s.push_inflight.count(s.plan.candidate)) step_done(self);
               return;
             }
             f["fenced"] = a.fenced;
