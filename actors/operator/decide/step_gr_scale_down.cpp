@@ -108,7 +108,7 @@ void gr_warn_group_size(context& c) {
   auto size = gr::check_group_size(c.rules.sites.size());
   if (size.verdict == gr::size_verdict::even_warning)
     c.alert_once("gr-size-even", "Warning", "GroupSizeEven",
-                 "spec.sites declares " + size.message);
+                 "spec.sites declares an even number of members: " + size.message);
 }
 
 bool gr_scale_down(context& c) {
