@@ -99,9 +99,9 @@ typename Inspector::result_type inspect(Inspector& f, mysql_command& x) {
            x.member_id, x.semisync_k);
 }
 
-/// rpl_semi_sync_source_timeout's largest value (milliseconds, about 49.7 days): the only value
-/// the operator counts as "never falls back to asynchronous" (a waiting commit answered by a
-/// timeout after a failover would be an acknowledged write the new primary lacks).
+/// The rpl_semi_sync_source_timeout the operator sets and requires (milliseconds, about 49.7
+/// days; MySQL 9.7 accepts up to 2^64 - 1): "never falls back to asynchronous" (a waiting commit
+/// answered by a timeout after a failover would be an acknowledged write the new primary lacks).
 constexpr uint64_t semisync_timeout_max_ms = 4294967295ULL;
 
 /// Wire form of io/mysql's probe_result (plain strings so it is cheap to copy and to mock).

@@ -191,13 +191,16 @@ struct plan_result {
   std::vector<gtid_loss> losses;
   /// auto_clone: "cloned" | "not needed: <why>" (the site replicates without a CLONE).
   std::string clone_outcome;
+  /// Semi-sync failover through gate rule 4 onto the no-loss candidate: everything the old
+  /// primary holds beyond the new primary was never acknowledged to a client.
+  bool semisync_no_loss = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, plan_result& x) {
   return f(caf::meta::type_name("plan_result"), x.id, x.ok, x.reached, x.error, x.promotion_gtid,
            x.fence_outcome, x.not_repointed, x.source_kept, x.source_gtid, x.losses,
-           x.clone_outcome);
+           x.clone_outcome, x.semisync_no_loss);
 }
 
 /// One site of a bootstrap or auto-clone (status.bootstrap.sites[]).
@@ -297,6 +300,10 @@ struct durable_state {
   gr_durable gr;
   /// spec.restoreInPlace: the confirm token recorded before anything changes, and the freeze.
   restore_freeze_record restore_freeze;
+  /// The old primary of the latest promotion when it went through semi-sync gate rule 4 onto the
+  /// no-loss candidate ("" otherwise): what it holds beyond the active primary was never
+  /// acknowledged, so it is recloned instead of blocked (docs/safety.md).
+  std::string semisync_unacked_site;
 };
 
 template <class Inspector>
@@ -304,7 +311,7 @@ typename Inspector::result_type inspect(Inspector& f, durable_state& x) {
   return f(caf::meta::type_name("durable_state"), x.view, x.last_failover_ms,
            x.last_failover_target, x.promotion_gtid, x.plan_active, x.plan, x.recovery,
            x.last_failover_losses, x.bootstrap, x.manually_fenced, x.planned, x.gr,
-           x.restore_freeze);
+           x.restore_freeze, x.semisync_unacked_site);
 }
 
 /// A Kubernetes-style Event (type Normal|Warning, reason from the ).

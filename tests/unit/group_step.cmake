@@ -3,5 +3,6 @@
 br_test(unit_group_step
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/group_step_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/group_step_bootstrap_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/group_step_semisync_test.cpp
   LIBS br_operator_decide
   LABELS unit)

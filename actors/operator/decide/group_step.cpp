@@ -85,6 +85,7 @@ durable_state apply_change(durable_state d, const durable_change& c) {
                 x.result.promotion_gtid.empty() ? d.plan.promotion_gtid : x.result.promotion_gtid;
             d.plan.promotion_gtid = d.promotion_gtid;
             d.last_failover_losses = x.result.losses;
+            d.semisync_unacked_site = x.result.semisync_no_loss ? plan.old_primary : "";
             if (plan.kind != plan_kind::bootstrap)
               note_promoted_during_bootstrap(d.bootstrap, plan.candidate, x.at_ms);
             // A follower that holds transactions the new primary lacks can no longer follow it.

@@ -236,6 +236,14 @@ struct group_state {
     mono_time done{};
   };
   std::optional<primary_read> semisync_primary;
+  /// Rpl_semi_sync_source_no_tx of the active primary at its first probe of this epoch: a server
+  /// that was demoted once counts the commits released then, so "never fell back" is judged on
+  /// the change since it became the active primary (memory only: set again after a restart).
+  struct no_tx_base {
+    uint64_t epoch = 0;
+    uint64_t no_tx = 0;
+  };
+  std::optional<no_tx_base> semisync_no_tx_base;
 };
 
 /// A persist is queued or running, a plan runs, or the state is not loaded yet.

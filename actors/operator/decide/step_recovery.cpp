@@ -122,6 +122,25 @@ void on_active_set(context& c, const input::gtid_read& in) {
       start_plan(c, plan_kind::recover, site, "", false, false);
       continue;
     }
+    if (!site.empty() && site == st.durable.semisync_unacked_site) {
+      // The old primary of a semi-sync failover through gate rule 4 onto the no-loss candidate:
+      // nothing it holds beyond the active primary was acknowledged to a client (docs/safety.md),
+      // so it is not blocked but recloned, the transactions reported as discarded.
+      st.recovering.erase(site);
+      auto f = c.fields(site);
+      f["divergentGtid"] = cls.divergent_gtid;
+      f["divergentCount"] = cls.divergent_count;
+      c.log(log_level::warn, "divergent but unacknowledged transactions: recloning", f);
+      c.metric(metric_kind::divergent, site, static_cast<double>(cls.divergent_count));
+      c.emit("Warning", "UnacknowledgedTransactionsDiscarded",
+             site + " holds " + std::to_string(cls.divergent_count) +
+                 " transactions the active primary " + st.view.active_site + " lacks (" +
+                 cls.divergent_gtid + "); semi-synchronous replication never acknowledged them "
+                 "(the failover went through gate rule 4), so it is recloned without them",
+             site);
+      start_plan(c, plan_kind::reclone, site, "", false, false, cls.divergent_gtid);
+      continue;
+    }
     persist(c, change_mark_blocked{site, cls.divergent_gtid, cls.divergent_count});
   }
   if (!st.returning_sets.empty()) read_active_set(c);  // sites read after that request

@@ -31,6 +31,9 @@ void judge_semisync(context& c, const site_report& r) {
   const auto& active = st.view.active_site;
   if (active.empty()) return;
   if (r.site == active) {
+    auto& base = st.semisync_no_tx_base;
+    if (!base || base->epoch != st.view.epoch || r.probe.semisync.no_tx < base->no_tx)
+      base = group_state::no_tx_base{st.view.epoch, r.probe.semisync.no_tx};
     st.semisync_primary = group_state::primary_read{r.site,           st.view.epoch,
                                                     r.probe.gtid_executed, r.probe.server_uuid,
                                                     r.probe_sent,     r.probe_done};
@@ -74,11 +77,14 @@ void semisync_plan(context& c, failover_plan& plan) {
   plan.semisync_k = c.rules.semisync_k;
   if (is_promotion_kind(plan.kind) && plan.kind != plan_kind::bootstrap && !plan.old_primary.empty()) {
     std::string why;
-    if (auto it = st.good_probes.find(plan.old_primary); it != st.good_probes.end())
-      plan.semisync_confirmed =
-          semisync_source_confirmed(it->second.semisync, c.rules.semisync_k,
-                                    c.rules.sites.size() - 1, semisync_timeout_max_ms, &why);
-    else
+    if (auto it = st.good_probes.find(plan.old_primary); it != st.good_probes.end()) {
+      auto ss = it->second.semisync;
+      const auto& base = st.semisync_no_tx_base;
+      if (base && base->epoch == st.view.epoch && ss.no_tx >= base->no_tx) ss.no_tx -= base->no_tx;
+      plan.semisync_confirmed = semisync_source_confirmed(ss, c.rules.semisync_k,
+                                                          c.rules.sites.size() - 1,
+                                                          semisync_timeout_max_ms, &why);
+    } else
       why = "never probed";
     for (const auto& [site, rec] : st.semisync_in_step)
       if (rec.in_step && rec.epoch == st.view.epoch && site != plan.old_primary)

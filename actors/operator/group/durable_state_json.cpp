@@ -267,6 +267,8 @@ nlohmann::json durable_state_to_json(const durable_state& s) {
                           {"site", s.restore_freeze.site}};
   if (!s.restore_freeze.recloned.empty()) j["restoreFreeze"]["recloned"] = s.restore_freeze.recloned;
   if (!s.restore_freeze.pending.empty()) j["restoreFreeze"]["pending"] = s.restore_freeze.pending;
+  // Issue 25; a state without a semi-sync no-loss failover keeps its old shape.
+  if (!s.semisync_unacked_site.empty()) j["semiSyncUnackedSite"] = s.semisync_unacked_site;
   return j;
 }
 
@@ -362,6 +364,8 @@ caf::expected<durable_state> durable_state_from_json(const nlohmann::json& j) {
       if (r.contains("recloned")) s.restore_freeze.recloned = get<std::vector<std::string>>(r, "recloned");
       if (r.contains("pending")) s.restore_freeze.pending = get<std::vector<std::string>>(r, "pending");
     }
+    if (j.contains("semiSyncUnackedSite"))
+      s.semisync_unacked_site = get<std::string>(j, "semiSyncUnackedSite");
     const auto& rec = member(j, "recovery");
     if (!rec.is_object()) throw bad_member("wrong type of member recovery");
     for (auto it = rec.begin(); it != rec.end(); ++it) {

@@ -91,6 +91,7 @@ bool semisync_rule4(exec_ptr self) {
   }
   if (!r.cannot_ack || r.candidate != st.plan.candidate) return false;
   st.ss_no_loss = true;
+  st.result.semisync_no_loss = true;
   st.ss_drain_target = fact_of(st, st.plan.candidate).received->to_string();
   return true;
 }
