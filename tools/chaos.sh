@@ -5,7 +5,9 @@
 #                       [--mutant-no-catch-up] [--mutant-gr-force-minority] [--label L] [SCENARIO...]
 #   SCENARIO names a test case of tests/chaos/*scenarios_test.cpp (default: all of them); --label L
 #   runs the cases labelled L instead (e.g. planned: planned_scenarios_test.cpp; gr: the Group
-#   Replication scenarios of gr_scenarios_test.cpp, which the default set does not include).
+#   Replication scenarios of gr_scenarios_test.cpp, which the default set does not include;
+#   semisync: semisync_scenarios_test.cpp, semi-synchronous replication with
+#   waitForReplicaCount BR_CHAOS_SEMISYNC_K, 1 or 2, default 1).
 #   --mutant-gr-force-minority: in gr_majority_partition the isolated old primary is forced into a
 #   quorum of its own (a simulated broken operator): proves the GR two-primaries check.
 #   --mutant-gate-open: run against a deliberately broken operator whose promotion gate always
@@ -35,7 +37,7 @@ while (( $# )); do
     --mutant-gate-open) MUTANT=gate-open; shift ;;
     --mutant-no-catch-up) MUTANT=no-catch-up; shift ;;
     --mutant-gr-force-minority) export BR_CHAOS_GR_MUTANT=force-minority; shift ;;
-    -h | --help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "chaos.sh: unknown option $1" >&2; exit 2 ;;
     *) NAMES+=("$1"); shift ;;
   esac
@@ -68,6 +70,7 @@ cleanup() {
     "$ROOT/tools/mysql-sandbox" stop "$i" >/dev/null 2>&1 || true
     "$ROOT/tools/mysql-sandbox" netns "$i" none >/dev/null 2>&1 || true
     "$ROOT/tools/mysql-sandbox" gr-off "$i" >/dev/null 2>&1 || true  # a GR run's options
+    "$ROOT/tools/mysql-sandbox" semisync-off "$i" >/dev/null 2>&1 || true  # a semi-sync run's
   done
   echo "---- chaos summary ----"
   grep -E '^chaos: |^  (fail|note):' "$RESULTS" || echo "(no scenario finished)"
@@ -79,12 +82,16 @@ trap 'exit 130' INT TERM
 
 FILTER=chaos
 if (( ${#NAMES[@]} )); then
-  # gr_* cases live in suite chaos_gr (gr_scenarios_test.cpp), the others in chaos.
-  ASYNC=() GR=()
-  for n in "${NAMES[@]}"; do if [[ $n == gr_* ]]; then GR+=("$n"); else ASYNC+=("$n"); fi; done
+  # gr_* cases live in suite chaos_gr (gr_scenarios_test.cpp), semisync_* in chaos_semisync
+  # (semisync_scenarios_test.cpp), the others in chaos.
+  ASYNC=() GR=() SS=()
+  for n in "${NAMES[@]}"; do
+    case $n in gr_*) GR+=("$n") ;; semisync_*) SS+=("$n") ;; *) ASYNC+=("$n") ;; esac
+  done
   FILTER=""
   (( ${#ASYNC[@]} )) && FILTER="chaos/$(IFS=,; echo "${ASYNC[*]}")"
   (( ${#GR[@]} )) && FILTER="${FILTER:+$FILTER:}chaos_gr/$(IFS=,; echo "${GR[*]}")"
+  (( ${#SS[@]} )) && FILTER="${FILTER:+$FILTER:}chaos_semisync/$(IFS=,; echo "${SS[*]}")"
 fi
 if [[ -n $LABEL ]]; then FILTER="@$LABEL"; fi
 export BR_SOURCE_DIR=$ROOT BR_BINARY_DIR=$BUILD BR_CHAOS_RESULTS=$RESULTS

@@ -7,7 +7,7 @@ set(BR_CHAOS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/invariants.cpp ${CMAKE_CURRENT_LIST_DIR}/site_sql.cpp
   ${CMAKE_CURRENT_LIST_DIR}/chaos_proc.cpp
   ${CMAKE_CURRENT_LIST_DIR}/planned_scenarios_test.cpp ${CMAKE_CURRENT_LIST_DIR}/planned_checks.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/gr_scenarios_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gr_scenarios_test.cpp ${CMAKE_CURRENT_LIST_DIR}/semisync_scenarios_test.cpp
   ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
   ${PROJECT_SOURCE_DIR}/tests/support/mysql_sandbox.cpp)
 br_test(chaos_full SOURCES ${BR_CHAOS_SOURCES}
@@ -25,6 +25,10 @@ if(TARGET chaos_full)
   # The Group Replication scenarios (label gr, issue 23), DISABLED: tools/chaos.sh --label gr.
   add_test(NAME chaos_gr COMMAND chaos_full --run_test=@gr --log_level=test_suite --report_level=short)
   set_tests_properties(chaos_gr PROPERTIES LABELS "chaos;integration;mysql;gr" RUN_SERIAL TRUE
+    TIMEOUT 3600 ENVIRONMENT "${BR_TEST_ENV}" DISABLED TRUE)
+  # The semi-sync scenarios (label semisync, issue 25), DISABLED: tools/chaos.sh --label semisync.
+  add_test(NAME chaos_semisync COMMAND chaos_full --run_test=@semisync --log_level=test_suite --report_level=short)
+  set_tests_properties(chaos_semisync PROPERTIES LABELS "chaos;integration;mysql;semisync" RUN_SERIAL TRUE
     TIMEOUT 3600 ENVIRONMENT "${BR_TEST_ENV}" DISABLED TRUE)
 endif()
 br_test(chaos_invariants SOURCES ${CMAKE_CURRENT_LIST_DIR}/invariants_test.cpp

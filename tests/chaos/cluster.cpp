@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "io/http/client.hpp"
+#include "io/mysql/semisync.hpp"
 #include "tests/support/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -147,7 +148,10 @@ void cluster::write_group_file() {
     << "  failoverCooldown: " << p_.failover_cooldown << "\n"
     << "  promotionPolicy: " << p_.policy << "\n"
     << "  promotionGateTimeout: " << p_.promotion_gate_timeout << "\n"
-    << "  replication: {user: repl, password: replpw}\n";
+    << "  replication: {user: repl, password: replpw";
+  if (p_.semisync_k > 0)
+    y << ", semiSync: {enabled: true, waitForReplicaCount: " << p_.semisync_k << "}";
+  y << "}\n";
   if (!p_.prefer_site.empty()) y << "  splitBrainPolicy: {preferSite: " << p_.prefer_site << "}\n";
   if (!p_.relay_drain_timeout.empty()) y << "  relayDrainTimeout: " << p_.relay_drain_timeout << "\n";
   if (!p_.max_lag_wait.empty() || !p_.drain_timeout.empty()) {
@@ -184,6 +188,11 @@ cluster::cluster(cluster_params p, std::string work_dir) : p_(std::move(p)), dir
       args.insert(args.end(), {"--group-name", chaos_gr_group_name});
       sandbox_.must(args);
     }
+    if (p_.semisync_k > 0) {
+      std::vector<std::string> args{"semisync-config"};
+      for (int k = 0; k < sites; ++k) args.push_back(std::to_string(instance(k)));
+      sandbox_.must(args);
+    }
     for (int k = 0; k < sites; ++k) {
       sandbox_.reset(instance(k));  // fresh datadir, started inside the namespace, boots fenced
       mysql_port_[k] = sandbox_.port(instance(k));
@@ -196,6 +205,7 @@ cluster::cluster(cluster_params p, std::string work_dir) : p_(std::move(p)), dir
       if (!sql(0).exec("CREATE TABLE appdb.chaos_writes (id BIGINT PRIMARY KEY, site VARCHAR(16) "
                        "NOT NULL, t_ms BIGINT NOT NULL)"))
         throw std::runtime_error("create table: " + sql(0).error());
+      if (p_.semisync_k > 0) enable_semisync_source();
     }
 
     sidecar_port_ = free_port();
@@ -264,7 +274,23 @@ void cluster::shutdown_all() {
     sandbox_.run({"stop", std::to_string(instance(k))});
     sandbox_.run({"netns", std::to_string(instance(k)), "none"});
     if (p_.gr) sandbox_.run({"gr-off", std::to_string(instance(k))});  // the next run may be async
+    if (p_.semisync_k > 0) sandbox_.run({"semisync-off", std::to_string(instance(k))});
   }
+}
+
+void cluster::enable_semisync_source() {
+  // SIMULATION of the operator's promotion (io/mysql semisync_source_on, as the executor and the
+  // re-assert call it): the harness wires s1 as a writable primary itself, and the operator
+  // adopts a writable primary without switching its source side on (reported to the lead), so
+  // without this the group would run asynchronously and gate rule 4 would never apply.
+  auto o = sandbox_.options(instance(0), "bloodraven");
+  o.host = addr_[0];
+  o.port = mysql_port_[0];
+  auto conn = br::mysql::connection::open(o);
+  if (!conn) throw std::runtime_error("semi-sync source on s1: " + conn.error().message);
+  if (auto r = br::mysql::semisync_source_on(*conn, static_cast<uint32_t>(p_.semisync_k)); !r)
+    throw std::runtime_error("semi-sync source on s1: " + r.error().message);
+  note("semi-sync source side on at s1 (K=" + std::to_string(p_.semisync_k) + ")");
 }
 
 void cluster::setup_gr_members() {
@@ -516,6 +542,16 @@ void cluster::shutdown_mysqld(int k) {
   auto until = std::chrono::steady_clock::now() + 60s;
   while (sandbox_.running(instance(k)) && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(100ms);
+}
+
+void cluster::pause_mysqld(int k) {
+  note("SIGSTOP mysqld " + site_name(k));
+  sandbox_.pause(instance(k));
+}
+
+void cluster::resume_mysqld(int k) {
+  note("SIGCONT mysqld " + site_name(k));
+  sandbox_.resume(instance(k));
 }
 
 void cluster::partition(int k) {

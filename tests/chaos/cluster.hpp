@@ -41,6 +41,10 @@ struct cluster_params {
   /// loaded (member_expel_timeout 0), the operator bootstraps s1 and joins s2, s3 over the MySQL
   /// communication stack; sidecars in GR mode. The async-only knobs above are not written.
   bool gr = false;
+  /// Semi-synchronous replication (issue 25): > 0 gives the servers the semi-sync plugins
+  /// (`mysql-sandbox semisync-config`) before they start and the group file
+  /// `replication.semiSync {enabled: true, waitForReplicaCount: semisync_k}`.
+  int semisync_k = 0;
 };
 
 /// The group name of GR-mode runs.
@@ -79,6 +83,8 @@ class cluster {
   void kill9_mysqld_together(const std::vector<int>& ks);
   void start_mysqld(int k);      ///< starts it again (boots fenced: S5)
   void shutdown_mysqld(int k);   ///< SQL SHUTDOWN (clean; the restart loop ends)
+  void pause_mysqld(int k);      ///< SIGSTOP (a hung server: connections open, nothing answers)
+  void resume_mysqld(int k);     ///< SIGCONT
   void partition(int k);         ///< from everything
   void partition_from(int k, const std::vector<std::string>& addrs);
   void heal(int k);
@@ -121,6 +127,7 @@ class cluster {
   void setup_network();
   void teardown_network() noexcept;
   void write_group_file();
+  void enable_semisync_source();  ///< semi-sync: s1's source side on, as a promotion does
   void setup_gr_members();      ///< GR: servers as OFFLINE members (before the operator starts)
   void wait_gr_bootstrapped();  ///< GR: the operator bootstrapped s1 and joined the others
   void net(const std::vector<std::string>& args);

@@ -60,6 +60,7 @@ ack_overlap_report check_s1_acks(std::vector<ack> acks, int64_t max_gap_ms);
 /// acknowledged a write through their direct probers less than `window_ms` apart (the sample
 /// window). A member cut off from its majority keeps read_only off while its commits block, so
 /// GR is judged on what was acknowledged, not on read_only. Steered acks are not counted.
+/// Semi-sync mode uses it too: an old primary keeps read_only off while its commits wait.
 ack_overlap_report check_gr_two_primaries(std::vector<ack> acks, int64_t window_ms);
 
 struct s3_report {

@@ -333,6 +333,20 @@ scenario_result run_scenario(const scenario& s) {
       if (s.expect.forced_quorum)
         ctx.notes.push_back("quorum was forced (guarded recovery): " + std::to_string(s3.reported_lost) +
                             " acked writes of the members left out are missing (reported)");
+    } else if (s.params.semisync_k > 0) {
+      // Semi-sync (docs/safety.md "What S1 means here"): the old primary may keep read_only off
+      // while its commits wait for acknowledgements no receiver can give; S1 is judged on what
+      // was acknowledged: no two sites acknowledging direct writes within one sample window
+      // (and the steered/direct overlap check below). Writable samples are reported.
+      auto two = check_gr_two_primaries(acks, w.sample_period_ms());
+      if (!two.ok())
+        res.failures.push_back("S1 (semi-sync): " + std::to_string(two.overlaps) +
+                               " direct acks of two sites within " +
+                               std::to_string(w.sample_period_ms()) + " ms, first " + two.detail);
+      if (!s1.ok())
+        ctx.notes.push_back("read_only off on two sites in " + std::to_string(s1.violating_rounds) +
+                            " samples (window " + fmt_s(s1.window_ms) + "s, first " + s1.detail +
+                            "): no acknowledged write there, reported only under semi-sync");
     } else if (!s1.ok()) {
       std::string m = "S1 samples: " + std::to_string(s1.violating_rounds) + " rounds, window " +
                       fmt_s(s1.window_ms) + "s, first " + s1.detail;
