@@ -40,6 +40,10 @@ BOOST_AUTO_TEST_CASE(rule4_fails_over_a_hung_primary_without_waiting) {
   for (auto s : {"c", "r"}) {
     BOOST_TEST(position(log, std::string("semisync_replica ") + s) <
                position(log, std::string("change_source ") + s));
+    // ... and before its set is read for the containment check (a commit still waiting for
+    // acknowledgements is not in gtid_executed yet; its session is killed by that command).
+    BOOST_TEST(position(log, std::string("semisync_replica ") + s) <
+               position(log, std::string("read_gtid ") + s));
     BOOST_TEST(fl->servers[s].semisync_replica, s);
   }
   // Drained to b's received set as seen at its stop.
@@ -120,6 +124,20 @@ BOOST_AUTO_TEST_CASE(without_semisync_nothing_is_stopped) {
   advance(120s);
   for (auto s : {"b", "c", "r"}) BOOST_TEST(fl->count(s, mysql_op::stop_io_thread) == 0u, s);
   BOOST_TEST(fl->count("b", mysql_op::semisync_source) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_repaired_site_is_switched_before_its_containment_check) {
+  fl->servers["a"] = {false, false, U1 + ":1-90", "", false};
+  fl->servers["b"] = {true, false, U1 + ":1-120", "", false};
+  auto p = repair(plan_kind::recover);
+  p.semisync_k = 1;
+  start(p);
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  auto& log = fl->log;
+  BOOST_TEST(position(log, "semisync_replica a") < position(log, "read_gtid a"));
+  BOOST_TEST(position(log, "read_gtid a") < position(log, "change_source a"));
+  BOOST_TEST(fl->servers["a"].semisync_replica);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -221,4 +221,20 @@ BOOST_AUTO_TEST_CASE(a_fallback_after_the_baseline_is_seen) {
   BOOST_TEST(!persisted_next().plan.semisync_confirmed);
 }
 
+BOOST_AUTO_TEST_CASE(an_active_primary_without_its_source_side_is_switched_on) {
+  start();
+  auto p = primary(gtid(U1, 1, 9));
+  report(p);  // configured as expected: nothing to do
+  BOOST_TEST(count<effect::semisync_source>() == 0u);
+  p.probe.semisync.source_enabled = false;  // adopted writable, never promoted by the operator
+  p.probe.semisync.source_on = false;
+  report(p);
+  BOOST_REQUIRE_EQUAL(count<effect::semisync_source>(), 1u);
+  BOOST_TEST(all<effect::semisync_source>().front().site == "a");
+  BOOST_TEST(all<effect::semisync_source>().front().k == 1u);
+  BOOST_TEST(has_event("SemiSyncSourceOff"));
+  report(p);  // within the poll interval: not sent again
+  BOOST_TEST(count<effect::semisync_source>() == 0u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

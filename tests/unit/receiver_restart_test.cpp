@@ -59,6 +59,12 @@ BOOST_AUTO_TEST_CASE(receiver_restart_table) {
       {"restarted 10 s ago", [](auto& in) { in.last_restart["b"] = in.now - 10s; }, {}},
       {"restarted 31 s ago", [](auto& in) { in.last_restart["b"] = in.now - 31s; }, {"b"}},
       {"no channel", [](auto& in) { in.reports["b"].probe.channel_configured = false; }, {}},
+      {"channel last reached the active primary", [](auto& in) {
+         in.reports["a"].probe.server_uuid = "uuid-a";
+         in.reports["b"].probe.source_uuid = "uuid-a"; }, {"b"}},
+      {"channel still points at another (the deposed) primary", [](auto& in) {
+         in.reports["a"].probe.server_uuid = "uuid-a";
+         in.reports["b"].probe.source_uuid = "uuid-old"; }, {}},
       {"writable follower", [](auto& in) { in.reports["b"].probe.read_only = false;
                                            in.reports["b"].probe.super_read_only = false; }, {}},
       {"the active site itself", [](auto& in) { in.active_site = "b";

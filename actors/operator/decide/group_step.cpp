@@ -42,6 +42,10 @@ durable_state apply_change(durable_state d, const durable_change& c) {
             record_plan_started(d.bootstrap, x.plan, x.at_ms);
             if (x.plan.kind == plan_kind::recover)
               d.recovery[x.plan.candidate].state = "RecoveryInProgress";
+            // Classified once: a later divergence of that site is no longer covered by the
+            // semi-sync failover's "never acknowledged" (review V5 M3).
+            if (is_repair_kind(x.plan.kind) && x.plan.candidate == d.semisync_unacked_site)
+              d.semisync_unacked_site.clear();
           },
           [&](const change_plan_done& x) {
             const auto& plan = x.plan;

@@ -244,6 +244,7 @@ struct group_state {
     uint64_t no_tx = 0;
   };
   std::optional<no_tx_base> semisync_no_tx_base;
+  std::optional<mono_time> semisync_switch_sent;  ///< last effect::semisync_source
 };
 
 /// A persist is queued or running, a plan runs, or the state is not loaded yet.
@@ -395,6 +396,12 @@ struct start_receiver {
 struct stop_receiver {
   std::string site;
 };
+/// Semi-sync: the active primary's source side ON with K (a primary adopted writable, or whose
+/// side was turned OFF by hand); no answer: the next polls show it.
+struct semisync_source {
+  std::string site;
+  uint32_t k = 0;
+};
 /// Ask the Dragonfly manager for a planned failover's cache step; answer input::dragonfly_report
 /// (within `deadline`, else a failed report saying so).
 struct dragonfly_handover {
@@ -437,7 +444,7 @@ using group_effect =
                  effect::read_gtid, effect::heartbeat, effect::reassert, effect::start_executor,
                  effect::emit, effect::log, effect::metric, effect::reply,
                  effect::start_receiver, effect::stop_receiver, effect::gr_command,
-                 effect::dragonfly_handover>;
+                 effect::dragonfly_handover, effect::semisync_source>;
 
 struct step_result {
   group_state state;

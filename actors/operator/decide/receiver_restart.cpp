@@ -16,6 +16,10 @@ std::vector<std::string> restart_receivers(const receiver_restart_input& in) {
     const auto& p = r.probe;
     if (p.writable() || !p.channel_configured || p.io_state != "OFF" || p.last_sql_errno != 0)
       continue;
+    // Only a receiver whose channel last reached the active primary: a follower a plan could not
+    // repoint still points at the old primary, and starting it there would let a deposed primary
+    // collect (semi-sync) acknowledgements again (review V5 H1).
+    if (!p.source_uuid.empty() && p.source_uuid != active->second.probe.server_uuid) continue;
     if (std::find(in.restore_pending.begin(), in.restore_pending.end(), site) != in.restore_pending.end())
       continue;
     if (auto rec = in.recovery.find(site); rec != in.recovery.end() && !rec->second.state.empty())

@@ -18,8 +18,8 @@
 //     acknowledged. A site still receiving is never counted: a commit it gets after its probe can
 //     collect K acknowledgements with a stopped site that is not in step.
 //
-// In semi-sync mode every promotion needs the no-loss candidate (whichever gate rule opened);
-// rule 4 is one more way to know O cannot acknowledge. Facts must come from probes of this
+// Rule 4 opens the gate only onto the no-loss candidate; when rule 1, 2 or 3 opens it first the
+// failover runs as in asynchronous mode (docs/safety.md). Facts must come from probes of this
 // evaluation: a stale answer may predate a restart that discarded relay logs.
 #pragma once
 

@@ -5,8 +5,8 @@
 // received but not applied). So: a replica is judged in step once a probe taken after its last
 // restart shows it receiving from the active primary and holding the primary's whole executed set
 // read just before that probe; it stays in step until it restarts (its start instant moves) or a
-// new primary is promoted (judged again against the new one). Pure; the record is durable (kept
-// with the group's status) so an operator restart does not forget it.
+// new primary is promoted (judged again against the new one). Pure; the coordinator keeps the
+// records in memory (an operator restart judges again on the next polls).
 #pragma once
 
 #include <caf/timespan.hpp>

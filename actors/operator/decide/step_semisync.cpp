@@ -31,6 +31,25 @@ void judge_semisync(context& c, const site_report& r) {
   const auto& active = st.view.active_site;
   if (active.empty()) return;
   if (r.site == active) {
+    const auto& ss = r.probe.semisync;
+    if (r.probe.writable() &&
+        (!ss.source_enabled || ss.wait_count != c.rules.semisync_k ||
+         ss.timeout_ms < semisync_timeout_max_ms || !ss.wait_no_replica ||
+         ss.wait_point != "AFTER_SYNC")) {
+      // A primary adopted writable (never promoted by the operator), or one whose settings were
+      // changed by hand: switched on, at most once per poll interval, and said once (the group is
+      // not semi-synchronous until then; rule 4 does not apply to it).
+      if (!st.semisync_switch_sent || c.clock.now - *st.semisync_switch_sent >= c.rules.poll_interval) {
+        st.semisync_switch_sent = c.clock.now;
+        c.out.emplace_back(effect::semisync_source{r.site, c.rules.semisync_k});
+      }
+      c.alert_once("semisync-source-off:" + r.site, "Warning", "SemiSyncSourceOff",
+                   r.site + " is the active primary but its semi-synchronous source side is not "
+                   "on as configured (" + (ss.source_loaded ? "enabled " +
+                   std::string(ss.source_enabled ? "ON" : "OFF") + ", K " +
+                   std::to_string(ss.wait_count) : std::string("plugin not loaded")) +
+                   "); switching it on", r.site);
+    }
     auto& base = st.semisync_no_tx_base;
     if (!base || base->epoch != st.view.epoch || r.probe.semisync.no_tx < base->no_tx)
       base = group_state::no_tx_base{st.view.epoch, r.probe.semisync.no_tx};

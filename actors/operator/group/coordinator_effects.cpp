@@ -318,6 +318,22 @@ void carry_out(self_ptr self, const group_effect& e) {
                               return input::receiver_started{site, std::move(o)};
                             });
           },
+          [&](const effect::semisync_source& x) {
+            auto site = x.site;
+            auto cmd = command_for(self, mysql_op::semisync_source, site);
+            cmd.semisync_k = x.k;
+            self->request(st.cfg.deps.site_io, request_timeout(self), std::move(cmd))
+                .then(
+                    [=](mysql_outcome& o) {
+                      auto f = fields(self, site);
+                      if (!o.ok) f["error"] = o.error;
+                      if (o.ok)
+                        log::info("semi-sync: the primary's source side switched ON", f);
+                      else
+                        log::warn("semi-sync: switching the primary's source side ON failed", f);
+                    },
+                    [=](caf::error&) {});
+          },
           [&](const effect::stop_receiver& x) {
             auto site = x.site;
             auto cmd = command_for(self, mysql_op::stop_replica, site);

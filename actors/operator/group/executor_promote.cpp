@@ -21,6 +21,16 @@ void ensure_applier(exec_ptr self, const site_probe& probe, std::function<void()
     next();
     return;
   }
+  if (self->state.plan.semisync_k > 0) {
+    // START REPLICA would start the receiver too, the one rule 4 stopped: the old primary could
+    // then collect acknowledgements again (review V5 M6). The wait runs as is.
+    auto f = fields(self, cand);
+    f["sqlThread"] = probe.sql_state;
+    log::warn("semi-sync: the candidate's applier is stopped; not starting it (its receiver would "
+              "start too)", f);
+    next();
+    return;
+  }
   auto f = fields(self, cand);
   f["sqlThread"] = probe.sql_state;
   log::warn("candidate's applier is stopped; starting it to drain the relay log", f);

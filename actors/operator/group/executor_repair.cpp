@@ -29,19 +29,38 @@ void replicate_from(exec_ptr self, const std::string& site, const std::string& p
         caf::timespan{0}, [=](mysql_command& c) { c.source = src; });
   };
   auto change_and_start = [=] {
-    auto go = [=] { step(mysql_op::change_source, [=] { step(mysql_op::start_replica, next); }); };
-    // Semi-sync: a server whose source side is on makes its own commits (its applier's too)
-    // wait for acknowledgements; a follower only acknowledges (docs/safety.md).
-    if (self->state.plan.semisync_k > 0)
-      step(mysql_op::semisync_replica, go);
-    else
-      go();
+    step(mysql_op::change_source, [=] { step(mysql_op::start_replica, next); });
   };
   // A repaired site already stopped and reset its replica in earlier steps.
   if (stop_first)
     step(mysql_op::stop_replica, change_and_start);
   else
     change_and_start();
+}
+
+/// Semi-sync: before a site's set is read for the containment check, its application sessions
+/// are killed and its source side switched OFF, receiver side ON (mysql_op::semisync_replica). A
+/// server whose source side is on makes its own commits (its applier's too) wait; and a commit
+/// still waiting would be in the binary log but not yet in gtid_executed, then answered OK by the
+/// switch after the check passed (review V5 H2). Without semi-sync: `next` at once.
+void as_semisync_replica(exec_ptr self, const std::string& site, std::function<void()> next,
+                         std::function<void(std::string)> on_error) {
+  if (self->state.plan.semisync_k == 0) {
+    next();
+    return;
+  }
+  run_sql(self, mysql_op::semisync_replica, site, [=](mysql_outcome& o) {
+    if (!o.ok) {
+      on_error("semisync_replica failed: " + describe(o));
+      return;
+    }
+    if (!o.value.empty() && o.value != "0") {
+      auto f = fields(self, site);
+      f["killed"] = o.value;
+      log::warn("semi-sync: sessions killed before the source side went OFF", f);
+    }
+    next();
+  });
 }
 
 /// Reads `site`'s gtid_executed and checks it is contained in self->state.primary_gtid.
@@ -96,7 +115,7 @@ void repoint_next(exec_ptr self) {
   auto stranded = [=](const gtid_set& more) {
     record_loss(self, {site, gtid_loss_stranded, more.to_string(), more.count()});
   };
-  check_contained(
+  as_semisync_replica(self, site, [=] { check_contained(
       self, site,
       [=](bool ok, std::string reason) {
         if (!ok) {
@@ -112,7 +131,7 @@ void repoint_next(exec_ptr self) {
             },
             skip);
       },
-      stranded);
+      stranded); }, skip);
 }
 
 }  // namespace
@@ -134,15 +153,16 @@ void run_repointing(exec_ptr self) {
     }
     // Repair: S4 -- never replicate a site whose set the primary does not contain.
     auto site = self->state.plan.candidate;
-    check_contained(self, site, [=](bool ok, std::string reason) {
-      if (!ok) {
-        fail(self, site + " not repointed: " + reason);
-        return;
-      }
-      replicate_from(
-          self, site, primary, false, [=] { step_done(self); },
-          [=](std::string why) { fail(self, site + ": " + why); });
-    });
+    auto failed = [=](std::string why) { fail(self, site + ": " + why); };
+    as_semisync_replica(self, site, [=] {
+      check_contained(self, site, [=](bool ok, std::string reason) {
+        if (!ok) {
+          fail(self, site + " not repointed: " + reason);
+          return;
+        }
+        replicate_from(self, site, primary, false, [=] { step_done(self); }, failed);
+      });
+    }, failed);
   });
 }
 

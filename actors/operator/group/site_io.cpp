@@ -394,6 +394,14 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
       break;
     }
     case mysql_op::semisync_replica: {
+      // Application sessions first: a commit still waiting for acknowledgements would be
+      // answered OK when the source side goes OFF (a write the active primary lacks); killed,
+      // its client sees an error (review V5 H2). The count goes to `value`.
+      mysql::kill_policy policy;
+      policy.protected_users.insert(cmd.target.user);
+      auto k = mysql::kill_application_sessions(conn, d, policy);
+      if (fail_if(k, out, st, key)) return out;
+      out.value = std::to_string(k->killed);
       auto r = mysql::semisync_as_replica(conn);
       if (fail_if(r, out, st, key)) return out;
       break;
