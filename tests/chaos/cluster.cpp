@@ -16,7 +16,6 @@
 #include <thread>
 
 #include "io/http/client.hpp"
-#include "io/mysql/semisync.hpp"
 #include "tests/support/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -205,7 +204,8 @@ cluster::cluster(cluster_params p, std::string work_dir) : p_(std::move(p)), dir
       if (!sql(0).exec("CREATE TABLE appdb.chaos_writes (id BIGINT PRIMARY KEY, site VARCHAR(16) "
                        "NOT NULL, t_ms BIGINT NOT NULL)"))
         throw std::runtime_error("create table: " + sql(0).error());
-      if (p_.semisync_k > 0) enable_semisync_source();
+      // Semi-sync: s1 starts with its source side OFF; the operator switches it on when it
+      // adopts s1 (SemiSyncSourceOff), as it would for any primary found without it.
     }
 
     sidecar_port_ = free_port();
@@ -276,21 +276,6 @@ void cluster::shutdown_all() {
     if (p_.gr) sandbox_.run({"gr-off", std::to_string(instance(k))});  // the next run may be async
     if (p_.semisync_k > 0) sandbox_.run({"semisync-off", std::to_string(instance(k))});
   }
-}
-
-void cluster::enable_semisync_source() {
-  // SIMULATION of the operator's promotion (io/mysql semisync_source_on, as the executor and the
-  // re-assert call it): the harness wires s1 as a writable primary itself, and the operator
-  // adopts a writable primary without switching its source side on (reported to the lead), so
-  // without this the group would run asynchronously and gate rule 4 would never apply.
-  auto o = sandbox_.options(instance(0), "bloodraven");
-  o.host = addr_[0];
-  o.port = mysql_port_[0];
-  auto conn = br::mysql::connection::open(o);
-  if (!conn) throw std::runtime_error("semi-sync source on s1: " + conn.error().message);
-  if (auto r = br::mysql::semisync_source_on(*conn, static_cast<uint32_t>(p_.semisync_k)); !r)
-    throw std::runtime_error("semi-sync source on s1: " + r.error().message);
-  note("semi-sync source side on at s1 (K=" + std::to_string(p_.semisync_k) + ")");
 }
 
 void cluster::setup_gr_members() {

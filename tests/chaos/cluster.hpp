@@ -127,7 +127,6 @@ class cluster {
   void setup_network();
   void teardown_network() noexcept;
   void write_group_file();
-  void enable_semisync_source();  ///< semi-sync: s1's source side on, as a promotion does
   void setup_gr_members();      ///< GR: servers as OFFLINE members (before the operator starts)
   void wait_gr_bootstrapped();  ///< GR: the operator bootstrapped s1 and joined the others
   void net(const std::vector<std::string>& args);
