@@ -140,4 +140,24 @@ BOOST_AUTO_TEST_CASE(a_repaired_site_is_switched_before_its_containment_check) {
   BOOST_TEST(fl->servers["a"].semisync_replica);
 }
 
+BOOST_AUTO_TEST_CASE(rule1_does_not_promote_a_candidate_lacking_what_another_received) {
+  // a reachable: the operator fences it (rule 1 opens at once), but b lacks what c received.
+  fl->servers["b"].received = U1 + ":1-98";
+  fl->servers["c"].received = U1 + ":1-99";
+  start(semisync(failover(gate_policy::safe, true)));
+  BOOST_TEST(coord->done.empty());
+  advance(120s);
+  const auto& r = only_result();
+  BOOST_TEST(r.error == "gating: promotion gate timed out");
+  BOOST_TEST(!fl->servers["b"].writable);
+}
+
+BOOST_AUTO_TEST_CASE(rule1_promotes_the_no_loss_candidate) {
+  start(semisync(failover(gate_policy::safe, true)));
+  const auto& r = only_result();
+  BOOST_TEST(r.ok, r.error);
+  BOOST_TEST(r.semisync_no_loss);
+  BOOST_TEST(fl->servers["b"].writable);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

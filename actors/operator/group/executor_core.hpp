@@ -152,6 +152,9 @@ void semisync_stop_receivers(exec_ptr self);
 /// Gate rule 4 from the stops' probes: true when the old primary cannot acknowledge and the
 /// plan's candidate is the no-loss candidate (then ss_no_loss and ss_drain_target are set).
 bool semisync_rule4(exec_ptr self);
+/// A semi-sync failover from an old primary last seen running semi-sync as assumed: every gate
+/// rule then needs the no-loss candidate (docs/safety.md).
+bool semisync_needs_no_loss(exec_ptr self);
 /// The semi-sync source side on (K) before the candidate is made writable; then `next`.
 void semisync_source_before_promotion(exec_ptr self, std::function<void()> next);
 

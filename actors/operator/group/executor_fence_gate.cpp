@@ -112,6 +112,18 @@ void evaluate_gate(exec_ptr self) {
   in.request_timeout = st.deps.sidecar_request_timeout;
   in.gate_timeout = p.gate_timeout;
   auto d = promotion_gate(in);
+  if (d.verdict == gate_verdict::open && semisync_needs_no_loss(self) && !st.ss_no_loss) {
+    // Semi-sync, old primary confirmed: whichever rule opened, only the no-loss candidate is
+    // promoted (a lagging candidate would lose what another site received and the old primary
+    // acknowledged). Wait for the stops' probes; the step deadline ends a wait that never holds.
+    d.reason += "; semi-sync: waiting for the no-loss candidate (" + st.ss_reason + ")";
+    if (in.now >= st.gate_started + p.gate_timeout) {
+      d.verdict = gate_verdict::timed_out;
+    } else {
+      d.verdict = gate_verdict::wait;
+      d.until = std::min(in.now + st.deps.push_retry, st.gate_started + p.gate_timeout);
+    }
+  }
   auto f = fields(self, p.candidate);
   f["rule"] = to_string(d.rule);
   f["reason"] = d.reason;

@@ -70,6 +70,11 @@ void semisync_stop_receivers(exec_ptr self) {
   }
 }
 
+bool semisync_needs_no_loss(exec_ptr self) {
+  const auto& st = self->state;
+  return semisync_failover(st) && st.plan.semisync_confirmed;
+}
+
 bool semisync_rule4(exec_ptr self) {
   auto& st = self->state;
   if (!semisync_failover(st)) return false;
@@ -89,11 +94,13 @@ bool semisync_rule4(exec_ptr self) {
     f["reason"] = r.reason;
     log::info("semi-sync gate facts", f);
   }
-  if (!r.cannot_ack || r.candidate != st.plan.candidate) return false;
+  if (r.candidate != st.plan.candidate) return false;
+  // The candidate holds every acknowledged commit: its drain becomes mandatory, whichever rule
+  // opens the gate.
   st.ss_no_loss = true;
   st.result.semisync_no_loss = true;
   st.ss_drain_target = fact_of(st, st.plan.candidate).received->to_string();
-  return true;
+  return r.cannot_ack;
 }
 
 void semisync_source_before_promotion(exec_ptr self, std::function<void()> next) {
