@@ -182,6 +182,18 @@ bool fail_if(const mysql::result<T>& r, mysql_outcome& out, worker_state& st,
   return true;
 }
 
+/// Kills the target's application sessions (the operator's own account spared); the count goes
+/// to out.value. True when it failed (`out` then says why), as fail_if.
+bool kill_apps_failed(mysql::connection& conn, const mysql::dialect& d, const mysql_command& cmd,
+                      mysql_outcome& out, worker_state& st, const std::string& key) {
+  mysql::kill_policy policy;
+  policy.protected_users.insert(cmd.target.user);
+  auto r = mysql::kill_application_sessions(conn, d, policy);
+  if (fail_if(r, out, st, key)) return true;
+  out.value = std::to_string(r->killed);
+  return false;
+}
+
 mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
   const auto& d = mysql::mysql8();
   auto timeout = duration_cast<milliseconds>(cmd.timeout);
@@ -249,14 +261,9 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
       if (fail_if(r, out, st, key)) return out;
       break;
     }
-    case mysql_op::kill_sessions: {
-      mysql::kill_policy policy;
-      policy.protected_users.insert(cmd.target.user);
-      auto r = mysql::kill_application_sessions(conn, d, policy);
-      if (fail_if(r, out, st, key)) return out;
-      out.value = std::to_string(r->killed);
+    case mysql_op::kill_sessions:
+      if (kill_apps_failed(conn, d, cmd, out, st, key)) return out;
       break;
-    }
     case mysql_op::promote: {
       auto r = mysql::promote(conn, d);
       if (fail_if(r, out, st, key)) return out;
@@ -397,11 +404,7 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
       // Application sessions first: a commit still waiting for acknowledgements would be
       // answered OK when the source side goes OFF (a write the active primary lacks); killed,
       // its client sees an error (review V5 H2). The count goes to `value`.
-      mysql::kill_policy policy;
-      policy.protected_users.insert(cmd.target.user);
-      auto k = mysql::kill_application_sessions(conn, d, policy);
-      if (fail_if(k, out, st, key)) return out;
-      out.value = std::to_string(k->killed);
+      if (kill_apps_failed(conn, d, cmd, out, st, key)) return out;
       auto r = mysql::semisync_as_replica(conn);
       if (fail_if(r, out, st, key)) return out;
       break;
