@@ -48,6 +48,9 @@ std::optional<cert_info> inspect_cert(const std::string& cert_pem) {
   out.not_before = *nb;
   out.not_after = *na;
   out.is_ca = X509_check_ca(c.get()) == 1;  // 1: basicConstraints CA:TRUE
+  char cn[256] = {};
+  if (X509_NAME_get_text_by_NID(X509_get_subject_name(c.get()), NID_commonName, cn, sizeof cn) > 0)
+    out.common_name = cn;
   auto* sans = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(c.get(), NID_subject_alt_name, nullptr, nullptr));
   for (int i = 0; sans && i < sk_GENERAL_NAME_num(sans); ++i) {
     const GENERAL_NAME* g = sk_GENERAL_NAME_value(sans, i);
@@ -62,6 +65,10 @@ std::optional<cert_info> inspect_cert(const std::string& cert_pem) {
       if ((n == 4 || n == 16) &&
           inet_ntop(n == 4 ? AF_INET : AF_INET6, ASN1_STRING_get0_data(s), text, sizeof text))
         out.names.emplace_back(text);
+    } else if (g->type == GEN_URI) {
+      const auto* s = g->d.uniformResourceIdentifier;
+      out.uris.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)),
+                            static_cast<std::size_t>(ASN1_STRING_length(s)));
     }
   }
   GENERAL_NAMES_free(sans);

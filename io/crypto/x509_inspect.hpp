@@ -16,6 +16,8 @@ struct cert_info {
   std::chrono::system_clock::time_point not_before;
   std::chrono::system_clock::time_point not_after;
   std::vector<std::string> names;  ///< subjectAltName DNS names and IP addresses (text), in order
+  std::vector<std::string> uris;   ///< subjectAltName URIs, in order
+  std::string common_name;         ///< the subject's CN ("" when none)
   bool is_ca = false;              ///< basicConstraints CA:TRUE
 };
 

@@ -81,7 +81,8 @@ std::string san_of(const std::vector<std::string>& names) {
   for (const auto& n : names) {
     unsigned char buf[16];
     const bool ip = inet_pton(AF_INET, n.c_str(), buf) == 1 || inet_pton(AF_INET6, n.c_str(), buf) == 1;
-    out += (out.empty() ? "" : ",") + std::string{ip ? "IP:" : "DNS:"} + n;
+    const bool uri = n.find("://") != std::string::npos;
+    out += (out.empty() ? "" : ",") + std::string{ip ? "IP:" : uri ? "URI:" : "DNS:"} + n;
   }
   return out;
 }
@@ -104,8 +105,11 @@ std::optional<pem_pair> make_ca(const std::string& common_name, std::chrono::hou
   return pem_pair{*cp, *kp};
 }
 
-std::optional<pem_pair> issue_server_cert(const pem_pair& ca, const std::vector<std::string>& dns_names,
-                                          std::chrono::hours validity) {
+namespace {
+
+/// A leaf certificate signed by `ca` with extendedKeyUsage `eku` (see issue_server_cert).
+std::optional<pem_pair> issue_leaf(const pem_pair& ca, const std::vector<std::string>& dns_names,
+                                   std::chrono::hours validity, const char* eku) {
   if (dns_names.empty()) return std::nullopt;
   bio_ptr cb{BIO_new_mem_buf(ca.cert_pem.data(), static_cast<int>(ca.cert_pem.size())), &BIO_free};
   bio_ptr kb{BIO_new_mem_buf(ca.key_pem.data(), static_cast<int>(ca.key_pem.size())), &BIO_free};
@@ -120,7 +124,7 @@ std::optional<pem_pair> issue_server_cert(const pem_pair& ca, const std::vector<
     return std::nullopt;
   if (!add_ext(ca_cert.get(), c.get(), NID_basic_constraints, "critical,CA:FALSE") ||
       !add_ext(ca_cert.get(), c.get(), NID_key_usage, "critical,digitalSignature,keyEncipherment") ||
-      !add_ext(ca_cert.get(), c.get(), NID_ext_key_usage, "serverAuth") ||
+      !add_ext(ca_cert.get(), c.get(), NID_ext_key_usage, eku) ||
       !add_ext(ca_cert.get(), c.get(), NID_subject_alt_name, san_of(dns_names)))
     return std::nullopt;
   if (X509_sign(c.get(), ca_key.get(), EVP_sha256()) == 0) return std::nullopt;
@@ -128,6 +132,18 @@ std::optional<pem_pair> issue_server_cert(const pem_pair& ca, const std::vector<
   auto kp = key_pem(key.get());
   if (!cp || !kp) return std::nullopt;
   return pem_pair{*cp, *kp};
+}
+
+}  // namespace
+
+std::optional<pem_pair> issue_server_cert(const pem_pair& ca, const std::vector<std::string>& dns_names,
+                                          std::chrono::hours validity) {
+  return issue_leaf(ca, dns_names, validity, "serverAuth");
+}
+
+std::optional<pem_pair> issue_peer_cert(const pem_pair& ca, const std::vector<std::string>& names,
+                                        std::chrono::hours validity) {
+  return issue_leaf(ca, names, validity, "serverAuth,clientAuth");
 }
 
 }  // namespace br::crypto

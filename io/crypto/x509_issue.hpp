@@ -21,10 +21,16 @@ struct pem_pair {
 std::optional<pem_pair> make_ca(const std::string& common_name, std::chrono::hours validity);
 
 /// A server certificate signed by `ca` for `dns_names` (the first is also the common name;
-/// entries that parse as IPv4/IPv6 literals become IP subjectAltNames), extendedKeyUsage
+/// entries that parse as IPv4/IPv6 literals become IP subjectAltNames, entries with "://" URI
+/// subjectAltNames), extendedKeyUsage
 /// serverAuth, valid from an hour ago for `validity`; nullopt when `ca` does not parse, no name
 /// is given or libcrypto fails.
 std::optional<pem_pair> issue_server_cert(const pem_pair& ca, const std::vector<std::string>& dns_names,
                                           std::chrono::hours validity);
+
+/// The same with extendedKeyUsage serverAuth and clientAuth: one certificate a process both
+/// serves with and presents as a TLS client (the sidecar and operator APIs, issue 26).
+std::optional<pem_pair> issue_peer_cert(const pem_pair& ca, const std::vector<std::string>& names,
+                                        std::chrono::hours validity);
 
 }  // namespace br::crypto

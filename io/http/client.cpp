@@ -188,6 +188,13 @@ client_result perform(const client_request& req) noexcept {
       ca.len = req.ca_pem.size();
       ca.flags = CURL_BLOB_COPY;
       curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
+    } else if (!req.ca_file.empty()) {
+      curl_easy_setopt(h, CURLOPT_CAINFO, req.ca_file.c_str());
+      curl_easy_setopt(h, CURLOPT_CAPATH, nullptr);  // only this bundle, not the system's too
+    }
+    if (!req.cert_file.empty()) {
+      curl_easy_setopt(h, CURLOPT_SSLCERT, req.cert_file.c_str());
+      curl_easy_setopt(h, CURLOPT_SSLKEY, req.key_file.c_str());
     }
     curl_slist* connect_to = nullptr;
     for (const auto& c : req.connect_to) connect_to = curl_slist_append(connect_to, c.c_str());

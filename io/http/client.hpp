@@ -62,6 +62,11 @@ struct client_request {
   /// https: verify the server against this PEM CA bundle instead of the system's (the peer and
   /// its host name are always verified). "" = the system bundle.
   std::string ca_pem;
+  /// https: the same from a PEM file, read at each request (so a rotated file counts at once);
+  /// ignored when ca_pem is set.
+  std::string ca_file;
+  /// https: a client certificate (PEM chain) and its key, read at each request; "" = none.
+  std::string cert_file, key_file;
   /// Connection redirects, curl's "host:port:connect-host:connect-port" form
   /// (CURLOPT_CONNECT_TO): connect elsewhere while the URL's host is still the one verified.
   std::vector<std::string> connect_to;

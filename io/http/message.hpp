@@ -16,6 +16,14 @@ namespace br::http {
 
 using header_list = std::vector<std::pair<std::string, std::string>>;
 
+/// The client certificate of a TLS connection, verified against the server's client CA
+/// (server_options::tls_client_ca_file). Names as the certificate carries them.
+struct tls_peer {
+  std::string common_name;
+  std::vector<std::string> names;  // subjectAltName DNS names and IP addresses
+  std::vector<std::string> uris;   // subjectAltName URIs
+};
+
 /// A fully read request. Header names keep their spelling; look them up with header().
 struct request {
   std::string method;                        // "GET", "POST", ... as sent
@@ -26,6 +34,8 @@ struct request {
   std::string body;
   std::string remote_address;  // peer IP, for logs
   unsigned version = 11;       // 10 or 11
+  /// Set only when the connection is TLS and its client certificate verified.
+  std::optional<tls_peer> peer;
 
   /// Case-insensitive header lookup; nullopt when absent.
   std::optional<std::string_view> header(std::string_view name) const;

@@ -184,7 +184,9 @@ std::uint16_t server::start() {
   if (ec) fail("bad address");
   const detail::tcp::endpoint ep{addr, c.opts.port};
   if (!c.opts.tls_cert_file.empty() && !c.tls)
-    c.tls = std::make_unique<detail::tls_files>(c.opts.tls_cert_file, c.opts.tls_key_file);
+    c.tls = std::make_unique<detail::tls_files>(
+        detail::tls_settings{c.opts.tls_cert_file, c.opts.tls_key_file, c.opts.tls_client_ca_file,
+                             c.opts.tls_require_client_cert});
   c.acceptor.emplace(asio::make_strand(c.ioc));
   if (c.acceptor->open(ep.protocol(), ec); ec) fail("open");
   if (c.acceptor->set_option(asio::socket_base::reuse_address(true), ec); ec) fail("reuse_address");
@@ -212,7 +214,11 @@ std::uint16_t server::start() {
   br::log::info("http server listening", {{"server", c.opts.name},
                                          {"address", c.opts.address},
                                          {"port", impl_->port},
-                                         {"tls", c.tls != nullptr}});
+                                         {"tls", c.tls != nullptr},
+                                         {"client_certificates",
+                                          !c.tls || c.opts.tls_client_ca_file.empty() ? "none"
+                                          : c.opts.tls_require_client_cert         ? "required"
+                                                                                   : "verified when given"}});
   return impl_->port;
 }
 

@@ -36,6 +36,12 @@ struct server_options {
   // upgrade routes are not served over TLS (400).
   std::string tls_cert_file;
   std::string tls_key_file;
+  // Client certificates (with tls_cert_file): the PEM CA bundle they must chain to, re-read with
+  // the pair. Required: a handshake without a certificate is refused; not required: a client may
+  // connect without one (the route decides), but one it presents must verify. A verified
+  // certificate's names reach the handler as request::peer. "" = none asked for.
+  std::string tls_client_ca_file;
+  bool tls_require_client_cert = true;
   std::chrono::milliseconds handshake_timeout{5000};  // TLS: from connection to handshake done
   std::shared_ptr<prometheus::Registry> registry;   // null -> no metrics
 };

@@ -127,6 +127,7 @@ class session : public std::enable_shared_from_this<session> {
   bool rejecting_ = false;
   std::uint64_t gen_ = 0;  // request generation: late responder calls compare against it
   std::string remote_;
+  std::optional<tls_peer> peer_;  // the verified client certificate, once the handshake is done
   // The request being served (for the response, logs and metrics).
   std::string cur_method_ = "OTHER";
   std::string cur_name_ = "unknown";

@@ -78,6 +78,8 @@ void session::after_handshake(Then then) {
                                                                       {"error", ec.message()}});
                            return self->close_now();
                          }
+                         if (self->c_.tls->verifies_clients())
+                           self->peer_ = verified_peer(std::get<tls_stream>(self->stream_).native_handle());
                          then();
                        });
 }
@@ -236,6 +238,7 @@ void session::dispatch() {
   req.body = std::move(h.body());
   req.remote_address = remote_;
   req.version = cur_version_;
+  req.peer = peer_;
 
   const route& rt = *m.found;
   if (rt.on_upgrade && wants_upgrade(h)) {

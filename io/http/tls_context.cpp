@@ -1,31 +1,33 @@
 // TLS context loading and reloading (see the header).
 #include "io/http/tls_context.hpp"
 
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
 #include <sys/stat.h>
 
 #include <stdexcept>
 
+#include "io/crypto/x509_inspect.hpp"
 #include "io/log/log.hpp"
 
 namespace br::http::detail {
 
 namespace ssl = boost::asio::ssl;
 
-tls_files::tls_files(std::string cert_file, std::string key_file)
-    : cert_file_(std::move(cert_file)), key_file_(std::move(key_file)) {
+tls_files::tls_files(tls_settings settings) : s_(std::move(settings)) {
   loaded_ = stamps();
   ctx_ = load();
   checked_ = std::chrono::steady_clock::now();
 }
 
-std::pair<file_stamp, file_stamp> tls_files::stamps() const {
+tls_files::stamp_set tls_files::stamps() const {
   auto of = [](const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return file_stamp{};
     return file_stamp{static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec,
                  static_cast<long long>(st.st_size)};
   };
-  return {of(cert_file_), of(key_file_)};
+  return {of(s_.cert_file), of(s_.key_file), s_.client_ca_file.empty() ? file_stamp{} : of(s_.client_ca_file)};
 }
 
 std::shared_ptr<ssl::context> tls_files::load() const {
@@ -34,12 +36,26 @@ std::shared_ptr<ssl::context> tls_files::load() const {
                    ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
                    ssl::context::single_dh_use);
   boost::system::error_code ec;
-  ctx->use_certificate_chain_file(cert_file_, ec);
-  if (ec) throw std::runtime_error("cannot load TLS certificate " + cert_file_ + ": " + ec.message());
-  ctx->use_private_key_file(key_file_, ssl::context::pem, ec);
-  if (ec) throw std::runtime_error("cannot load TLS key " + key_file_ + ": " + ec.message());
+  ctx->use_certificate_chain_file(s_.cert_file, ec);
+  if (ec) throw std::runtime_error("cannot load TLS certificate " + s_.cert_file + ": " + ec.message());
+  ctx->use_private_key_file(s_.key_file, ssl::context::pem, ec);
+  if (ec) throw std::runtime_error("cannot load TLS key " + s_.key_file + ": " + ec.message());
   if (SSL_CTX_check_private_key(ctx->native_handle()) != 1)
-    throw std::runtime_error("TLS key " + key_file_ + " does not match certificate " + cert_file_);
+    throw std::runtime_error("TLS key " + s_.key_file + " does not match certificate " + s_.cert_file);
+  if (!s_.client_ca_file.empty()) {
+    ctx->load_verify_file(s_.client_ca_file, ec);
+    if (ec)
+      throw std::runtime_error("cannot load TLS client CA " + s_.client_ca_file + ": " + ec.message());
+    // The CA names the server sends in its certificate request (clients pick a matching cert).
+    STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(s_.client_ca_file.c_str());
+    if (!names) throw std::runtime_error("TLS client CA " + s_.client_ca_file + " holds no certificate");
+    SSL_CTX_set_client_CA_list(ctx->native_handle(), names);
+    ctx->set_verify_mode(ssl::verify_peer |
+                         (s_.require_client_cert ? ssl::verify_fail_if_no_peer_cert : 0));
+    // Sessions resumed across contexts must not skip verification: one id per server process.
+    static constexpr unsigned char sid[] = "bloodraven-http";
+    SSL_CTX_set_session_id_context(ctx->native_handle(), sid, sizeof sid - 1);
+  }
   return ctx;
 }
 
@@ -53,12 +69,31 @@ std::shared_ptr<ssl::context> tls_files::current() {
   loaded_ = s;  // a pair that fails is tried again only after its next change
   try {
     ctx_ = load();
-    br::log::info("tls certificate reloaded", {{"cert", cert_file_}});
+    br::log::info("tls certificate reloaded", {{"cert", s_.cert_file}, {"client_ca", s_.client_ca_file}});
   } catch (const std::exception& e) {
     br::log::error("tls certificate reload failed; keeping the previous one",
-                   {{"cert", cert_file_}, {"error", e.what()}});
+                   {{"cert", s_.cert_file}, {"error", e.what()}});
   }
   return ctx_;
+}
+
+std::optional<tls_peer> verified_peer(SSL* ssl) {
+  if (!ssl || SSL_get_verify_result(ssl) != X509_V_OK) return std::nullopt;
+  X509* cert = SSL_get1_peer_certificate(ssl);
+  if (!cert) return std::nullopt;
+  std::string pem;
+  if (BIO* b = BIO_new(BIO_s_mem())) {
+    if (PEM_write_bio_X509(b, cert) == 1) {
+      char* data = nullptr;
+      const long n = BIO_get_mem_data(b, &data);
+      if (n > 0) pem.assign(data, static_cast<std::size_t>(n));
+    }
+    BIO_free(b);
+  }
+  X509_free(cert);
+  auto info = br::crypto::inspect_cert(pem);
+  if (!info) return std::nullopt;
+  return tls_peer{std::move(info->common_name), std::move(info->names), std::move(info->uris)};
 }
 
 }  // namespace br::http::detail

@@ -12,3 +12,10 @@ br_test(integration_http_tls
   LIBS br_io_http br_io_crypto
   LABELS "integration;tls;webhook"
   TIMEOUT 120)
+# Client certificates on that server and the client's TLS files (issue 26: the sidecar and
+# operator APIs with mutual TLS).
+br_test(integration_http_mtls
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/http_mtls_test.cpp
+  LIBS br_io_http br_io_crypto
+  LABELS "integration;tls"
+  TIMEOUT 120)
