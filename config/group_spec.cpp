@@ -255,8 +255,9 @@ void read(const json& v, const std::string& path, group_spec& out, field_errors&
       .field("containerSecurityContext", out.container_security_context)
       .field("primaryServiceTemplate", out.primary_service_template)
       .field("replicaServiceTemplate", out.replica_service_template)
+      .field("tls", out.tls)
       // serviceTemplate: the Services have their own templates (primary/replica/sites[]).
-      .unsupported({"tls", "terminationGracePeriodSeconds", "serviceTemplate", "extraContainers",
+      .unsupported({"terminationGracePeriodSeconds", "serviceTemplate", "extraContainers",
                     "extraInitContainers", "encryptionAtRest",
                     "license"})
       .done();

@@ -16,6 +16,7 @@
 #include "config/pod_spec.hpp"
 #include "config/restore_spec.hpp"
 #include "config/replication_mode.hpp"
+#include "config/tls_spec.hpp"
 #include "messages/topology.hpp"
 
 namespace br::config {
@@ -225,6 +226,7 @@ struct group_spec {
   nlohmann::json container_security_context;  // mysql container's, as given; null: secure default
   std::optional<service_template_spec> primary_service_template;  // mysql-<g>-primary
   std::optional<service_template_spec> replica_service_template;  // mysql-<g>-replicas
+  std::optional<tls_spec> tls;  // spec.tls (config/tls_spec.hpp); absent: plain-text MySQL
   bool operator==(const group_spec&) const = default;
 };
 

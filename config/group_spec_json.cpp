@@ -146,6 +146,7 @@ json to_json(const group_spec& s) {
     j["primaryServiceTemplate"] = to_json(*s.primary_service_template);
   if (s.replica_service_template)
     j["replicaServiceTemplate"] = to_json(*s.replica_service_template);
+  if (s.tls) j["tls"] = to_json(*s.tls);
   return j;
 }
 

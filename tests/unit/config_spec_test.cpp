@@ -270,7 +270,8 @@ BOOST_AUTO_TEST_CASE(unknown_fields_are_reported_with_their_path) {
        "did you mean \"port\""},
       {"sites: []\ndragonfly: {enabled: false, snapshot: {}}\n", "spec.dragonfly.snapshot",
        "does not support yet"},
-      {"sites: []\ntls: {secretName: x}\n", "spec.tls", "does not support yet"},
+      {"sites: []\nencryptionAtRest: {enabled: true}\n", "spec.encryptionAtRest",
+       "does not support yet"},
       {"apiVersion: shipstream.io/v1alpha1\nkind: MysqlFailoverGroup\nspec: {sites: []}\nextra: "
        "1\n",
        "extra", "unknown field"},

@@ -1,0 +1,141 @@
+// spec.tls (issue 26): reading, defaults, canonical JSON round trip and the per-mode validation
+// rules, one table row per rule with its exact field path.
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "config/failover_group.hpp"
+#include "config/group_validate.hpp"
+#include "tests/unit/config_spec_test_util.hpp"
+
+using namespace br::config;
+using config_spec_test::dump;
+using config_spec_test::find_error;
+using config_spec_test::load;
+using json = nlohmann::json;
+
+namespace {
+
+// The base document of `mode` with spec.tls = `tls` (a YAML flow mapping).
+json with_tls(run_mode mode, const char* tls) {
+  json doc = config_spec_test::json_of(mode == run_mode::kubernetes
+                                           ? config_spec_test::kube_base_yaml
+                                           : config_spec_test::standalone_base_yaml);
+  doc["spec"]["tls"] = config_spec_test::json_of(tls);
+  return doc;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(config_tls)
+
+BOOST_AUTO_TEST_CASE(absent_by_default_and_defaults_when_present) {
+  auto plain = parse_group(config_spec_test::json_of(config_spec_test::kube_base_yaml));
+  BOOST_TEST_REQUIRE(plain.errors.empty(), dump(plain.errors));
+  BOOST_TEST(!plain.group.spec.tls.has_value());
+  BOOST_TEST(!to_json(plain.group.spec).contains("tls"));
+
+  auto res = parse_group(with_tls(run_mode::kubernetes, "{}"));
+  BOOST_TEST_REQUIRE(res.errors.empty(), dump(res.errors));
+  BOOST_TEST_REQUIRE(res.group.spec.tls.has_value());
+  const auto& t = *res.group.spec.tls;
+  BOOST_TEST(t.require_secure_transport);
+  BOOST_TEST(!t.issuer_ref.has_value());
+  BOOST_TEST(effective_tls_secret_name(t, "orders") == "orders-tls");
+  BOOST_TEST(effective_mysql_ca_file(t) == "/etc/mysql/tls/ca.crt");
+  BOOST_TEST(validate(res.group, run_mode::kubernetes).empty());
+}
+
+BOOST_AUTO_TEST_CASE(reads_every_field_and_round_trips) {
+  struct row {
+    run_mode mode;
+    const char* tls;
+  };
+  const row rows[] = {
+      {run_mode::kubernetes,
+       "{issuerRef: {name: corp-ca, kind: ClusterIssuer}, secretName: orders-certs, "
+       "requireSecureTransport: false}"},
+      {run_mode::kubernetes, "{issuerRef: {name: ns-ca}}"},
+      {run_mode::standalone,
+       "{caFile: /etc/br/ca.crt, certFile: /etc/br/op.crt, keyFile: /etc/br/op.key, "
+       "mysqlCaFile: /srv/tls/ca.pem}"},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.tls) {
+      auto res = parse_group(with_tls(r.mode, r.tls));
+      BOOST_TEST_REQUIRE(res.errors.empty(), dump(res.errors));
+      BOOST_TEST(validate(res.group, r.mode).empty(), dump(validate(res.group, r.mode)));
+      json again = {{"apiVersion", "shipstream.io/v1alpha1"},
+                    {"kind", "MysqlFailoverGroup"},
+                    {"metadata", {{"name", "orders"}}},
+                    {"spec", to_json(res.group.spec)}};
+      auto back = parse_group(again);
+      BOOST_TEST_REQUIRE(back.errors.empty(), dump(back.errors));
+      BOOST_TEST((back.group.spec.tls == res.group.spec.tls));
+    }
+  }
+  auto k = parse_group(with_tls(run_mode::kubernetes, rows[0].tls)).group.spec.tls;
+  BOOST_TEST(k->issuer_ref->name == "corp-ca");
+  BOOST_TEST((k->issuer_ref->kind == issuer_kind::cluster_issuer));
+  BOOST_TEST(!k->require_secure_transport);
+  BOOST_TEST(effective_tls_secret_name(*k, "orders") == "orders-certs");
+  auto n = parse_group(with_tls(run_mode::kubernetes, rows[1].tls)).group.spec.tls;
+  BOOST_TEST((n->issuer_ref->kind == issuer_kind::issuer));  // the default kind
+  auto s = parse_group(with_tls(run_mode::standalone, rows[2].tls)).group.spec.tls;
+  BOOST_TEST(s->ca_file == "/etc/br/ca.crt");
+  BOOST_TEST(s->cert_file == "/etc/br/op.crt");
+  BOOST_TEST(s->key_file == "/etc/br/op.key");
+  BOOST_TEST(effective_mysql_ca_file(*s) == "/srv/tls/ca.pem");
+}
+
+BOOST_AUTO_TEST_CASE(each_rule_reports_its_field_path) {
+  struct row {
+    run_mode mode;
+    const char* tls;
+    const char* path;
+    const char* fragment;
+  };
+  const auto kube = run_mode::kubernetes;
+  const auto alone = run_mode::standalone;
+  const row rows[] = {
+      // Reading.
+      {kube, "{issuerRef: {name: x, kind: Vault}}", "spec.tls.issuerRef.kind",
+       "supported values: \"Issuer\", \"ClusterIssuer\""},
+      {kube, "{secretNme: x}", "spec.tls.secretNme", "did you mean \"secretName\""},
+      {kube, "{requireSecureTransport: yes}", "spec.tls.requireSecureTransport",
+       "expected boolean"},
+      // Kubernetes mode.
+      {kube, "{issuerRef: {kind: Issuer}}", "spec.tls.issuerRef.name", "required"},
+      {kube, "{secretName: Orders_TLS}", "spec.tls.secretName", "invalid Secret name"},
+      {kube, "{caFile: /ca.crt}", "spec.tls.caFile", "standalone mode only"},
+      {kube, "{certFile: /c, keyFile: /k}", "spec.tls.certFile", "standalone mode only"},
+      {kube, "{certFile: /c, keyFile: /k}", "spec.tls.keyFile", "standalone mode only"},
+      {kube, "{mysqlCaFile: /x}", "spec.tls.mysqlCaFile", "the pods mount the CA at"},
+      // Standalone mode.
+      {alone, "{}", "spec.tls.caFile", "required in standalone mode"},
+      {alone, "{caFile: ca.crt}", "spec.tls.caFile", "must be an absolute path"},
+      {alone, "{caFile: /ca, issuerRef: {name: x}}", "spec.tls.issuerRef", "Kubernetes mode only"},
+      {alone, "{caFile: /ca, secretName: x}", "spec.tls.secretName", "Kubernetes mode only"},
+      {alone, "{caFile: /ca, certFile: /c}", "spec.tls.keyFile", "give both or neither"},
+      {alone, "{caFile: /ca, keyFile: /k}", "spec.tls.certFile", "give both or neither"},
+      {alone, "{caFile: /ca, certFile: c, keyFile: /k}", "spec.tls.certFile", "absolute path"},
+      {alone, "{caFile: /ca, mysqlCaFile: tls/ca}", "spec.tls.mysqlCaFile", "absolute path"},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.tls << " in " << (r.mode == kube ? "kubernetes" : "standalone")) {
+      auto errs = load(with_tls(r.mode, r.tls), r.mode);
+      BOOST_TEST(find_error(errs, r.path, r.fragment), dump(errs));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(group_replication_mode_refuses_spec_tls) {
+  json doc = with_tls(run_mode::standalone, "{caFile: /ca.crt}");
+  doc["spec"]["replication"] = config_spec_test::json_of(
+      "{mode: groupReplication, groupReplication: {groupName: "
+      "9f1c2a3b-1111-4222-8333-0123456789ab}}");
+  auto errs = load(doc, run_mode::standalone);
+  BOOST_TEST(find_error(errs, "spec.tls", "not implemented with mode groupReplication"),
+             dump(errs));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
