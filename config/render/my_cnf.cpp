@@ -10,6 +10,7 @@
 #include "config/render/gr_member.hpp"
 #include "config/render/names.hpp"
 #include "config/render/semisync_my_cnf.hpp"
+#include "config/render/tls_my_cnf.hpp"
 
 namespace br::render {
 namespace {
@@ -73,6 +74,9 @@ void apply_overrides(const config::group_spec& spec, const config::string_map& c
     } else if (is_semi_sync_owned_option(spec, k)) {
       errs.push_back({p, "operator-owned option with spec.replication.semiSync enabled (the "
                          "semi-sync plugins and settings come from it); it cannot be overridden"});
+    } else if (is_tls_owned_option(spec, k)) {
+      errs.push_back({p, "operator-owned option with spec.tls (the certificate files and "
+                         "requireSecureTransport come from it); it cannot be overridden"});
     } else {
       out[k] = value;
     }
@@ -107,6 +111,7 @@ my_cnf_result render(const config::group_spec& spec, std::size_t site_index,
   for (const auto& [k, v] : owned()) opts[k] = v;
   for (const auto& [k, v] : gr_options) opts[k] = v;
   for (const auto& [k, v] : semi_sync_my_cnf_options(spec)) opts[k] = v;
+  for (const auto& [k, v] : tls_my_cnf_options(spec)) opts[k] = v;
   // spec.backup.pitr.maxBinlogSize: smaller binlogs shrink the unarchived tail (issue 21).
   if (auto size = pitr_max_binlog_size(spec)) opts["max-binlog-size"] = std::to_string(*size);
   opts["server-id"] = std::to_string(101 + site_index);

@@ -262,4 +262,56 @@ BOOST_AUTO_TEST_CASE(unused_config_maps_wait_for_every_deployment) {
   BOOST_TEST(unused == std::vector<std::string>{old_pdx}, boost::test_tools::per_element());
 }
 
+// spec.tls (issue 26): the Secret's files under /etc/mysql/tls/ and require-secure-transport per
+// the field, operator-owned while spec.tls is set; nothing without it.
+BOOST_AUTO_TEST_CASE(tls_renders_certificate_files_and_transport_rule) {
+  auto doc = base_doc();
+  auto off = cnf_of(doc, 0);
+  for (const auto& [k, v] : off)
+    BOOST_TEST((!k.starts_with("ssl-") && k != "require-secure-transport"), k);
+  struct row {
+    json tls;
+    const char* require;
+  };
+  const row rows[] = {{json::object(), "ON"},
+                      {{{"requireSecureTransport", true}}, "ON"},
+                      {{{"requireSecureTransport", false}}, "OFF"}};
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT(r.tls.dump()) {
+      doc["spec"]["tls"] = r.tls;
+      for (std::size_t i = 0; i < 3; ++i) {
+        auto m = cnf_of(doc, i);
+        BOOST_TEST(m["ssl-ca"] == "/etc/mysql/tls/ca.crt");
+        BOOST_TEST(m["ssl-cert"] == "/etc/mysql/tls/tls.crt");
+        BOOST_TEST(m["ssl-key"] == "/etc/mysql/tls/tls.key");
+        BOOST_TEST(m["require-secure-transport"] == r.require);
+      }
+    }
+  }
+  // Operator-owned with spec.tls: refused with their path, the rendered values kept.
+  doc["spec"]["tls"] = json::object();
+  doc["spec"]["mysqlConf"] = {{"require_secure_transport", "OFF"},
+                              {"loose-ssl-ca", "/tmp/ca.pem"},
+                              {"max_connections", "900"}};
+  doc["spec"]["sites"][1]["mysqlConf"] = {{"ssl_cert", "/tmp/c.pem"}};
+  auto res = render_my_cnf(group_of(doc).spec, 1);
+  BOOST_TEST(res.errors.size() == 3u, br::config::to_string(res.errors));
+  for (const char* path : {"spec.mysqlConf.require_secure_transport", "spec.mysqlConf.loose-ssl-ca",
+                           "spec.sites[1].mysqlConf.ssl_cert"})
+    BOOST_TEST(std::any_of(res.errors.begin(), res.errors.end(),
+                           [&](const auto& e) {
+                             return e.path == path &&
+                                    e.message.find("spec.tls") != std::string::npos;
+                           }),
+               path);
+  auto m = parse_cnf(res.content);
+  BOOST_TEST(m["require-secure-transport"] == "ON");
+  BOOST_TEST(m["ssl-cert"] == "/etc/mysql/tls/tls.crt");
+  BOOST_TEST(!m.contains("loose-ssl-ca"));
+  BOOST_TEST(m["max-connections"] == "900");
+  // Without spec.tls the same keys are ordinary overrides.
+  doc["spec"].erase("tls");
+  BOOST_TEST(render_my_cnf(group_of(doc).spec, 1).errors.empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
