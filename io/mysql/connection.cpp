@@ -107,6 +107,21 @@ result<connection> connection::open(const connect_options& opts) {
       mysql_options(h, MYSQL_OPT_SSL_ENFORCE, &yes);
       break;
     }
+    case tls_mode::verify_identity: {
+      if (opts.tls_ca_file.empty()) {
+        mysql_close(h);
+        return make_error(error_kind::other, "TLS verification needs a CA file [connecting as " +
+                                                 opts.describe() + "]");
+      }
+      my_bool yes = 1;
+      mysql_options(h, MYSQL_OPT_SSL_ENFORCE, &yes);
+      // Connector/C 3.3: the chain against the CA, then the host name (or IP address) we dialled.
+      mysql_options(h, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &yes);
+      mysql_options(h, MYSQL_OPT_SSL_CA, opts.tls_ca_file.c_str());
+      if (!opts.tls_cert_file.empty()) mysql_options(h, MYSQL_OPT_SSL_CERT, opts.tls_cert_file.c_str());
+      if (!opts.tls_key_file.empty()) mysql_options(h, MYSQL_OPT_SSL_KEY, opts.tls_key_file.c_str());
+      break;
+    }
   }
   const char* db = opts.database.empty() ? nullptr : opts.database.c_str();
   auto t0 = steady::now();

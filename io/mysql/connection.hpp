@@ -21,6 +21,10 @@ enum class tls_mode {
   disabled,   ///< plain TCP (caching_sha2 then fetches the server's RSA key by itself)
   preferred,  ///< TLS when the server offers it
   required,   ///< fail the connect when TLS cannot be negotiated
+  /// TLS required, the server's certificate verified against tls_ca_file (chain) and its name
+  /// against `host` (DNS name or IP address SAN): spec.tls. No RSA key is fetched (the password
+  /// travels inside the verified TLS session). Without tls_ca_file the connect fails.
+  verify_identity,
 };
 
 struct connect_options {
@@ -35,6 +39,11 @@ struct connect_options {
   std::chrono::milliseconds read_timeout{std::chrono::seconds{5}};
   std::chrono::milliseconds write_timeout{std::chrono::seconds{5}};
   tls_mode tls = tls_mode::disabled;
+  /// PEM files, read at every connect (a rotated CA reaches the next session). verify_identity
+  /// needs the CA; the client certificate and key are optional and go together.
+  std::string tls_ca_file;
+  std::string tls_cert_file;
+  std::string tls_key_file;
   /// Run "SET SESSION sql_log_bin = 0" as part of the connect (no extra round trip per
   /// statement), so nothing this session executes can become an errant GTID on a replica.
   /// Needs SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN; the connect fails without it.

@@ -32,6 +32,10 @@ struct replication_source {
   std::string password;        ///< never logged
   bool ssl = true;             ///< SOURCE_SSL
   bool get_public_key = true;  ///< GET_SOURCE_PUBLIC_KEY (caching_sha2 w/o TLS)
+  /// spec.tls: the CA file as the replica's mysqld sees it. Set: SOURCE_SSL = 1, SOURCE_SSL_CA,
+  /// SOURCE_SSL_VERIFY_SERVER_CERT = 1 (chain and host name) and no public-key fetching,
+  /// whatever `ssl` and `get_public_key` say.
+  std::string ssl_ca;
   std::chrono::seconds connect_retry{std::chrono::seconds{10}};  ///< SOURCE_CONNECT_RETRY
   /// SOURCE_RETRY_COUNT: 60480 x 10 s = 7 days, the inter-site outage a follower rides out by
   /// itself (10 retries gave up after 100 s and left the IO thread stopped for good). Beyond it,

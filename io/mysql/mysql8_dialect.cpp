@@ -250,8 +250,11 @@ std::string mysql8_dialect::change_source_sql(const replication_source& src,
   return "CHANGE REPLICATION SOURCE TO SOURCE_HOST = " + q(src.host) +
          ", SOURCE_PORT = " + std::to_string(src.port) + ", SOURCE_USER = " + q(src.user) +
          ", SOURCE_PASSWORD = " + q(src.password) + ", SOURCE_AUTO_POSITION = 1" +
-         ", SOURCE_SSL = " + (src.ssl ? "1" : "0") +
-         ", GET_SOURCE_PUBLIC_KEY = " + (src.get_public_key ? "1" : "0") +
+         (src.ssl_ca.empty()
+              ? std::string(", SOURCE_SSL = ") + (src.ssl ? "1" : "0") +
+                    ", GET_SOURCE_PUBLIC_KEY = " + (src.get_public_key ? "1" : "0")
+              : ", SOURCE_SSL = 1, SOURCE_SSL_CA = " + q(src.ssl_ca) +
+                    ", SOURCE_SSL_VERIFY_SERVER_CERT = 1, GET_SOURCE_PUBLIC_KEY = 0") +
          ", SOURCE_CONNECT_RETRY = " + std::to_string(src.connect_retry.count()) +
          ", SOURCE_RETRY_COUNT = " + std::to_string(src.retry_count) + " FOR CHANNEL " + q(channel);
 }

@@ -124,6 +124,14 @@ BOOST_AUTO_TEST_CASE(mysql8_statement_text) {
              "SOURCE_USER = 'repl', SOURCE_PASSWORD = 'p''w', SOURCE_AUTO_POSITION = 1, "
              "SOURCE_SSL = 0, GET_SOURCE_PUBLIC_KEY = 1, SOURCE_CONNECT_RETRY = 2, "
              "SOURCE_RETRY_COUNT = 86400 FOR CHANNEL ''");
+  // spec.tls (issue 26): verified TLS, no public-key fetching, whatever ssl/get_public_key say.
+  src.ssl_ca = "/etc/mysql/tls/ca.crt";
+  BOOST_TEST(d.change_source_sql(src, "", q) ==
+             "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '10.0.0.5', SOURCE_PORT = 3317, "
+             "SOURCE_USER = 'repl', SOURCE_PASSWORD = 'p''w', SOURCE_AUTO_POSITION = 1, "
+             "SOURCE_SSL = 1, SOURCE_SSL_CA = '/etc/mysql/tls/ca.crt', "
+             "SOURCE_SSL_VERIFY_SERVER_CERT = 1, GET_SOURCE_PUBLIC_KEY = 0, "
+             "SOURCE_CONNECT_RETRY = 2, SOURCE_RETRY_COUNT = 86400 FOR CHANNEL ''");
   auto set = br::gtid_set::parse(std::string(kUuidA) + ":1-5");
   BOOST_TEST_REQUIRE(set.has_value());
   BOOST_TEST(d.wait_for_executed_sql(*set, std::chrono::seconds{5}, q) ==

@@ -1,0 +1,214 @@
+// Integration (issue 26): MySQL over verified TLS on real MySQL 9.7, sandbox instances 310 (source)
+// and 311 (replica), both started with TLS required (tools/mysql-sandbox tls-config) and server
+// certificates from the sandbox CA (tls-cert). A client without TLS is refused; the operator's
+// connection (io/mysql connect_options tls_mode::verify_identity) verifies the CA and the host
+// name: a certificate from another CA or for another host name is refused; a replica set up by
+// change_source with ssl_ca replicates with SOURCE_SSL_VERIFY_SERVER_CERT=1 and refuses a source
+// whose certificate names another host; ALTER INSTANCE RELOAD TLS after a rotation serves the new
+// certificate to new sessions. The instances are stopped and their TLS options removed at the end.
+#include <filesystem>
+#include <fstream>
+
+#include "io/mysql/replication.hpp"
+#include "tests/integration/mysql_test_common.hpp"
+
+using namespace br::test;
+namespace m = br::mysql;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int source = 310;
+constexpr int replica = 311;
+
+std::string tls_dir() {
+  static const std::string d = sandbox().must({"tls-dir"});
+  return d;
+}
+
+/// Options for instance i over TLS verified against the sandbox CA (or `ca`).
+m::connect_options verified(int i, const std::string& user = "bloodraven", std::string ca = {}) {
+  auto o = sandbox().options(i, user);
+  o.tls = m::tls_mode::verify_identity;
+  o.tls_ca_file = ca.empty() ? tls_dir() + "/ca.crt" : std::move(ca);
+  return o;
+}
+
+void exec_sql(m::connection& c, const std::string& sql) {
+  auto r = c.exec(sql);
+  BOOST_TEST_REQUIRE(r.ok(), sql << ": " << (r.ok() ? "" : r.error().to_string()));
+}
+
+std::string status_value(m::connection& c, const std::string& name) {
+  auto r = c.query("SHOW SESSION STATUS LIKE '" + name + "'");
+  BOOST_TEST_REQUIRE(r.ok(), (r.ok() ? "" : r.error().to_string()));
+  BOOST_TEST_REQUIRE(r->rows.size() == 1u);
+  return r->rows[0][1].value_or("");
+}
+
+/// (Re)issues instance i's certificate and makes the running server serve it.
+void rotate(int i, const std::vector<std::string>& flags = {}) {
+  std::vector<std::string> args{"tls-cert", std::to_string(i)};
+  args.insert(args.end(), flags.begin(), flags.end());
+  sandbox().must(args);
+  // Through the socket as root: works whatever certificate the server serves.
+  sandbox().sql(i, "ALTER INSTANCE RELOAD TLS");
+}
+
+struct tls_pair {
+  tls_pair() {
+    for (int i : {source, replica}) {
+      sandbox().must({"tls-cert", std::to_string(i)});
+      sandbox().must({"tls-config", std::to_string(i)});
+    }
+    sandbox().must({"up-ids", std::to_string(source), std::to_string(replica)});
+    // Instances left running by an earlier run serve their old files until reloaded.
+    for (int i : {source, replica}) sandbox().sql(i, "ALTER INSTANCE RELOAD TLS");
+  }
+  ~tls_pair() {
+    for (int i : {source, replica}) {
+      sandbox().run({"stop", std::to_string(i)});
+      sandbox().run({"tls-off", std::to_string(i)});
+    }
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(mysql_tls, *boost::unit_test::fixture<tls_pair>())
+
+BOOST_AUTO_TEST_CASE(plain_clients_are_refused_verified_ones_accepted) {
+  auto plain = m::connection::open(sandbox().options(source, "bloodraven"));
+  BOOST_TEST(!plain.ok(), "a client without TLS was accepted");
+  auto c = m::connection::open(verified(source));
+  BOOST_TEST_REQUIRE(c.ok(), (c.ok() ? "" : c.error().to_string()));
+  BOOST_TEST(!c->tls_cipher().empty());
+  auto r = c->query("SELECT @@require_secure_transport");
+  BOOST_TEST_REQUIRE(r.ok());
+  BOOST_TEST(r->rows[0][0].value_or("") == "1");
+  // verify_identity without a CA file is refused before any network traffic.
+  auto no_ca = sandbox().options(source, "bloodraven");
+  no_ca.tls = m::tls_mode::verify_identity;
+  auto n = m::connection::open(no_ca);
+  BOOST_TEST_REQUIRE(!n.ok());
+  BOOST_TEST(n.error().message.find("needs a CA file") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(another_ca_or_another_host_name_is_refused) {
+  // A CA that did not sign the server's certificate.
+  fs::path other = fs::temp_directory_path() / ("br-tls-other-ca-" + marker("x"));
+  fs::create_directories(other);
+  std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other -keyout '" +
+                    (other / "ca.key").string() + "' -out '" + (other / "ca.crt").string() +
+                    "' >/dev/null 2>&1";
+  BOOST_TEST_REQUIRE(std::system(cmd.c_str()) == 0);
+  auto wrong_ca = m::connection::open(verified(source, "bloodraven", (other / "ca.crt").string()));
+  fs::remove_all(other);
+  BOOST_TEST(!wrong_ca.ok(), "a certificate from another CA was accepted");
+
+  // The server's certificate names another host (wrong-host.invalid, not 127.0.0.1).
+  rotate(source, {"--wrong-host"});
+  auto wrong_host = m::connection::open(verified(source));
+  BOOST_TEST(!wrong_host.ok(), "a certificate for another host name was accepted");
+  if (!wrong_host.ok()) BOOST_TEST_MESSAGE("refused as expected: " << wrong_host.error().to_string());
+  // The same server without verification: the refusal above is the verification's.
+  auto unverified = sandbox().options(source, "bloodraven");
+  unverified.tls = m::tls_mode::required;
+  auto u = m::connection::open(unverified);
+  BOOST_TEST(u.ok(), (u.ok() ? "" : u.error().to_string()));
+  rotate(source);
+  BOOST_TEST(m::connection::open(verified(source)).ok());
+}
+
+BOOST_AUTO_TEST_CASE(reload_tls_serves_the_rotated_certificate) {
+  rotate(source, {"--days", "40"});
+  auto before = m::connection::open(verified(source));
+  BOOST_TEST_REQUIRE(before.ok(), (before.ok() ? "" : before.error().to_string()));
+  auto not_after_40 = status_value(*before, "Ssl_server_not_after");
+  // New files on disk are not served before the reload...
+  sandbox().must({"tls-cert", std::to_string(source), "--days", "90"});
+  {
+    auto c = m::connection::open(verified(source));
+    BOOST_TEST_REQUIRE(c.ok());
+    BOOST_TEST(status_value(*c, "Ssl_server_not_after") == not_after_40);
+  }
+  // ...and are after it, to new sessions, without a restart.
+  auto pid = sandbox().must({"pid", std::to_string(source)});
+  exec_sql(*before, "ALTER INSTANCE RELOAD TLS");
+  auto after = m::connection::open(verified(source));
+  BOOST_TEST_REQUIRE(after.ok(), (after.ok() ? "" : after.error().to_string()));
+  auto not_after_90 = status_value(*after, "Ssl_server_not_after");
+  BOOST_TEST(not_after_90 != not_after_40, not_after_90 << " vs " << not_after_40);
+  BOOST_TEST(sandbox().must({"pid", std::to_string(source)}) == pid);
+}
+
+BOOST_AUTO_TEST_CASE(replica_verifies_its_source) {
+  auto src = open_or_fail(verified(source, "root"));
+  exec_sql(src, "SET GLOBAL super_read_only = OFF");
+  exec_sql(src, "SET GLOBAL read_only = OFF");
+  exec_sql(src,
+           "CREATE TABLE IF NOT EXISTS appdb.tls_markers (k VARCHAR(96) PRIMARY KEY)");
+  auto rep = open_or_fail(verified(replica, "bloodraven"));
+  const auto& d = m::mysql8();
+  auto ok = [](const auto& r) { return r.ok() ? std::string{} : r.error().to_string(); };
+  auto point_at_source = [&] {
+    BOOST_TEST_REQUIRE(m::stop_replica(rep, d).ok());
+    BOOST_TEST_REQUIRE(m::reset_replica_all(rep, d).ok());
+    m::replication_source s;
+    s.host = "127.0.0.1";
+    s.port = sandbox().port(source);
+    s.user = "repl";
+    s.password = "replpw";
+    s.ssl_ca = "/etc/mysql/tls/ca.crt";  // the path the replica's mysqld sees (in the chroot)
+    s.connect_retry = 1s;
+    auto c = m::change_source(rep, d, s);
+    BOOST_TEST_REQUIRE(c.ok(), ok(c));
+    auto st = m::start_replica(rep, d);
+    BOOST_TEST_REQUIRE(st.ok(), ok(st));
+  };
+  auto io_state = [&] {
+    auto r = rep.query(
+        "SELECT SERVICE_STATE, LAST_ERROR_NUMBER FROM performance_schema.replication_connection_status "
+        "WHERE CHANNEL_NAME = ''");
+    BOOST_TEST_REQUIRE(r.ok(), ok(r));
+    BOOST_TEST_REQUIRE(r->rows.size() == 1u);
+    return r->rows[0][0].value_or("") + "/" + r->rows[0][1].value_or("");
+  };
+
+  // A source whose certificate names another host: the receiver does not connect.
+  rotate(source, {"--wrong-host"});
+  point_at_source();
+  bool refused = eventually([&] { return io_state() != "CONNECTING/0" && io_state() != "ON/0"; }, 10s);
+  std::string refused_state = io_state();
+  BOOST_TEST(refused, "receiver state " << refused_state);
+  BOOST_TEST(!refused_state.starts_with("ON"), "the replica connected to a wrong-host certificate");
+  BOOST_TEST_MESSAGE("wrong-host source: receiver " << refused_state);
+
+  // The right certificate, reloaded: the receiver connects by itself (SOURCE_CONNECT_RETRY 1 s).
+  rotate(source);
+  BOOST_TEST_REQUIRE(eventually([&] { return io_state().starts_with("ON"); }, 20s), io_state());
+  auto cfg = rep.query(
+      "SELECT SSL_ALLOWED, SSL_CA_FILE, SSL_VERIFY_SERVER_CERTIFICATE FROM "
+      "performance_schema.replication_connection_configuration WHERE CHANNEL_NAME = ''");
+  BOOST_TEST_REQUIRE(cfg.ok(), ok(cfg));
+  BOOST_TEST(cfg->rows[0][0].value_or("") == "YES");
+  BOOST_TEST(cfg->rows[0][1].value_or("") == "/etc/mysql/tls/ca.crt");
+  BOOST_TEST(cfg->rows[0][2].value_or("") == "YES");
+  auto k = marker("tls");
+  exec_sql(src, "INSERT INTO appdb.tls_markers VALUES ('" + k + "')");
+  auto g = m::read_gtid_executed(src, d);
+  BOOST_TEST_REQUIRE(g.ok());
+  auto w = m::wait_for_executed(verified(replica), d, *g, 20s);
+  BOOST_TEST_REQUIRE(w.ok(), ok(w));
+  BOOST_TEST((*w == m::wait_outcome::reached));
+  auto r = rep.query("SELECT COUNT(*) FROM appdb.tls_markers WHERE k = '" + k + "'");
+  BOOST_TEST_REQUIRE(r.ok());
+  BOOST_TEST(r->rows[0][0].value_or("") == "1");
+  // Leave both fenced, the replica detached.
+  BOOST_TEST(m::stop_replica(rep, d).ok());
+  BOOST_TEST(m::reset_replica_all(rep, d).ok());
+  exec_sql(src, "SET GLOBAL super_read_only = ON");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
