@@ -20,7 +20,8 @@ std::string upper(std::string_view s) {
 
 // Bump when the event body changes, so ensure_switch re-creates events made by older code.
 // v2: the SET is bounded by a short lock wait and the lock holders are killed between attempts.
-constexpr std::string_view comment_prefix = "bloodraven dead-mans-switch v2 lease_us=";
+// v3: a semi-synchronous source is released (offline_mode, kills, source side OFF) after a blocked attempt.
+constexpr std::string_view comment_prefix = "bloodraven dead-mans-switch v3 lease_us=";
 
 // The lock holders the event may kill: the kill policy of fencing.hpp (is_application_session)
 // in SQL. Spared: accounts without a name, system threads, the event scheduler, replication
@@ -174,6 +175,14 @@ std::string create_event_sql(std::chrono::milliseconds lease) {
   // run, one second later, starts again. A KILL that fails (the session ended, privileges) is
   // skipped; a listing that fails ends that kill round only. The cursor lives in the kill
   // round's block, so leaving the block early also closes it.
+  //
+  // A semi-synchronous source (v3): a commit waiting for an acknowledgement that cannot come holds
+  // the commit lock and a KILL does not end its wait, so after a blocked attempt the body releases
+  // it the way the C++ fence does (fence_plan.hpp plan_semisync_release): offline_mode=ON (the
+  // application clients without CONNECTION_ADMIN are disconnected, new ones refused), the kill
+  // round, and only then the source side OFF (PREPAREd: the variable exists only with the plugin
+  // loaded, and a plain SET of an unknown variable fails the CREATE EVENT). offline_mode goes back
+  // OFF once the server is fenced, only when this run set it.
   return "CREATE EVENT " + switch_event_sql_name() +
          " ON SCHEDULE EVERY 1 SECOND ON COMPLETION PRESERVE ENABLE COMMENT '" +
          switch_comment(lease) +
@@ -182,6 +191,8 @@ std::string create_event_sql(std::chrono::milliseconds lease) {
          " DECLARE blocked INT DEFAULT 0;"
          " DECLARE listed_all INT DEFAULT 0;"
          " DECLARE victim BIGINT UNSIGNED;"
+         " DECLARE semisync_on INT DEFAULT 0;"
+         " DECLARE went_offline INT DEFAULT 0;"
          " SET SESSION lock_wait_timeout = " + std::to_string(event_lock_wait_s) + ";"
          " IF @@GLOBAL.super_read_only = 0 AND NOT EXISTS (SELECT 1 FROM " +
          heartbeat_table_sql_name() + " WHERE id = 1 AND at >= UTC_TIMESTAMP(6) - INTERVAL " +
@@ -192,6 +203,10 @@ std::string create_event_sql(std::chrono::milliseconds lease) {
          " BEGIN DECLARE CONTINUE HANDLER FOR 1205, 1213 SET blocked = 1;"
          " SET GLOBAL super_read_only = ON; END;"
          " IF blocked = 0 OR attempt >= " + attempts + " THEN LEAVE fence; END IF;"
+         " SET semisync_on = (SELECT COUNT(*) FROM performance_schema.global_variables WHERE"
+         " VARIABLE_NAME = 'rpl_semi_sync_source_enabled' AND VARIABLE_VALUE = 'ON');"
+         " IF semisync_on = 1 AND @@GLOBAL.offline_mode = 0 THEN"
+         " SET GLOBAL offline_mode = ON; SET went_offline = 1; END IF;"
          " kills: BEGIN"
          " DECLARE victims CURSOR FOR " + event_victims_sql() + ";"
          " DECLARE CONTINUE HANDLER FOR NOT FOUND SET listed_all = 1;"
@@ -201,7 +216,12 @@ std::string create_event_sql(std::chrono::milliseconds lease) {
          " IF listed_all = 1 THEN LEAVE next_victim; END IF;"
          " BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END; KILL CONNECTION victim; END;"
          " END LOOP; CLOSE victims; END kills;"
+         " IF semisync_on = 1 THEN BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END;"
+         " PREPARE source_off FROM 'SET GLOBAL rpl_semi_sync_source_enabled = OFF';"
+         " EXECUTE source_off; DEALLOCATE PREPARE source_off; END; END IF;"
          " END LOOP fence;"
+         " IF went_offline = 1 AND @@GLOBAL.super_read_only = 1 THEN"
+         " SET GLOBAL offline_mode = OFF; END IF;"
          " END IF; END";
 }
 

@@ -65,6 +65,11 @@ void restore_lock_wait(connection& conn, const dialect& d) {
 result<fence_report> fence_bounded(connection& conn, const dialect& d, const fence_options& opts) {
   const auto t0 = clock::now();
   fence_report rep;
+  if (auto rel = release_semisync_waits(conn, d, opts.policy, rep); !rel) {
+    auto e = rel.error();
+    e.message = "semi-sync release before the fence: " + e.message;
+    return e;
+  }
   std::chrono::seconds wait = attempt_lock_wait(opts.budget, ms{0}, true);
   std::chrono::seconds session_wait{0};  // what this session runs with (0: not set yet)
   while (true) {
@@ -82,6 +87,9 @@ result<fence_report> fence_bounded(connection& conn, const dialect& d, const fen
     switch (next_fence_step(failed, rep.elapsed, opts.budget)) {
       case fence_next::done:
         restore_lock_wait(conn, d);
+        // Fenced: applications may connect again (they can no longer write). A failure leaves
+        // offline_mode ON, which the next fence or a promotion ends.
+        if (rep.semisync.go_offline) (void)conn.exec("SET GLOBAL offline_mode = OFF");
         return rep;
       case fence_next::give_up_error:
         if (!connection_level(*failed)) restore_lock_wait(conn, d);

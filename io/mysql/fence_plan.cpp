@@ -47,4 +47,15 @@ fence_next next_fence_step(const std::optional<mysql_error>& attempt_error,
   return fence_next::kill_blockers_and_retry;
 }
 
+semisync_fence_steps plan_semisync_release(const semisync_fence_state& s) {
+  if (!s.source_on) return {};
+  if (s.super_read_only) return {false, false, true};
+  return {!s.offline, true, true};
+}
+
+std::ostream& operator<<(std::ostream& os, const semisync_fence_steps& s) {
+  return os << "{go_offline " << s.go_offline << ", kill_sessions " << s.kill_sessions
+            << ", source_off " << s.source_off << "}";
+}
+
 }  // namespace br::mysql

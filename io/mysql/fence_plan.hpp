@@ -50,4 +50,33 @@ inline std::ostream& operator<<(std::ostream& os, fence_next n) {
 fence_next next_fence_step(const std::optional<mysql_error>& attempt_error,
                            std::chrono::milliseconds elapsed, std::chrono::milliseconds budget);
 
+/// What a server looks like to a fence that may have to release semi-synchronous waits
+/// (docs/safety.md "Fencing a semi-synchronous primary").
+struct semisync_fence_state {
+  bool source_on = false;        ///< rpl_semi_sync_source_enabled = ON (plugin loaded)
+  bool super_read_only = false;  ///< already fenced
+  bool offline = false;          ///< offline_mode already ON (an administrator's, or a failed fence's)
+};
+
+/// The release before SET GLOBAL super_read_only=ON. A commit waiting for an acknowledgement that
+/// cannot come holds the commit lock, so the fence would wait for it forever; switching the
+/// source side off ends the wait, and the commit's client would see it succeed: an acknowledged
+/// write on a deposed primary. So the clients go first: offline_mode=ON disconnects every
+/// application session without CONNECTION_ADMIN and refuses new ones, the session kill ends the
+/// rest (a KILL closes the client's socket at once, while the commit itself keeps waiting inside
+/// the server), and only then the source side goes off; the released commits are
+/// divergent-but-unacknowledged. offline_mode goes back OFF after the fence applied, only when the
+/// fence set it.
+struct semisync_fence_steps {
+  bool go_offline = false;
+  bool kill_sessions = false;
+  bool source_off = false;
+  bool operator==(const semisync_fence_steps&) const = default;
+};
+/// Nothing when the source side is off; only the source side off on a server that is already
+/// fenced (no client can commit there; a replica whose source side is on holds its applier);
+/// otherwise all three, without go_offline when offline_mode is already on.
+semisync_fence_steps plan_semisync_release(const semisync_fence_state& s);
+std::ostream& operator<<(std::ostream& os, const semisync_fence_steps& s);
+
 }  // namespace br::mysql

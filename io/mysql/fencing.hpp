@@ -10,6 +10,7 @@
 
 #include "io/mysql/connection.hpp"
 #include "io/mysql/dialect.hpp"
+#include "io/mysql/fence_plan.hpp"
 
 namespace br::mysql {
 
@@ -74,9 +75,22 @@ struct fence_report {
   unsigned fallback_rounds = 0;
   std::vector<mysql_error> kill_failures;  ///< KILLs (or lock-holder listings) the server refused
   std::chrono::milliseconds elapsed{0};
+  /// The semi-synchronous release that ran first (fence_plan.hpp plan_semisync_release): all
+  /// false on a server whose source side is off.
+  semisync_fence_steps semisync;
 };
 
+/// The semi-synchronous release before a fence (fence_plan.hpp): reads the source side,
+/// super_read_only and offline_mode, then runs plan_semisync_release's steps in order
+/// (offline_mode=ON, the application sessions killed under `policy` and recorded in `rep`, the
+/// source side OFF). Stops at the first failure; offline_mode then stays ON (a deposed primary
+/// that no application can reach) until a fence or a promotion ends it.
+result<semisync_fence_steps> release_semisync_waits(connection& conn, const dialect& d,
+                                                    const kill_policy& policy, fence_report& rep);
+
 /// SET GLOBAL super_read_only = ON (also sets read_only), idempotent, bounded by opts.budget.
+/// A semi-synchronous source is released first (release_semisync_waits); offline_mode set by
+/// that release goes back OFF once the fence applied (and stays ON when it did not).
 /// Each attempt runs under a short session lock_wait_timeout (attempt_lock_wait); when it ends
 /// in a lock wait, the application sessions holding the lock are killed (when the server names
 /// no holder at all: every application session) and the SET is retried, until it succeeds or no

@@ -164,7 +164,9 @@ std::string mysql8_dialect::fence_sql() const {
 }
 
 std::vector<std::string> mysql8_dialect::promote_sql() const {
-  return {"SET GLOBAL super_read_only = OFF", "SET GLOBAL read_only = OFF"};
+  // offline_mode: a semi-sync fence that did not complete leaves it ON (fence_semisync.cpp).
+  return {"SET GLOBAL super_read_only = OFF", "SET GLOBAL read_only = OFF",
+          "SET GLOBAL offline_mode = OFF"};
 }
 
 // performance_schema.threads does not take the global thread-list lock that

@@ -2,14 +2,22 @@
 // operator renders into my.cnf (config/render/semisync_my_cnf.*), K=1, sandbox instances 270
 // (source) and 271 (replica). A commit returns while the replica receives; with the replica's
 // receiver stopped a commit blocks (ended by the client's read timeout, the test's own bound) and
-// the probe shows the waiting session. Instances are stopped and their extra options removed at
-// the end.
+// the probe shows the waiting session. A deposed source with a commit waiting is fenced by the
+// bounded fence and by the dead man's switch (docs/safety.md "Fencing a semi-synchronous
+// primary"): the waiting client is disconnected, never answered OK. Instances are stopped and
+// their extra options removed at the end.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include <optional>
+#include <thread>
+
 #include "config/render/my_cnf.hpp"
+#include "io/mysql/dead_mans_switch.hpp"
+#include "io/mysql/fencing.hpp"
+#include "io/mysql/mysql8_dialect.hpp"
 #include "io/mysql/semisync.hpp"
 #include "tests/integration/mysql_test_common.hpp"
 
@@ -73,26 +81,116 @@ std::string var(int i, const std::string& name) {
   return sandbox().sql(i, "SELECT @@GLOBAL." + name);
 }
 
+/// The same over an open operator session: SET GLOBAL offline_mode=ON also ends connections still
+/// in their handshake (seen: a root client's TLS handshake cut), so polls during a fence use it.
+std::string var(m::connection& c, const std::string& name) {
+  auto r = c.query("SELECT @@GLOBAL." + name);
+  BOOST_TEST_REQUIRE(r.ok(), (r.ok() ? "" : r.error().to_string()));
+  return r->rows.at(0).at(0).value_or("NULL");
+}
+
+/// Both instances booted once with the rendered options; stopped and their options removed at
+/// the end of the run.
+struct semisync_pair {
+  semisync_pair() {
+    const auto args = rendered_semisync_args();
+    restart_with(source, args);
+    restart_with(replica, args);
+  }
+  ~semisync_pair() {
+    try {
+      for (int i : {replica, source}) {
+        sandbox().stop(i);
+        fs::remove(extra_args_file(i));
+      }
+    } catch (const std::exception& e) {
+      BOOST_TEST_MESSAGE("cleanup: " << e.what());
+    }
+  }
+};
+
+/// No dead man's switch on the source (a DROP fails on a fenced server, and a switch with a stale
+/// heartbeat fences again between the unfence and the DROP: retried).
+void drop_switch(m::connection& c) {
+  bool dropped = false;
+  for (int attempt = 0; attempt < 5 && !dropped; ++attempt) {
+    exec_ok(c, "SET GLOBAL super_read_only = OFF");
+    dropped = c.exec(m::drop_event_sql()).ok();
+  }
+  BOOST_TEST_REQUIRE(dropped, "could not drop the switch");
+}
+
+/// The replica receiving from a writable source whose source side is on (K=1), the receiver
+/// connected as a semi-sync client, the marker table present. Every case starts from here.
+m::connection semisync_primary() {
+  sandbox().replicate(replica, source);
+  auto c = admin(source);
+  drop_switch(c);  // one left by an earlier, interrupted run would fence the source
+  {  // What the executor does on the promoted primary (io/mysql/semisync.hpp).
+    auto on = m::semisync_source_on(c, 1);
+    BOOST_TEST_REQUIRE(on.ok(), (on.ok() ? "" : on.error().to_string()));
+  }
+  BOOST_TEST_REQUIRE(eventually([&] { return probe_ok(c).semisync.clients == 1u; }, 20000ms),
+                     "the replica never connected as a semi-sync client");
+  ensure_marker_table(source);
+  return c;
+}
+
+/// An application commit on the source in its own thread (the sandbox's `app` account: no
+/// CONNECTION_ADMIN), with a long read timeout: it waits for an acknowledgement until something
+/// ends the wait. `outcome` is the statement's result once it returned.
+struct blocked_writer {
+  std::string key = marker("semisync-deposed");
+  std::optional<m::result<uint64_t>> outcome;
+  std::thread t;
+  blocked_writer() {
+    auto o = sandbox().options(source, "app");
+    o.read_timeout = 60s;
+    t = std::thread([this, o] {
+      auto w = m::connection::open(o);
+      if (!w) {
+        outcome = w.error();
+        return;
+      }
+      outcome = w->exec("INSERT INTO appdb.io_mysql_markers (k) VALUES ('" + key + "')");
+    });
+  }
+  ~blocked_writer() {
+    if (t.joinable()) t.join();
+  }
+  /// Joins and returns true when the client was answered OK (an acknowledged write).
+  bool acknowledged() {
+    if (t.joinable()) t.join();
+    BOOST_TEST_REQUIRE(outcome.has_value());
+    if (!outcome->ok()) BOOST_TEST_MESSAGE("the waiting client saw: " << outcome->error().to_string());
+    return outcome->ok();
+  }
+};
+
+/// Fenced for real (both flags), applications admitted again, the source side off.
+void deposed_and_fenced(m::connection& c) {
+  BOOST_TEST(var(c, "read_only") == "1");
+  BOOST_TEST(var(c, "super_read_only") == "1");
+  BOOST_TEST(var(c, "offline_mode") == "0");
+  BOOST_TEST(var(c, "rpl_semi_sync_source_enabled") == "0");
+  BOOST_TEST(probe_ok(c).semisync.wait_sessions == 0u);
+}
+
+/// Back to the start: no switch, the receiver running (the next case's replicate makes the
+/// source writable again).
+void restore(m::connection& c) {
+  drop_switch(c);
+  exec_ok(c, "SET GLOBAL super_read_only = ON");
+  sandbox().sql(replica, "START REPLICA IO_THREAD");
+}
+
 }  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(semisync_pair);
 
 BOOST_AUTO_TEST_SUITE(semisync_mysql)
 
 BOOST_AUTO_TEST_CASE(rendered_options_block_a_commit_without_a_receiver) {
-  const auto args = rendered_semisync_args();
-  restart_with(source, args);
-  restart_with(replica, args);
-  struct cleanup {
-    ~cleanup() {
-      try {
-        for (int i : {replica, source}) {
-          sandbox().stop(i);
-          fs::remove(extra_args_file(i));
-        }
-      } catch (const std::exception& e) {
-        BOOST_TEST_MESSAGE("cleanup: " << e.what());
-      }
-    }
-  } cleanup_at_end;
 
   // Booted with the rendered options (no loose-: a missing plugin would have stopped the boot).
   for (int i : {source, replica}) {
@@ -105,15 +203,7 @@ BOOST_AUTO_TEST_CASE(rendered_options_block_a_commit_without_a_receiver) {
       BOOST_TEST(var(i, "rpl_semi_sync_source_wait_no_replica") == "1");
     }
   }
-  sandbox().replicate(replica, source);
-  auto c = admin(source);
-  {  // What the executor does on the promoted primary (io/mysql/semisync.hpp).
-    auto on = m::semisync_source_on(c, 1);
-    BOOST_TEST_REQUIRE(on.ok(), (on.ok() ? "" : on.error().to_string()));
-  }
-  BOOST_TEST_REQUIRE(eventually([&] { return probe_ok(c).semisync.clients == 1u; }, 20000ms),
-                     "the replica never connected as a semi-sync client");
-  ensure_marker_table(source);
+  auto c = semisync_primary();
 
   // 1. The replica receives: the commit returns, acknowledged.
   auto writer = as_user(source, "root");
@@ -152,6 +242,60 @@ BOOST_AUTO_TEST_CASE(rendered_options_block_a_commit_without_a_receiver) {
   BOOST_TEST(probe_ok(c).semisync.no_tx == 0u);
   auto reader = as_user(source, "root");
   BOOST_TEST(has_marker(reader, key));  // written to the binary log, then acknowledged
+}
+
+// The deposed source of a rule-4 failover: its receiver stopped, an application commit waits for
+// an acknowledgement that cannot come and holds the commit lock, which SET GLOBAL
+// super_read_only=ON waits for (a KILL does not end the wait). The bounded fence (the operator's
+// and the sidecar's) releases it clients first: the waiting client is disconnected, never told OK;
+// the released commit is on the source only (divergent, never acknowledged).
+BOOST_AUTO_TEST_CASE(bounded_fence_releases_a_deposed_source_clients_first) {
+  auto c = semisync_primary();
+  sandbox().sql(replica, "STOP REPLICA IO_THREAD");
+  blocked_writer w;
+  BOOST_TEST_REQUIRE(eventually([&] { return probe_ok(c).semisync.wait_sessions >= 1u; }, 20000ms),
+                     "the application commit never waited for an acknowledgement");
+  m::fence_options fo;
+  fo.budget = 5s;
+  fo.policy.protected_users.insert("bloodraven");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto f = m::fence_bounded(c, m::mysql8(), fo);
+  BOOST_TEST_REQUIRE(f.ok(), (f.ok() ? "" : f.error().to_string()));
+  BOOST_TEST_MESSAGE("semi-sync fence: " << ms_since(t0) << " ms, attempts " << f->attempts
+                                         << ", killed " << f->killed_ids.size());
+  BOOST_TEST((f->semisync == m::semisync_fence_steps{true, true, true}));
+  BOOST_TEST(f->lock_waits == 0u);  // released before the first attempt
+  BOOST_TEST(!w.acknowledged());
+  deposed_and_fenced(c);
+  auto reader = as_user(source, "root");
+  BOOST_TEST(has_marker(reader, w.key));  // committed after the release: divergent, never acked
+  restore(c);
+}
+
+// The same source with only its dead man's switch left (the operator and the sidecar cannot reach
+// it): the event's run after the lease fences it through the waiting commit, clients first.
+BOOST_AUTO_TEST_CASE(switch_event_releases_a_deposed_source_clients_first) {
+  auto c = semisync_primary();
+  const std::chrono::milliseconds lease = 3s;
+  auto p = m::promote_with_switch(c, lease, 3);
+  BOOST_TEST_REQUIRE(p.ok(), (p.ok() ? "" : p.error().to_string()));
+  BOOST_TEST_REQUIRE(p->writable);
+  sandbox().sql(replica, "STOP REPLICA IO_THREAD");
+  auto hb = m::refresh_heartbeat(c);
+  BOOST_TEST_REQUIRE((hb.ok() && *hb == m::heartbeat_outcome::refreshed));
+  const auto last_beat = std::chrono::steady_clock::now();
+  blocked_writer w;
+  BOOST_TEST_REQUIRE(eventually([&] { return probe_ok(c).semisync.wait_sessions >= 1u; }, 2000ms),
+                     "the application commit never waited for an acknowledgement");
+  const bool fenced = eventually([&] { return var(c, "read_only") == "1"; }, lease + 15s);
+  BOOST_TEST_MESSAGE("switch on a semi-sync source: " << (fenced ? "fenced" : "NOT fenced")
+                                                      << " " << ms_since(last_beat)
+                                                      << " ms after the last heartbeat");
+  BOOST_TEST_REQUIRE(fenced);
+  BOOST_TEST(!w.acknowledged());
+  BOOST_TEST(eventually([&] { return var(c, "offline_mode") == "0"; }, 3000ms));
+  deposed_and_fenced(c);
+  restore(c);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

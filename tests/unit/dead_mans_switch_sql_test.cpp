@@ -86,14 +86,16 @@ BOOST_AUTO_TEST_CASE(comment_round_trips_the_lease) {
   BOOST_TEST(!parse_switch_comment("someone else's event"));
   // An older body version is not ours any more: ensure_switch re-creates it.
   BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v0 lease_us=3000000"));
-  // v1 waited on locks for the server's lock_wait_timeout (a year): replaced by v2.
+  // v1 waited on locks for the server's lock_wait_timeout (a year): replaced by v2; v2 could
+  // not fence a semi-synchronous source with commits waiting for acknowledgements: v3.
   BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v1 lease_us=3000000"));
-  BOOST_TEST((parse_switch_comment("bloodraven dead-mans-switch v2 lease_us=3000000") ==
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v2 lease_us=3000000"));
+  BOOST_TEST((parse_switch_comment("bloodraven dead-mans-switch v3 lease_us=3000000") ==
               std::optional<milliseconds>(milliseconds{3000})));
-  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v2 lease_us="));
-  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v2 lease_us=3000000x"));
-  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v2 lease_us=1500"));  // not ms
-  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v2 lease_us=-1000"));
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v3 lease_us="));
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v3 lease_us=3000000x"));
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v3 lease_us=1500"));  // not ms
+  BOOST_TEST(!parse_switch_comment("bloodraven dead-mans-switch v3 lease_us=-1000"));
 }
 
 BOOST_AUTO_TEST_CASE(event_sql_bakes_in_the_lease_and_server_clock) {
@@ -166,6 +168,33 @@ BOOST_AUTO_TEST_CASE(definer_splits_at_the_last_at_sign) {
               std::optional<account_name>({"a@b", "localhost"})));
   BOOST_TEST((split_definer("@localhost") == std::optional<account_name>({"", "localhost"})));
   BOOST_TEST(!split_definer("nobody"));
+}
+
+// A semi-synchronous source (v3): after a blocked attempt, clients off (offline_mode, the kill
+// round) before the source side goes off, the source side PREPAREd (the variable exists only with
+// the plugin), and offline_mode back OFF only when this run set it and the server is fenced.
+BOOST_AUTO_TEST_CASE(event_sql_releases_a_semisync_source_after_its_clients) {
+  const auto sql = create_event_sql(milliseconds{2500});
+  const auto blocked_exit = sql.find("THEN LEAVE fence");
+  const auto offline_on = sql.find("SET GLOBAL offline_mode = ON");
+  const auto kills = sql.find("kills: BEGIN");
+  const auto source_off = sql.find("PREPARE source_off FROM 'SET GLOBAL rpl_semi_sync_source_enabled = OFF'");
+  const auto offline_off = sql.find("SET GLOBAL offline_mode = OFF");
+  BOOST_TEST_REQUIRE(offline_on != std::string::npos);
+  BOOST_TEST_REQUIRE(source_off != std::string::npos);
+  BOOST_TEST_REQUIRE(offline_off != std::string::npos);
+  BOOST_TEST(blocked_exit < offline_on);  // only after an attempt was blocked
+  BOOST_TEST(offline_on < kills);
+  BOOST_TEST(kills < source_off);
+  BOOST_TEST(source_off < sql.find("END LOOP fence"));
+  BOOST_TEST(sql.find("END LOOP fence") < offline_off);
+  BOOST_TEST(sql.find("VARIABLE_NAME = 'rpl_semi_sync_source_enabled' AND VARIABLE_VALUE = 'ON'") <
+             offline_on);
+  BOOST_TEST(sql.find("@@GLOBAL.offline_mode = 0 THEN SET GLOBAL offline_mode = ON; SET went_offline = 1") !=
+             std::string::npos);
+  BOOST_TEST(sql.find("IF went_offline = 1 AND @@GLOBAL.super_read_only = 1 THEN SET GLOBAL offline_mode = OFF") !=
+             std::string::npos);
+  BOOST_TEST(count_of(sql, "rpl_semi_sync_source_enabled = OFF") == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

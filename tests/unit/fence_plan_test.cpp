@@ -149,4 +149,29 @@ BOOST_AUTO_TEST_CASE(mysql8_lock_holder_text) {
   BOOST_TEST(d.reset_lock_wait_timeout_sql() == "SET SESSION lock_wait_timeout = DEFAULT");
 }
 
+// The semi-sync release (docs/safety.md): clients off before the source side, only when the
+// source side is on, never offline_mode on an already fenced server.
+BOOST_AUTO_TEST_CASE(semisync_release_table) {
+  struct row {
+    semisync_fence_state in;
+    semisync_fence_steps want;
+  };
+  const row rows[] = {
+      // source on, super_read_only, offline     go_offline, kill, source_off
+      {{false, false, false}, {false, false, false}},  // not semi-sync: a plain fence
+      {{false, true, false}, {false, false, false}},
+      {{false, false, true}, {false, false, false}},
+      {{true, false, false}, {true, true, true}},      // a writable semi-sync primary
+      {{true, false, true}, {false, true, true}},      // offline already (kept on afterwards)
+      {{true, true, false}, {false, false, true}},     // fenced already: only release the applier
+      {{true, true, true}, {false, false, true}},
+  };
+  for (const auto& r : rows) {
+    BOOST_TEST_CONTEXT("source_on " << r.in.source_on << " super_read_only " << r.in.super_read_only
+                                    << " offline " << r.in.offline) {
+      BOOST_TEST(plan_semisync_release(r.in) == r.want);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(mysql8_statement_text) {
   const auto& d = mysql8();
   sql_quoter q;
   BOOST_TEST(d.fence_sql() == "SET GLOBAL super_read_only = ON");
-  BOOST_TEST(d.promote_sql().size() == 2u);
+  BOOST_TEST(d.promote_sql().size() == 3u);
   BOOST_TEST(d.kill_sql(42) == "KILL CONNECTION 42");
   BOOST_TEST(d.stop_replica_sql("", replica_threads::sql_thread, q) ==
              "STOP REPLICA SQL_THREAD FOR CHANNEL ''");

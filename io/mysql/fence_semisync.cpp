@@ -1,0 +1,62 @@
+// The semi-synchronous release before a fence (fence_plan.hpp plan_semisync_release): clients
+// first, then the source side off, so a released commit is never acknowledged.
+#include <string>
+
+#include "io/mysql/fencing.hpp"
+
+namespace br::mysql {
+
+namespace {
+
+/// The source side's variable exists only with the semisync_source plugin loaded: read through
+/// performance_schema, so a server without it answers NULL instead of an error.
+constexpr const char* state_sql =
+    "SELECT @@GLOBAL.super_read_only, @@GLOBAL.offline_mode, (SELECT VARIABLE_VALUE FROM"
+    " performance_schema.global_variables WHERE VARIABLE_NAME = 'rpl_semi_sync_source_enabled')";
+
+bool truthy(const std::optional<std::string>& v) {
+  return v && (*v == "1" || *v == "ON");
+}
+
+result<semisync_fence_state> read_state(connection& conn) {
+  auto r = conn.query(state_sql);
+  if (!r) return r.error();
+  if (r->rows.size() != 1 || r->rows[0].size() != 3)
+    return make_error(error_kind::other, "semi-sync fence state: unexpected result shape");
+  const auto& row = r->rows[0];
+  return semisync_fence_state{truthy(row[2]), truthy(row[0]), truthy(row[1])};
+}
+
+}  // namespace
+
+result<semisync_fence_steps> release_semisync_waits(connection& conn, const dialect& d,
+                                                    const kill_policy& policy, fence_report& rep) {
+  auto state = read_state(conn);
+  if (!state) return state.error();
+  const semisync_fence_steps steps = plan_semisync_release(*state);
+  if (steps.go_offline) {
+    if (auto r = conn.exec("SET GLOBAL offline_mode = ON"); !r) return r.error();
+  }
+  rep.semisync.go_offline = steps.go_offline;
+  if (steps.kill_sessions) {
+    auto k = kill_application_sessions(conn, d, policy);
+    if (!k) return k.error();
+    rep.killed_ids.insert(rep.killed_ids.end(), k->killed_ids.begin(), k->killed_ids.end());
+    rep.kill_failures.insert(rep.kill_failures.end(), k->failures.begin(), k->failures.end());
+    // A session the server refused to kill (privileges) may still be waiting with its client
+    // connected: switching the source side off would acknowledge its commit. Stop here.
+    if (!k->failures.empty())
+      return make_error(error_kind::server_error,
+                        "semi-sync fence: " + std::to_string(k->failures.size()) +
+                            " application session(s) could not be killed; the source side stays "
+                            "on (first: " + k->failures.front().message + ")");
+  }
+  rep.semisync.kill_sessions = steps.kill_sessions;
+  if (steps.source_off) {
+    if (auto r = conn.exec("SET GLOBAL rpl_semi_sync_source_enabled = OFF"); !r) return r.error();
+  }
+  rep.semisync.source_off = steps.source_off;
+  return steps;
+}
+
+}  // namespace br::mysql
