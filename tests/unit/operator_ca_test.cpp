@@ -15,7 +15,12 @@ const time_point t0 = std::chrono::system_clock::from_time_t(1'800'000'000);
 
 br::crypto::cert_info cert(time_point nb, time_point na, std::vector<std::string> names = {},
                            bool ca = false) {
-  return {nb, na, std::move(names), ca};
+  br::crypto::cert_info c;  // by field: cert_info grew (CN, URIs) for issue 26
+  c.not_before = nb;
+  c.not_after = na;
+  c.names = std::move(names);
+  c.is_ca = ca;
+  return c;
 }
 
 const std::vector<std::string> want = service_dns_names("bloodraven-webhook", "ops");
@@ -189,16 +194,29 @@ BOOST_AUTO_TEST_CASE(facts_from_real_certificates) {
   BOOST_TEST(br::crypto::key_matches(ca->cert_pem, ca->key_pem));
 
   // The same decision on real material: usable; the 0-hour certificate is due.
+  // facts_of (operator_ca_plan) reads them as operator_ca.cpp does.
   auto facts = [&](const br::crypto::pem_pair& c, const br::crypto::pem_pair& s) {
-    material_facts f;
-    f.ca = br::crypto::inspect_cert(c.cert_pem);
-    f.ca_key_matches = br::crypto::key_matches(c.cert_pem, c.key_pem);
-    f.serving = br::crypto::inspect_cert(s.cert_pem);
-    f.serving_signed_by_ca = br::crypto::signed_by(s.cert_pem, c.cert_pem);
-    f.serving_key_matches = br::crypto::key_matches(s.cert_pem, s.key_pem);
-    return f;
+    return facts_of(ca_material{c, s});
   };
   BOOST_TEST((decide_ca_material(facts(*ca, *serving), want, now).step == ca_step::keep));
   BOOST_TEST((decide_ca_material(facts(*ca, *stale), {"h", "127.0.0.1"}, now).step == ca_step::issue_serving));
   BOOST_TEST((decide_ca_material(facts(*other, *serving), want, now).step == ca_step::issue_serving));
+}
+
+// Issue 26: a Secret that keeps only the CA (no Service: the group certificates are issued from
+// it by group_tls): a usable CA is kept whatever serving material there is; an unusable one is
+// replaced; the Secret is Opaque and holds no tls.* keys.
+BOOST_AUTO_TEST_CASE(ca_only_secret) {
+  auto f = good();
+  f.serving.reset();
+  BOOST_TEST((decide_ca_material(f, {}, t0 + 24h).step == ca_step::keep));
+  f.ca_key_matches = false;
+  BOOST_TEST((decide_ca_material(f, {}, t0 + 24h).step == ca_step::new_ca));
+  BOOST_TEST((decide_ca_material(good(), {}, t0 + ca_validity).step == ca_step::new_ca));
+  const json s = ca_secret("bloodraven-mysql-ca", "ops", ca_material{{"CA CERT", "CA KEY"}, {}}, {}, "mysql-tls-ca");
+  BOOST_TEST(s["type"] == "Opaque");
+  BOOST_TEST(!s["data"].contains("tls.crt"));
+  BOOST_TEST(!s["data"].contains("tls.key"));
+  BOOST_TEST(s["metadata"]["labels"]["app.kubernetes.io/component"] == "mysql-tls-ca");
+  BOOST_TEST(material_of(s).ca.key_pem == "CA KEY");
 }

@@ -26,6 +26,7 @@ struct leadership_state {
   ticking_actor backups;  // the backup controller (detached), while leading
   ticking_actor verifications;  // the verification controller (detached), while leading
   ticking_actor restores;  // the restore controller (detached), while leading
+  ticking_actor tls;  // the group TLS controller (detached), while leading
   site_io_actor io;
   /// Counts this process's leaderships; the groups run under the current one (S8).
   uint64_t generation = 0;
@@ -35,6 +36,26 @@ struct leadership_state {
 };
 
 using lead_ptr = leadership_actor::stateful_pointer<leadership_state>;
+
+/// The group TLS controller (spec.tls), once per leadership: it writes only while the lease
+/// holds (S8).
+void start_tls(lead_ptr self) {
+  auto& st = self->state;
+  if (!st.o.tls || st.tls) return;
+  auto to = st.o.tls_options;
+  to.client = st.o.source.client;
+  to.namespaces = st.o.source.namespaces;
+  to.operator_ns = st.o.source.operator_namespace;
+  if (to.operator_ns.empty()) {
+    log::warn("no operator namespace: the group TLS controller does not run (spec.tls unserved)", {});
+    return;
+  }
+  to.guard = st.guard;
+  to.instance = st.o.source.instance;
+  st.tls = group_tls::spawn_tls_controller(self->system(), to);
+  auto t = st.tls;
+  self->attach_functor([t] { caf::anon_send_exit(t, caf::exit_reason::user_shutdown); });
+}
 
 void start_source(lead_ptr self) {
   auto& st = self->state;
@@ -50,6 +71,7 @@ void start_source(lead_ptr self) {
     self->send(r, announce_atom::value,
                actor_entry{path, "group_source", "group_source", st.root, st.source.id()},
                as_child(st.source));
+  start_tls(self);
   if (st.o.backups && !st.backups) {
     auto bo = st.o.backup;
     bo.client = st.o.source.client;

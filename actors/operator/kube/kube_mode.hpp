@@ -9,6 +9,7 @@
 
 #include "actors/common/supervisor.hpp"
 #include "actors/operator/kube/backup/backup_controller.hpp"
+#include "actors/operator/kube/core/group_tls.hpp"
 #include "actors/operator/kube/group_source.hpp"
 #include "actors/operator/kube/restore/restore_controller.hpp"
 #include "actors/operator/kube/core/lease_lock.hpp"
@@ -31,6 +32,11 @@ struct kube_mode_options {
   /// The restore controller (kube/restore/, spec.initFromBackup), started beside it; its client,
   /// namespaces, guard, instance and Job rendering are the backup controller's.
   bool restores = true;
+  /// The group TLS controller (kube/core/group_tls.hpp, spec.tls: cert-manager Certificates and
+  /// their Secrets copied, or the generated CA), started beside it; its client, namespaces,
+  /// operator namespace, guard and instance are the group source's (filled in there).
+  bool tls = true;
+  group_tls::controller_options tls_options;
 };
 
 /// The root supervisor's children in Kubernetes mode: one "leadership" actor that runs the

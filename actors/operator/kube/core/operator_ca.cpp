@@ -18,16 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-material_facts facts_of(const ca_material& m) {
-  material_facts f;
-  f.ca = crypto::inspect_cert(m.ca.cert_pem);
-  f.ca_key_matches = crypto::key_matches(m.ca.cert_pem, m.ca.key_pem);
-  f.serving = crypto::inspect_cert(m.serving.cert_pem);
-  f.serving_signed_by_ca = crypto::signed_by(m.serving.cert_pem, m.ca.cert_pem);
-  f.serving_key_matches = crypto::key_matches(m.serving.cert_pem, m.serving.key_pem);
-  return f;
-}
-
 /// The material after `step` (new_ca or issue_serving); nullopt when libcrypto fails.
 std::optional<ca_material> renewed(const ca_material& have, ca_step step, const std::string& ca_name,
                                    const std::vector<std::string>& names) {
@@ -36,6 +26,10 @@ std::optional<ca_material> renewed(const ca_material& have, ca_step step, const 
     auto ca = crypto::make_ca(ca_name, ca_validity);
     if (!ca) return std::nullopt;
     m.ca = *ca;
+  }
+  if (names.empty()) {  // a CA-only Secret
+    m.serving = {};
+    return m;
   }
   auto s = crypto::issue_server_cert(m.ca, names, serving_validity);
   if (!s) return std::nullopt;
@@ -54,7 +48,7 @@ std::string read_text(const std::string& path) {
 
 std::variant<ca_material, std::string> ensure_ca_secret(const operator_ca_options& o, time_point now) {
   auto& c = *o.client;
-  const auto names = service_dns_names(o.service, o.ns);
+  const auto names = o.service.empty() ? std::vector<std::string>{} : service_dns_names(o.service, o.ns);
   for (int attempt = 0; attempt < 4; ++attempt) {
     auto got = c.get(kube::resources::secrets, o.ns, o.secret);
     if (!got && !got.error().not_found()) return "read Secret " + o.secret + ": " + got.error().describe();
@@ -66,7 +60,7 @@ std::variant<ca_material, std::string> ensure_ca_secret(const operator_ca_option
     if (!m) return std::string{"libcrypto could not issue the certificates"};
     const std::string what = d.step == ca_step::new_ca ? "new CA" : "serving certificate re-issued";
     if (!exists) {
-      auto r = c.create(kube::resources::secrets, o.ns, ca_secret(o.secret, o.ns, *m));
+      auto r = c.create(kube::resources::secrets, o.ns, ca_secret(o.secret, o.ns, *m, {}, o.component));
       if (r) {
         log::info("webhook CA: created the CA Secret", {{"secret", o.secret}, {"namespace", o.ns}});
         return *m;
@@ -76,7 +70,7 @@ std::variant<ca_material, std::string> ensure_ca_secret(const operator_ca_option
       continue;
     }
     const std::string rv = (*got)["metadata"].value("resourceVersion", std::string{});
-    auto r = c.update(kube::resources::secrets, ca_secret(o.secret, o.ns, *m, rv));
+    auto r = c.update(kube::resources::secrets, ca_secret(o.secret, o.ns, *m, rv, o.component));
     if (r) {
       log::info("webhook CA: " + what, {{"secret", o.secret}, {"reason", d.why}});
       return *m;

@@ -26,7 +26,9 @@ struct operator_ca_options {
   std::shared_ptr<kube::client> client;
   std::string ns;                     ///< the operator's namespace (the Secret's and the Service's)
   std::string secret;                 ///< the Secret holding the CA and the serving pair
-  std::string service;                ///< the Service the certificate is for (its DNS names)
+  std::string service;                ///< the Service the certificate is for (its DNS names);
+                                      ///< "" = the Secret keeps only the CA (ensure_ca_secret)
+  std::string component = "webhook-ca";  ///< the Secret's app.kubernetes.io/component label
   std::string webhook_configuration;  ///< the ValidatingWebhookConfiguration ("" = none to keep)
   std::string cert_file, key_file;    ///< where the serving pair is written for the HTTP server
   std::chrono::milliseconds interval{std::chrono::minutes{1}};  ///< between passes
@@ -39,7 +41,8 @@ struct operator_ca_options {
 inline const kube::resource_ref validating_webhook_configurations{
     "admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", false};
 
-/// Reads the Secret and acts on decide_ca_material: keep; issue a serving certificate from the
+/// Reads the Secret and acts on decide_ca_material (with no Service, only the CA: issue 26's
+/// group certificates are issued from it elsewhere, group_tls.hpp): keep; issue a serving certificate from the
 /// CA (conditional update); a new CA (create when absent, else conditional update). A create
 /// that meets 409 AlreadyExists or an update that meets 409 Conflict reads the Secret again and
 /// decides on what another replica wrote (so two replicas never end with two CAs). The material

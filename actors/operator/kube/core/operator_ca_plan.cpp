@@ -37,6 +37,7 @@ ca_decision decide_ca_material(const material_facts& f, const std::vector<std::s
   if (!f.ca_key_matches) return {ca_step::new_ca, "ca.key does not belong to ca.crt"};
   if (due_for_renewal(f.ca->not_before, f.ca->not_after, now))
     return {ca_step::new_ca, "the CA is due for renewal"};
+  if (want_names.empty()) return {ca_step::keep, ""};
   if (!f.serving) return {ca_step::issue_serving, "no serving certificate"};
   if (!f.serving_signed_by_ca) return {ca_step::issue_serving, "tls.crt is not signed by the CA"};
   if (!f.serving_key_matches) return {ca_step::issue_serving, "tls.key does not belong to tls.crt"};
@@ -45,6 +46,16 @@ ca_decision decide_ca_material(const material_facts& f, const std::vector<std::s
   if (due_for_renewal(f.serving->not_before, f.serving->not_after, now))
     return {ca_step::issue_serving, "the serving certificate is due for renewal"};
   return {ca_step::keep, ""};
+}
+
+material_facts facts_of(const ca_material& m) {
+  material_facts f;
+  f.ca = crypto::inspect_cert(m.ca.cert_pem);
+  f.ca_key_matches = crypto::key_matches(m.ca.cert_pem, m.ca.key_pem);
+  f.serving = crypto::inspect_cert(m.serving.cert_pem);
+  f.serving_signed_by_ca = crypto::signed_by(m.serving.cert_pem, m.ca.cert_pem);
+  f.serving_key_matches = crypto::key_matches(m.serving.cert_pem, m.serving.key_pem);
+  return f;
 }
 
 ca_material material_of(const json& secret) {
@@ -57,20 +68,25 @@ ca_material material_of(const json& secret) {
 }
 
 json ca_secret(const std::string& name, const std::string& ns, const ca_material& m,
-               const std::string& resource_version) {
+               const std::string& resource_version, const std::string& component) {
   json s = {{"apiVersion", "v1"},
             {"kind", "Secret"},
             {"metadata",
              {{"name", name},
               {"namespace", ns},
               {"labels", {{"app.kubernetes.io/managed-by", "bloodraven"},
-                          {"app.kubernetes.io/component", "webhook-ca"}}}}},
+                          {"app.kubernetes.io/component", component}}}}},
             {"type", "kubernetes.io/tls"},
             {"data",
              {{"ca.crt", base64_encode(m.ca.cert_pem)},
               {"ca.key", base64_encode(m.ca.key_pem)},
               {"tls.crt", base64_encode(m.serving.cert_pem)},
               {"tls.key", base64_encode(m.serving.key_pem)}}}};
+  if (m.serving.cert_pem.empty() && m.serving.key_pem.empty()) {  // only the CA
+    s["type"] = "Opaque";
+    s["data"].erase("tls.crt");
+    s["data"].erase("tls.key");
+  }
   if (!resource_version.empty()) s["metadata"]["resourceVersion"] = resource_version;
   return s;
 }

@@ -53,7 +53,8 @@ struct ca_decision {
 };
 
 /// Pure: new_ca when there is no usable CA (absent, not a CA, its key does not match, due for
-/// renewal); else issue_serving when the serving certificate is absent, not signed by that CA,
+/// renewal); else keep when `want_names` is empty (a Secret that holds only the CA); else
+/// issue_serving when the serving certificate is absent, not signed by that CA,
 /// not matching its key, for other names than `want_names` (as a set), or due for renewal;
 /// else keep.
 ca_decision decide_ca_material(const material_facts& f, const std::vector<std::string>& want_names,
@@ -65,14 +66,19 @@ struct ca_material {
   crypto::pem_pair serving;
 };
 
+/// The facts of `m` through io/crypto/x509_inspect (a function of the PEM text alone). Also
+/// used for a group's TLS Secret against this CA (group_tls_plan.hpp).
+material_facts facts_of(const ca_material& m);
+
 /// Pure: the material in a Secret's data (missing or non-base64 keys give empty strings).
 ca_material material_of(const nlohmann::json& secret);
 
 /// Pure: Secret `name` in `ns` of type kubernetes.io/tls holding `m` (tls.crt, tls.key, ca.crt,
-/// ca.key), labelled as managed by bloodraven. `resource_version` (when not empty) makes an
-/// update conditional.
+/// ca.key), labelled as managed by bloodraven with `component`; without a serving pair an Opaque
+/// Secret of ca.crt and ca.key. `resource_version` (when not empty) makes an update conditional.
 nlohmann::json ca_secret(const std::string& name, const std::string& ns, const ca_material& m,
-                         const std::string& resource_version = {});
+                         const std::string& resource_version = {},
+                         const std::string& component = "webhook-ca");
 
 /// Pure: the JSON patch that sets every webhook's clientConfig.caBundle of the
 /// ValidatingWebhookConfiguration `vwc` to `ca_pem` (each replace guarded by a test of the

@@ -1,0 +1,291 @@
+// The group TLS controller: list, decide (group_tls_plan.hpp), apply (see group_tls.hpp).
+#include "actors/operator/kube/core/group_tls.hpp"
+
+#include <caf/all.hpp>
+
+#include <map>
+
+#include "actors/operator/kube/core/guarded_pass.hpp"
+#include "actors/operator/kube/core/operator_ca.hpp"
+#include "config/tls_spec.hpp"
+#include "io/crypto/x509_issue.hpp"
+#include "io/log/log.hpp"
+
+namespace br::group_tls {
+
+std::optional<tls_settings> settings_of(const config::failover_group& g) {
+  if (!g.spec.tls) return std::nullopt;
+  const auto& t = *g.spec.tls;
+  tls_settings s;
+  if (t.issuer_ref) {
+    s.issuer_name = t.issuer_ref->name;
+    s.issuer_kind = std::string{config::to_string(t.issuer_ref->kind)};
+  }
+  s.secret_name = config::effective_tls_secret_name(t, g.metadata.name);
+  return s;
+}
+
+namespace {
+
+constexpr const char* discovery_path = "/apis/cert-manager.io/v1";
+
+struct pass {
+  const controller_options& o;
+  kube::client& c;
+  pass_result out;
+  std::optional<crypto::pem_pair> ca;  // the generated CA, read once per pass when needed
+  bool ca_failed = false;
+
+  explicit pass(const controller_options& opts) : o(opts), c(*opts.client) {}
+
+  void failed(const std::string& what, const std::string& name, const std::string& error) {
+    ++out.failures;
+    log::warn("group TLS: " + what + " failed", {{"name", name}, {"error", error}});
+  }
+
+  void event(const config::failover_group& g, const json& object, const char* type, const char* reason,
+             const std::string& message) {
+    if (!o.events) return;
+    auto r = o.events->record(kube::ref_of(object), type, reason, message);
+    if (!r) failed("event " + std::string{reason}, g.metadata.name, r.error().describe());
+  }
+
+  /// nullopt when discovery failed (nothing is decided that depends on it this pass).
+  std::optional<bool> certificate_kind_served() {
+    auto r = c.request("GET", discovery_path, "", "");
+    if (r) return serves_certificates(*r);
+    if (r.error().not_found()) return false;
+    failed("discovery of " + std::string{discovery_path}, discovery_path, r.error().describe());
+    return std::nullopt;
+  }
+
+  /// The group's Secret as read: the object, null when absent; nullopt when the read failed.
+  std::optional<json> read(const std::string& ns, const std::string& name) {
+    auto r = c.get(kube::resources::secrets, ns, name);
+    if (r) return *r;
+    if (r.error().not_found()) return json(nullptr);
+    failed("read Secret", ns + "/" + name, r.error().describe());
+    return std::nullopt;
+  }
+
+  /// Creates (have null) or updates (conditionally) the group's Secret. True when written.
+  bool write_secret(const std::string& ns, const json& have, const json& object) {
+    const std::string name = object["metadata"].value("name", "");
+    auto r = have.is_object() ? c.update(kube::resources::secrets, object)
+                              : c.create(kube::resources::secrets, ns, object);
+    if (!r) {
+      // 409: another writer got there between read and write; the next pass reads again.
+      failed(have.is_object() ? "update Secret" : "create Secret", ns + "/" + name, r.error().describe());
+      return false;
+    }
+    ++out.writes;
+    return true;
+  }
+
+  void conflict(const config::failover_group& g, const json& object, const std::string& why) {
+    log::warn("group TLS: " + why, {{"group", g.metadata.name}, {"namespace", g.metadata.namespace_name}});
+    event(g, object, "Warning", reason_secret_conflict, why + "; spec.tls.secretName must name a Secret bloodraven may own");
+  }
+
+  void cert_manager(const config::failover_group& g, const json& object, const tls_settings& s) {
+    const json want = certificate(g, s, o.operator_ns);
+    const std::string name = want["metadata"]["name"];
+    auto have = c.get(certificates, o.operator_ns, name);
+    if (!have && !have.error().not_found()) {
+      failed("read Certificate", o.operator_ns + "/" + name, have.error().describe());
+      return;
+    }
+    if (auto w = certificate_write(have ? *have : json(nullptr), want)) {
+      auto r = have ? c.update(certificates, *w) : c.create(certificates, o.operator_ns, *w);
+      if (!r) {
+        failed(have ? "update Certificate" : "create Certificate", o.operator_ns + "/" + name, r.error().describe());
+      } else {
+        ++out.writes;
+        log::info(have ? "group TLS: Certificate updated" : "group TLS: Certificate created",
+                  {{"certificate", o.operator_ns + "/" + name}, {"group", g.metadata.name}});
+        if (!have)
+          event(g, object, "Normal", reason_certificate_requested,
+                "Certificate " + o.operator_ns + "/" + name + " requested from " +
+                    (s.issuer_kind.empty() ? "Issuer" : s.issuer_kind) + " " + s.issuer_name);
+      }
+    }
+    auto issued = read(o.operator_ns, name);
+    auto copy = read(g.metadata.namespace_name, s.secret_name);
+    if (!issued || !copy) return;
+    const auto d = decide_copy(g, s, *issued, *copy);
+    switch (d.step) {
+      case copy_step::wait:
+        log::info("group TLS: waiting for cert-manager: " + d.why, {{"certificate", o.operator_ns + "/" + name}});
+        return;
+      case copy_step::keep:
+        return;
+      case copy_step::conflict:
+        conflict(g, object, d.why);
+        return;
+      case copy_step::write:
+        if (write_secret(g.metadata.namespace_name, *copy, d.object)) {
+          log::info("group TLS: issued Secret copied",
+                    {{"from", o.operator_ns + "/" + name},
+                     {"to", g.metadata.namespace_name + "/" + s.secret_name}});
+          event(g, object, "Normal", reason_secret_copied,
+                "Secret " + s.secret_name + " copied from " + o.operator_ns + "/" + name +
+                    (copy->is_object() ? " (renewed)" : ""));
+        }
+        return;
+    }
+  }
+
+  bool ensure_ca() {
+    if (ca) return true;
+    if (ca_failed) return false;
+    op_ca::operator_ca_options co;
+    co.client = o.client;
+    co.ns = o.operator_ns;
+    co.secret = o.ca_secret;
+    co.component = "mysql-tls-ca";  // no Service: the Secret keeps only the CA
+    auto m = op_ca::ensure_ca_secret(co, std::chrono::system_clock::now());
+    if (auto* e = std::get_if<std::string>(&m)) {
+      ca_failed = true;
+      failed("the generated CA", o.operator_ns + "/" + o.ca_secret, *e);
+      return false;
+    }
+    ca = std::get<op_ca::ca_material>(m).ca;
+    return true;
+  }
+
+  void generated(const config::failover_group& g, const json& object, const tls_settings& s) {
+    if (!ensure_ca()) return;
+    auto have = read(g.metadata.namespace_name, s.secret_name);
+    if (!have) return;
+    const auto names = group_cert_names(g).all();
+    const auto d = decide_issue(facts_of(g, *ca, *have), names, std::chrono::system_clock::now());
+    json want;
+    switch (d.step) {
+      case issue_step::keep:
+        return;
+      case issue_step::conflict:
+        conflict(g, object, "Secret " + s.secret_name + " in namespace " + g.metadata.namespace_name + ": " + d.why);
+        return;
+      case issue_step::no_ca:
+        failed("the generated CA", o.operator_ns + "/" + o.ca_secret, d.why);
+        return;
+      case issue_step::rewrite: {
+        const auto m = op_ca::material_of(*have);
+        want = group_secret(g, s, ca->cert_pem, m.serving.cert_pem, m.serving.key_pem);
+        break;
+      }
+      case issue_step::issue: {
+        auto leaf = crypto::issue_peer_cert(*ca, names, op_ca::serving_validity);
+        if (!leaf) {
+          failed("issue a certificate", g.metadata.namespace_name + "/" + s.secret_name,
+                 "libcrypto could not issue it");
+          return;
+        }
+        want = group_secret(g, s, ca->cert_pem, leaf->cert_pem, leaf->key_pem);
+        break;
+      }
+    }
+    if (have->is_object()) want["metadata"]["resourceVersion"] = (*have)["metadata"].value("resourceVersion", "");
+    if (write_secret(g.metadata.namespace_name, *have, want)) {
+      log::info("group TLS: Secret written from the generated CA",
+                {{"secret", g.metadata.namespace_name + "/" + s.secret_name}, {"reason", d.why}});
+      event(g, object, "Normal", reason_secret_issued,
+            "Secret " + s.secret_name + " issued from the operator's CA (" + d.why + ")");
+    }
+  }
+
+  /// Deletes a Certificate and the Secret issued for it (same name) in the operator's namespace.
+  void remove_certificate(const std::string& name) {
+    for (const auto* r : {&certificates, &kube::resources::secrets}) {
+      auto d = c.remove(*r, o.operator_ns, name);
+      if (!d && !d.error().not_found()) {
+        failed("delete " + r->plural, o.operator_ns + "/" + name, d.error().describe());
+        continue;
+      }
+      if (d) ++out.writes;
+    }
+    log::info("group TLS: Certificate of a group no longer served deleted", {{"certificate", o.operator_ns + "/" + name}});
+  }
+
+  void run() {
+    std::vector<json> items;
+    for (const auto& ns : o.namespaces.empty() ? std::vector<std::string>{""} : o.namespaces) {
+      auto got = c.list_all(kube::resources::mysqlfailovergroups, ns);
+      if (!got) {
+        failed("list MysqlFailoverGroups", ns, got.error().describe());
+        return;  // nothing decided from a partial view
+      }
+      for (auto& item : (*got)["items"]) items.push_back(std::move(item));
+    }
+    out.cert_manager = certificate_kind_served();
+    std::map<std::string, group_intent> intents;
+    for (const auto& item : items) {
+      const json md = item.value("metadata", json::object());
+      const std::string key = md.value("namespace", "") + "/" + md.value("name", "");
+      if (md.contains("deletionTimestamp")) {
+        intents[key] = group_intent::absent;  // its copy goes with it (owner reference)
+        continue;
+      }
+      auto parsed = config::load_group_json(item.dump(), config::run_mode::kubernetes);
+      if (!parsed.ok()) {  // the group source reports the errors (InvalidSpec); nothing done here
+        log::debug("group TLS: group spec not valid; skipped", {{"group", key}, {"errors", config::to_string(parsed.errors)}});
+        intents[key] = group_intent::unknown;
+        continue;
+      }
+      const auto& g = parsed.group;
+      auto s = settings_of(g);
+      if (!s) {
+        intents[key] = group_intent::other;
+        continue;
+      }
+      if (!s->issuer_name.empty() && !out.cert_manager) {
+        intents[key] = group_intent::unknown;  // cannot tell which source serves it this pass
+        continue;
+      }
+      const auto source = choose_source(*s, out.cert_manager.value_or(false));
+      intents[key] = source == tls_source::cert_manager ? group_intent::cert_manager : group_intent::other;
+      if (source == tls_source::cert_manager)
+        cert_manager(g, item, *s);
+      else
+        generated(g, item, *s);
+    }
+    if (out.cert_manager != true) return;  // without the kind there are no Certificates to clean
+    kube::list_options lo;
+    lo.label_selector = std::string{component_label} + "=" + component_value;
+    auto certs = c.list_all(certificates, o.operator_ns, lo);
+    if (!certs) {
+      failed("list Certificates", o.operator_ns, certs.error().describe());
+      return;
+    }
+    std::vector<json> listed((*certs)["items"].begin(), (*certs)["items"].end());
+    for (const auto& name : stale_certificates(listed, intents, o.namespaces)) remove_certificate(name);
+  }
+};
+
+struct controller_state {
+  controller_options o;
+  static inline const char* name = "group_tls";
+};
+
+ticking_actor::behavior_type controller(ticking_actor::stateful_pointer<controller_state> self,
+                                        controller_options o) {
+  self->state.o = std::move(o);
+  return op::guarded_pass_behavior(self, "group TLS", [](const auto& opts) { reconcile_tls_once(opts); });
+}
+
+}  // namespace
+
+pass_result reconcile_tls_once(const controller_options& o) {
+  pass p{o};
+  p.run();
+  return p.out;
+}
+
+ticking_actor spawn_tls_controller(caf::actor_system& sys, controller_options o) {
+  if (!o.events && o.client)
+    o.events = std::make_shared<kube::event_recorder>(
+        *o.client, kube::event_recorder_options{"bloodraven", o.instance, std::chrono::seconds(600)});
+  return sys.spawn<caf::detached>(controller, std::move(o));
+}
+
+}  // namespace br::group_tls
