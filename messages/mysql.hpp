@@ -20,6 +20,11 @@ struct mysql_target {
   uint16_t port = 3306;
   std::string user;
   std::string password;
+  /// spec.tls (issue 26): set = TLS verified against this CA (chain and host name), with the
+  /// optional client certificate and key; "" = the connection as before.
+  std::string tls_ca_file;
+  std::string tls_cert_file;
+  std::string tls_key_file;
 };
 
 template <class Inspector>
@@ -74,6 +79,9 @@ struct mysql_command {
   std::string gtid;                                ///< wait_executed
   mysql_target source;                             ///< change_source (replication user) / clone
   bool source_ssl = true;
+  /// change_source with spec.tls: the CA as the replica's mysqld sees it (SOURCE_SSL_CA, the
+  /// source's certificate verified); "" = source_ssl without verification.
+  std::string source_ssl_ca;
   caf::timespan lease{std::chrono::seconds(20)};  ///< heartbeat/ensure_switch/promote_switch
   /// promote_switch: refuse (error_kind "switch_not_armed", server untouched) unless the switch
   /// is armed after ensure_switch; policy Safe promotes only onto an armed server.
@@ -96,7 +104,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, mysql_command& x) {
   return f(caf::meta::type_name("mysql_command"), x.op, x.target, x.timeout, x.gtid, x.source,
            x.source_ssl, x.lease, x.require_armed, x.deadline, x.leader_generation, x.gr,
-           x.member_id, x.semisync_k);
+           x.member_id, x.semisync_k, x.source_ssl_ca);
 }
 
 /// The rpl_semi_sync_source_timeout the operator sets and requires (milliseconds, about 49.7

@@ -195,6 +195,7 @@ void run_sql(exec_ptr self, mysql_op op, const std::string& site,
   cmd.timeout =
       timeout.count() > 0 ? timeout : std::min(st.deps.command_timeout, st.plan.step_timeout);
   cmd.source_ssl = st.deps.replication_ssl;
+  cmd.source_ssl_ca = st.deps.replication_ssl_ca;
   cmd.leader_generation = st.deps.leader_generation;
   // Not started at all once the step is over (its reply would be ignored).
   cmd.deadline = self->clock().now() + remaining(self);

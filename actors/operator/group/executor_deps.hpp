@@ -36,6 +36,8 @@ struct executor_deps {
   /// host/port come from `targets`).
   mysql_target replication;
   bool replication_ssl = false;  ///< spec.replication.tls
+  /// spec.tls: SOURCE_SSL_CA of every CHANGE REPLICATION SOURCE (verified); "" = none.
+  std::string replication_ssl_ca;
   /// spec.sites[].lbIP per site (DNS target once the candidate is confirmed writable).
   std::map<std::string, std::string> lb_ips;
   /// spec.sites in declared order.

@@ -11,8 +11,13 @@ namespace br {
 namespace {
 
 mysql_target target_of(const std::string& site, const std::optional<config::address_spec>& address,
-                       const group_credentials& creds) {
+                       const group_credentials& creds, const std::optional<config::tls_spec>& tls) {
   mysql_target t;
+  if (tls) {  // verified TLS; no CA file known yet fails the connect (never plain text)
+    t.tls_ca_file = creds.mysql_tls_ca_file.empty() ? tls->ca_file : creds.mysql_tls_ca_file;
+    t.tls_cert_file = tls->cert_file;
+    t.tls_key_file = tls->key_file;
+  }
   t.site = site;
   t.host = address ? address->host : site;
   t.port = static_cast<uint16_t>(address ? address->port : 3306);
@@ -28,7 +33,7 @@ std::map<std::string, mysql_target> all_targets(const config::group_spec& spec,
   auto out = site_targets(spec, creds);
   if (spec.replication.mode == config::replication_mode::group_replication)
     for (const auto& [site, address] : rt.gr_leaving)
-      if (!out.count(site)) out[site] = target_of(site, address, creds);
+      if (!out.count(site)) out[site] = target_of(site, address, creds, spec.tls);
   return out;
 }
 
@@ -37,7 +42,7 @@ std::map<std::string, mysql_target> all_targets(const config::group_spec& spec,
 std::map<std::string, mysql_target> site_targets(const config::group_spec& spec,
                                                  const group_credentials& creds) {
   std::map<std::string, mysql_target> out;
-  for (const auto& s : spec.sites) out[s.name] = target_of(s.name, s.address, creds);
+  for (const auto& s : spec.sites) out[s.name] = target_of(s.name, s.address, creds, spec.tls);
   return out;
 }
 
@@ -119,6 +124,7 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
     d.replication.password = spec.replication.password;
   }
   d.replication_ssl = spec.replication.tls;
+  if (spec.tls) d.replication_ssl_ca = config::effective_mysql_ca_file(*spec.tls);
   for (const auto& s : spec.sites) {
     d.lb_ips[s.name] = s.lb_ip;
     d.sites.push_back(s.name);

@@ -32,6 +32,9 @@ struct group_credentials {
   std::shared_ptr<const auth::key_ring> keys;
   /// spec.dragonfly's requirepass ("" = none); standalone: BLOODRAVEN_DRAGONFLY_PASSWORD.
   std::string dragonfly_password;
+  /// spec.tls (issue 26), Kubernetes mode: a file holding the group's CA (the TLS Secret's
+  /// ca.crt) the operator verifies MySQL against; "" = spec.tls.caFile (standalone mode).
+  std::string mysql_tls_ca_file;
 };
 
 /// Process-wide collaborators a group runs against.

@@ -155,6 +155,12 @@ mysql::connect_options options_for(const mysql_target& t, milliseconds timeout) 
   o.connect_timeout = timeout;
   o.read_timeout = timeout;
   o.write_timeout = timeout;
+  if (!t.tls_ca_file.empty()) {  // spec.tls: the server's certificate verified
+    o.tls = mysql::tls_mode::verify_identity;
+    o.tls_ca_file = t.tls_ca_file;
+    o.tls_cert_file = t.tls_cert_file;
+    o.tls_key_file = t.tls_key_file;
+  }
   return o;
 }
 
@@ -292,6 +298,7 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
       src.user = cmd.source.user;
       src.password = cmd.source.password;
       src.ssl = cmd.source_ssl;
+      src.ssl_ca = cmd.source_ssl_ca;
       auto r = mysql::change_source(conn, d, src);
       if (fail_if(r, out, st, key)) return out;
       break;
