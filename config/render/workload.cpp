@@ -1,6 +1,8 @@
 // Per-site workload objects: the single-replica Deployment (mysql + sidecar) and its PVC.
 #include "config/render/workload.hpp"
 
+#include "config/render/tls_pod.hpp"
+
 #include "config/render/accounts.hpp"
 #include "config/render/gr_member.hpp"
 #include "config/render/member_rbac.hpp"
@@ -367,6 +369,7 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
          {"secret",
           {{"secretName", keys_secret(group)}, {"defaultMode", 0440}, {"items", items}}}});
   }
+  add_tls_volume(g, pod_spec);  // spec.tls (issue 26): the Secret at /etc/mysql/tls
   if (has_sidecar_state(opts.reconciler_version)) {
     // An emptyDir lives as long as the pod: the view survives sidecar container restarts (the
     // liveness probe, a crash), not a new pod (rollout, eviction, node loss). A new pod's boot

@@ -1,0 +1,29 @@
+// spec.tls in the pods (see the header).
+#include "config/render/tls_pod.hpp"
+
+#include "config/render/names.hpp"
+#include "config/tls_spec.hpp"
+
+namespace br::render {
+
+using nlohmann::json;
+
+void add_tls_volume(const config::failover_group& g, json& pod_spec) {
+  if (!g.spec.tls) return;
+  json items = json::array();
+  for (const char* k : {"ca.crt", "tls.crt", "tls.key"}) items.push_back({{"key", k}, {"path", k}});
+  pod_spec["volumes"].push_back(
+      {{"name", tls_volume},
+       {"secret",
+        {{"secretName", config::effective_tls_secret_name(*g.spec.tls, g.metadata.name)},
+         {"defaultMode", 0440},
+         {"items", std::move(items)}}}});
+  for (auto& c : pod_spec["containers"]) {
+    const auto name = c.value("name", std::string{});
+    if (name != mysql_container && name != sidecar_container) continue;
+    c["volumeMounts"].push_back(
+        {{"name", tls_volume}, {"mountPath", std::string{config::mysql_tls_dir}}, {"readOnly", true}});
+  }
+}
+
+}  // namespace br::render
