@@ -1,6 +1,7 @@
 // The semi-synchronous release before a fence (fence_plan.hpp plan_semisync_release): clients
 // first, then the source side off, so a released commit is never acknowledged.
 #include <string>
+#include <vector>
 
 #include "io/mysql/fencing.hpp"
 
@@ -27,6 +28,20 @@ result<semisync_fence_state> read_state(connection& conn) {
   return semisync_fence_state{truthy(row[2]), truthy(row[0]), truthy(row[1])};
 }
 
+/// How many of `ids` wait for a semi-sync acknowledgement (0 for an empty list, no query).
+result<size_t> waiting_among(connection& conn, const std::vector<uint64_t>& ids) {
+  if (ids.empty()) return size_t{0};
+  std::string list;
+  for (auto id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
+  auto r = conn.query(
+      "SELECT COUNT(*) FROM performance_schema.threads WHERE PROCESSLIST_STATE = 'Waiting for "
+      "semi-sync ACK from replica' AND PROCESSLIST_ID IN (" + list + ")");
+  if (!r) return r.error();
+  if (r->rows.size() != 1 || r->rows[0].empty() || !r->rows[0][0])
+    return make_error(error_kind::other, "semi-sync fence: unexpected count of waiting sessions");
+  return static_cast<size_t>(std::stoull(*r->rows[0][0]));
+}
+
 }  // namespace
 
 result<semisync_fence_steps> release_semisync_waits(connection& conn, const dialect& d,
@@ -43,13 +58,16 @@ result<semisync_fence_steps> release_semisync_waits(connection& conn, const dial
     if (!k) return k.error();
     rep.killed_ids.insert(rep.killed_ids.end(), k->killed_ids.begin(), k->killed_ids.end());
     rep.kill_failures.insert(rep.kill_failures.end(), k->failures.begin(), k->failures.end());
-    // A session the server refused to kill (privileges) may still be waiting with its client
-    // connected: switching the source side off would acknowledge its commit. Stop here.
-    if (!k->failures.empty())
+    // A session the server refused to kill that waits for an acknowledgement still has its
+    // client: switching the source side off would answer it OK. Stop here.
+    auto waiting = waiting_among(conn, k->failed_ids);
+    if (!waiting) return waiting.error();
+    if (*waiting > 0)
       return make_error(error_kind::server_error,
-                        "semi-sync fence: " + std::to_string(k->failures.size()) +
-                            " application session(s) could not be killed; the source side stays "
-                            "on (first: " + k->failures.front().message + ")");
+                        "semi-sync fence: " + std::to_string(*waiting) +
+                            " session(s) waiting for an acknowledgement could not be killed; the "
+                            "source side stays on (first refusal: " +
+                            k->failures.front().message + ")");
   }
   rep.semisync.kill_sessions = steps.kill_sessions;
   if (steps.source_off) {

@@ -56,6 +56,7 @@ result<kill_report> kill_listed(connection& conn, const dialect& d, const std::s
       ++report.already_gone;
     } else if (k.error().kind == error_kind::server_error) {
       report.failures.push_back(k.error());
+      report.failed_ids.push_back(s.id);
     } else {
       return k.error();
     }

@@ -42,6 +42,7 @@ struct kill_report {
   unsigned kept = 0;          ///< listed but not an application session
   std::vector<uint64_t> killed_ids;
   std::vector<mysql_error> failures;  ///< other KILL errors (e.g. 1095 missing CONNECTION_ADMIN)
+  std::vector<uint64_t> failed_ids;  ///< the sessions of `failures`, in the same order
 };
 
 /// Lists sessions and KILLs every application session. A KILL that fails with a server error is
@@ -84,7 +85,10 @@ struct fence_report {
 /// super_read_only and offline_mode, then runs plan_semisync_release's steps in order
 /// (offline_mode=ON, the application sessions killed under `policy` and recorded in `rep`, the
 /// source side OFF). Stops at the first failure; offline_mode then stays ON (a deposed primary
-/// that no application can reach) until a fence or a promotion ends it.
+/// that no application can reach) until a fence or a promotion ends it. A session the server
+/// refused to kill (1095: another account's SYSTEM_USER session, e.g. root's) stops the release
+/// only while it waits for an acknowledgement (its client would be answered OK); an idle one is
+/// left alone (offline_mode does not end sessions with CONNECTION_ADMIN either).
 result<semisync_fence_steps> release_semisync_waits(connection& conn, const dialect& d,
                                                     const kill_policy& policy, fence_report& rep);
 

@@ -143,8 +143,8 @@ struct blocked_writer {
   std::string key = marker("semisync-deposed");
   std::optional<m::result<uint64_t>> outcome;
   std::thread t;
-  blocked_writer() {
-    auto o = sandbox().options(source, "app");
+  explicit blocked_writer(const std::string& user = "app") {
+    auto o = sandbox().options(source, user);
     o.read_timeout = 60s;
     t = std::thread([this, o] {
       auto w = m::connection::open(o);
@@ -251,6 +251,9 @@ BOOST_AUTO_TEST_CASE(rendered_options_block_a_commit_without_a_receiver) {
 // the released commit is on the source only (divergent, never acknowledged).
 BOOST_AUTO_TEST_CASE(bounded_fence_releases_a_deposed_source_clients_first) {
   auto c = semisync_primary();
+  // An idle session the fence may not kill (root has SYSTEM_USER, the operator account does not:
+  // 1095) does not stop the release; only a refused session that waits would.
+  auto idle_root = as_user(source, "root");
   sandbox().sql(replica, "STOP REPLICA IO_THREAD");
   blocked_writer w;
   BOOST_TEST_REQUIRE(eventually([&] { return probe_ok(c).semisync.wait_sessions >= 1u; }, 20000ms),
@@ -265,6 +268,7 @@ BOOST_AUTO_TEST_CASE(bounded_fence_releases_a_deposed_source_clients_first) {
                                          << ", killed " << f->killed_ids.size());
   BOOST_TEST((f->semisync == m::semisync_fence_steps{true, true, true}));
   BOOST_TEST(f->lock_waits == 0u);  // released before the first attempt
+  BOOST_TEST(f->kill_failures.size() == 1u);  // the idle root session
   BOOST_TEST(!w.acknowledged());
   deposed_and_fenced(c);
   auto reader = as_user(source, "root");
@@ -294,6 +298,39 @@ BOOST_AUTO_TEST_CASE(switch_event_releases_a_deposed_source_clients_first) {
   BOOST_TEST_REQUIRE(fenced);
   BOOST_TEST(!w.acknowledged());
   BOOST_TEST(eventually([&] { return var(c, "offline_mode") == "0"; }, 3000ms));
+  deposed_and_fenced(c);
+  restore(c);
+}
+
+// A waiting commit whose session the fence may not kill (root's: SYSTEM_USER) keeps its client:
+// switching the source side off would answer it OK, so the release stops with the source side on,
+// nothing fenced and offline_mode left ON (which also keeps the receivers out); once an
+// administrator ends offline_mode and the commit is acknowledged, the fence applies.
+BOOST_AUTO_TEST_CASE(bounded_fence_keeps_the_source_on_for_an_unkillable_waiting_commit) {
+  auto c = semisync_primary();
+  sandbox().sql(replica, "STOP REPLICA IO_THREAD");
+  blocked_writer w("root");
+  BOOST_TEST_REQUIRE(eventually([&] { return probe_ok(c).semisync.wait_sessions >= 1u; }, 20000ms),
+                     "the root commit never waited for an acknowledgement");
+  m::fence_options fo;
+  fo.budget = 5s;
+  fo.policy.protected_users.insert("bloodraven");
+  auto f = m::fence_bounded(c, m::mysql8(), fo);
+  BOOST_TEST_REQUIRE(!f.ok(), "fenced although a waiting commit kept its client");
+  BOOST_TEST_MESSAGE("refused: " << f.error().to_string());
+  BOOST_TEST(f.error().message.find("waiting for an acknowledgement could not be killed") !=
+             std::string::npos);
+  BOOST_TEST(var(c, "rpl_semi_sync_source_enabled") == "1");
+  BOOST_TEST(var(c, "offline_mode") == "1");
+  BOOST_TEST(var(c, "read_only") == "0");
+  // offline_mode also keeps the replication account out (no CONNECTION_ADMIN): the receiver
+  // can come back only after an administrator ends it.
+  exec_ok(c, "SET GLOBAL offline_mode = OFF");
+  sandbox().sql(replica, "START REPLICA IO_THREAD");
+  BOOST_TEST(w.acknowledged());  // acknowledged by the receiver, as semi-sync promises
+  auto again = m::fence_bounded(c, m::mysql8(), fo);
+  BOOST_TEST_REQUIRE(again.ok(), (again.ok() ? "" : again.error().to_string()));
+  BOOST_TEST((again->semisync == m::semisync_fence_steps{true, true, true}));
   deposed_and_fenced(c);
   restore(c);
 }
