@@ -81,6 +81,15 @@ std::vector<flag_def> sidecar_flag_defs() {
        false, {}},
       {"mysql-host", "MYSQL_HOST", "127.0.0.1", "local MySQL host", false, {}},
       {"mysql-port", "MYSQL_PORT", "3306", "local MySQL port", false, check_port},
+      {"mysql-tls-ca", "MYSQL_TLS_CA", "",
+       "CA file the local MySQL server's certificate is verified against (chain and MYSQL_HOST); "
+       "empty = no verified TLS", false, {}},
+      {"mysql-tls-watch", "MYSQL_TLS_WATCH", "",
+       "comma-separated certificate files of the local server; when they change, ALTER INSTANCE "
+       "RELOAD TLS", false, {}},
+      {"mysql-tls-watch-interval", "MYSQL_TLS_WATCH_INTERVAL", "10s",
+       "how often MYSQL_TLS_WATCH is checked; 1s to 10m", false,
+       check_duration_within(std::chrono::seconds(1), std::chrono::minutes(10))},
       {"state-dir", "SIDECAR_STATE_DIR", "",
        "directory where the cached view is persisted (view.json); empty = not persisted", false, {}},
       {"keys-dir", "KEYS_DIR", "",
@@ -231,6 +240,15 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
   c.mysql_host = v("mysql-host");
   if (c.mysql_host.empty()) return fail("MYSQL_HOST (--mysql-host) must not be empty");
   c.mysql_port = static_cast<uint16_t>(std::stoul(v("mysql-port")));
+  c.mysql_tls_ca = v("mysql-tls-ca");
+  const std::string watch = v("mysql-tls-watch");
+  for (std::string_view rest = watch; !rest.empty();) {
+    auto comma = rest.find(',');
+    auto item = rest.substr(0, comma);
+    if (!item.empty()) c.mysql_tls_watch.emplace_back(item);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  c.mysql_tls_watch_interval = to_duration(v("mysql-tls-watch-interval"));
 
   auto creds = v("mysql-creds-dir");
   if (!creds.empty()) {

@@ -29,6 +29,13 @@ struct sidecar_config {
   uint16_t mysql_port = 3306;
   std::string mysql_user;
   std::string mysql_password;  ///< never logged
+  /// MYSQL_TLS_CA (issue 26, spec.tls): set = the local server's certificate verified against
+  /// this CA (chain and MYSQL_HOST as its name); "" = sessions as before.
+  std::string mysql_tls_ca;
+  /// MYSQL_TLS_WATCH: the server's certificate files (comma-separated); when they change,
+  /// ALTER INSTANCE RELOAD TLS every MYSQL_TLS_WATCH_INTERVAL at most (tls_watcher.hpp).
+  std::vector<std::string> mysql_tls_watch;
+  std::chrono::nanoseconds mysql_tls_watch_interval = std::chrono::seconds(10);
   std::string state_dir;       ///< "" = the view is not persisted
   /// KEYS_DIR: operator.pub, site-<site>.key, site-*.pub (actors/common/key_dir.hpp); required
   /// when topology-aware; "" otherwise = no view is ever adopted.

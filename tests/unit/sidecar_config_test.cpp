@@ -265,4 +265,29 @@ BOOST_AUTO_TEST_CASE(pitr_archiver_settings_and_their_errors) {
   BOOST_TEST(bad.flags.error.find("BLOODRAVEN_PITR_ENABLED") != std::string::npos);
 }
 
+// MYSQL_TLS_* (issue 26): the CA for verified sessions, the watched certificate files (commas,
+// empty items dropped) and their interval; off by default; an interval out of range refused.
+BOOST_AUTO_TEST_CASE(mysql_tls_settings) {
+  auto off = build({});
+  BOOST_REQUIRE(off.result.config.has_value());
+  BOOST_TEST(off.result.config->mysql_tls_ca.empty());
+  BOOST_TEST(off.result.config->mysql_tls_watch.empty());
+  BOOST_TEST((off.result.config->mysql_tls_watch_interval == 10s));
+  auto on = build({{{"MYSQL_TLS_CA", "/etc/mysql/tls/ca.crt"},
+                    {"MYSQL_TLS_WATCH", "/etc/mysql/tls/ca.crt,,/etc/mysql/tls/tls.crt,/etc/mysql/tls/tls.key"},
+                    {"MYSQL_TLS_WATCH_INTERVAL", "3s"}},
+                   {}});
+  BOOST_REQUIRE(on.result.config.has_value());
+  const auto& c = *on.result.config;
+  BOOST_TEST(c.mysql_tls_ca == "/etc/mysql/tls/ca.crt");
+  BOOST_TEST(c.mysql_tls_watch == (std::vector<std::string>{"/etc/mysql/tls/ca.crt",
+                                                            "/etc/mysql/tls/tls.crt",
+                                                            "/etc/mysql/tls/tls.key"}),
+             boost::test_tools::per_element());
+  BOOST_TEST((c.mysql_tls_watch_interval == 3s));
+  auto bad = build({{{"MYSQL_TLS_WATCH_INTERVAL", "100ms"}}, {}});
+  BOOST_TEST((bad.flags.what == parsed_flags::action::fail));
+  BOOST_TEST(bad.flags.error.find("MYSQL_TLS_WATCH_INTERVAL") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

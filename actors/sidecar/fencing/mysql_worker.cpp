@@ -16,6 +16,24 @@
 
 namespace br::sidecar {
 
+mysql::connect_options connect_opts(const mysql_worker_options& o, std::chrono::milliseconds budget) {
+  mysql::connect_options c;
+  c.host = o.host;
+  c.port = o.port;
+  c.user = o.user;
+  c.password = o.password;
+  if (!o.tls_ca_file.empty()) {
+    c.tls = mysql::tls_mode::verify_identity;
+    c.tls_ca_file = o.tls_ca_file;
+  }
+  using ms = std::chrono::milliseconds;
+  if (budget < ms(1000)) budget = ms(1000);  // the C API's resolution is one second
+  c.connect_timeout = std::min(budget, ms(2000));
+  c.read_timeout = budget;
+  c.write_timeout = budget;
+  return c;
+}
+
 namespace {
 
 using clock = std::chrono::steady_clock;
@@ -47,18 +65,6 @@ mysql_outcome failure(std::string kind, std::string text) {
 }
 
 
-mysql::connect_options connect_opts(const mysql_worker_options& o, ms budget) {
-  mysql::connect_options c;
-  c.host = o.host;
-  c.port = o.port;
-  c.user = o.user;
-  c.password = o.password;
-  if (budget < ms(1000)) budget = ms(1000);  // the C API's resolution is one second
-  c.connect_timeout = std::min(budget, ms(2000));
-  c.read_timeout = budget;
-  c.write_timeout = budget;
-  return c;
-}
 
 bool connection_level(const mysql::mysql_error& e) {
   return e.kind != mysql::error_kind::server_error && e.kind != mysql::error_kind::other;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 
+#include "io/mysql/connection.hpp"
 #include "messages/interfaces.hpp"
 
 namespace br::sidecar {
@@ -15,6 +16,8 @@ struct mysql_worker_options {
   uint16_t port = 3306;
   std::string user;
   std::string password;  ///< never logged
+  /// MYSQL_TLS_CA (spec.tls): set = every session verified against it (chain and `host`).
+  std::string tls_ca_file;
   std::chrono::milliseconds probe_timeout{2000};   ///< connect + read deadline of a probe
   std::chrono::milliseconds fence_timeout{20000};  ///< whole fence sequence (FENCE_TIMEOUT)
   /// docs/safety.md rule 7: heartbeats keep the in-database switch quiet; its lease is LEASE_TIMEOUT.
@@ -24,6 +27,10 @@ struct mysql_worker_options {
   /// (outcome.probe.gr).
   bool group_replication = false;
 };
+
+/// The local server's session options: credentials, verified TLS when tls_ca_file is set, connect
+/// timeout min(budget, 2 s) and read/write timeouts `budget`, both at least 1 s.
+mysql::connect_options connect_opts(const mysql_worker_options& o, std::chrono::milliseconds budget);
 
 /// Spawns the worker detached (it blocks on MySQL; never on a scheduler thread). It keeps one
 /// connection for probes and drops it after any connection-level error.

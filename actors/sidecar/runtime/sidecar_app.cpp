@@ -14,6 +14,7 @@
 #include "actors/common/http_worker.hpp"
 #include "actors/sidecar/fencing/mysql_worker.hpp"
 #include "actors/sidecar/runtime/gr_watcher.hpp"
+#include "actors/sidecar/runtime/tls_watcher.hpp"
 #include "actors/sidecar/runtime/sidecar_api.hpp"
 #include "actors/sidecar/fencing/view_cache.hpp"
 #include "actors/common/key_dir.hpp"
@@ -86,6 +87,7 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
   mo.port = cfg.mysql_port;
   mo.user = cfg.mysql_user;
   mo.password = cfg.mysql_password;
+  mo.tls_ca_file = cfg.mysql_tls_ca;
   mo.probe_timeout = std::min(to_ms(cfg.request_timeout), ms(2000));
   mo.fence_timeout = to_ms(cfg.fence_timeout);
   mo.dead_mans_switch = cfg.dead_mans_switch;
@@ -96,6 +98,15 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
     h->set_mysql(a);
     return as_child(a);
   }));
+  if (!cfg.mysql_tls_watch.empty()) {
+    tls_watcher_options to;
+    to.files = cfg.mysql_tls_watch;
+    to.mysql = connect_opts(mo, mo.probe_timeout);
+    to.interval = to_ms(cfg.mysql_tls_watch_interval);
+    out.push_back(spec("tls_watcher", "tls_watcher", [to](caf::local_actor* sup) {
+      return as_child(spawn_tls_watcher(sup->system(), to));
+    }));
+  }
   if (!cfg.operator_address.empty())
     out.push_back(spec("http:operator", "http_worker", [h](caf::local_actor* sup) {
       auto a = spawn_http_worker(sup->system());

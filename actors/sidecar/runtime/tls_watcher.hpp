@@ -1,0 +1,31 @@
+// tls_watcher (issue 26): certificate rotation without a restart. Every `interval` it stamps the
+// files mysqld serves (MYSQL_TLS_WATCH: in Kubernetes the mounted Secret's ca.crt, tls.crt,
+// tls.key) and, when tls_reload_rule says so, runs ALTER INSTANCE RELOAD TLS on a session of its
+// own (verified like the sidecar's other sessions; connect/read timeouts bound it). A detached
+// actor: the blocking call never runs on a scheduler thread. A failed reload is logged and tried
+// again on the next tick (at most once per interval).
+#pragma once
+
+#include <caf/actor_system.hpp>
+#include <caf/typed_actor.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "io/mysql/connection.hpp"
+#include "messages/atoms.hpp"
+
+namespace br::sidecar {
+
+struct tls_watcher_options {
+  std::vector<std::string> files;  ///< the server's certificate files, as this process sees them
+  mysql::connect_options mysql;    ///< the local server (its timeouts bound each reload)
+  std::chrono::milliseconds interval{std::chrono::seconds(10)};
+};
+
+using tls_watcher_actor = caf::typed_actor<caf::reacts_to<tick_atom>>;
+
+tls_watcher_actor spawn_tls_watcher(caf::actor_system& sys, tls_watcher_options opts);
+
+}  // namespace br::sidecar
