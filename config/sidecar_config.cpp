@@ -1,6 +1,8 @@
 // bloodraven-sidecar settings: flag table, credentials files, keys directory, clamps.
 #include "config/sidecar_config.hpp"
 
+#include "config/api_tls.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -41,7 +43,7 @@ std::string trim_newline(std::string s) {
 }
 
 std::vector<flag_def> sidecar_flag_defs() {
-  return {
+  std::vector<flag_def> defs{
       {"listen", "LISTEN_ADDR", ":8080", "HTTP address of the sidecar API", false,
        check_listen_address},
       {"health-listen", "HEALTH_LISTEN_ADDR", "",
@@ -163,6 +165,8 @@ std::vector<flag_def> sidecar_flag_defs() {
       {"pitr-retention-interval", "BLOODRAVEN_PITR_RETENTION_INTERVAL", "1h",
        "interval of the retention sweep (at most 24h)", false, within(limits::pitr_poll_interval)},
   };
+  for (auto& d : api_tls_flag_defs()) defs.push_back(std::move(d));
+  return defs;
 }
 
 std::optional<std::string> read_small_file(const std::string& path) {
@@ -207,6 +211,7 @@ sidecar_config_result build_sidecar_config(const parsed_flags& flags, const file
     return out;
   };
   c.listen = v("listen");
+  if (auto err = read_api_tls(flags.values, c.api_tls); !err.empty()) return fail(err);
   c.health_listen = v("health-listen");
   c.log_level = v("log-level");
   c.site = v("site");

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/api_tls.hpp"
 #include "config/process_flags.hpp"
 
 namespace br::config {
@@ -16,6 +17,9 @@ namespace br::config {
 struct sidecar_config {
   std::string listen = ":8080";
   std::string health_listen;  ///< HEALTH_LISTEN_ADDR: liveness-only listener (GET /livez); "" = off
+  /// BLOODRAVEN_TLS_*: the API served over HTTPS, and the operator and peers called over HTTPS
+  /// with this certificate as the client's (issue 26); off = plain HTTP.
+  api_tls_settings api_tls;
   std::string log_level = "info";
   std::string site, pod_namespace, group;
   std::string operator_address;     ///< "" = no operator (boot guard skipped)

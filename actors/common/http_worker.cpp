@@ -10,10 +10,15 @@ namespace br {
 
 namespace {
 
-http_reply perform_call(const http_call& c) {
+http_reply perform_call(const http_call& c, const config::api_tls_settings& tls) {
   http::client_request req;
   req.method = c.method;
-  req.url = c.url;
+  req.url = call_url(c.url, tls);
+  if (tls.on()) {
+    req.ca_file = tls.ca_file;
+    req.cert_file = tls.cert_file;
+    req.key_file = tls.key_file;
+  }
   req.body = c.body;
   if (!c.body.empty()) req.headers.emplace_back("Content-Type", "application/json");
   if (!c.signature.empty()) req.headers.emplace_back(auth::signature_header, c.signature);
@@ -33,14 +38,20 @@ http_reply perform_call(const http_call& c) {
   return out;
 }
 
-http_worker_actor::behavior_type worker() {
-  return {[](http_call_atom, const http_call& c) { return perform_call(c); }};
+http_worker_actor::behavior_type worker(config::api_tls_settings tls) {
+  return {[tls](http_call_atom, const http_call& c) { return perform_call(c, tls); }};
 }
 
 }  // namespace
 
-http_worker_actor spawn_http_worker(caf::actor_system& sys) {
-  return sys.spawn<caf::detached>(worker);
+std::string call_url(const std::string& url, const config::api_tls_settings& tls) {
+  static constexpr std::string_view plain = "http://";
+  if (!tls.on() || url.compare(0, plain.size(), plain) != 0) return url;
+  return "https://" + url.substr(plain.size());
+}
+
+http_worker_actor spawn_http_worker(caf::actor_system& sys, const config::api_tls_settings& tls) {
+  return sys.spawn<caf::detached>(worker, tls);
 }
 
 }  // namespace br

@@ -128,6 +128,12 @@ int run_process(const runtime_options& opts, const children_factory& children,
     so.name = i == 0 ? "main" : "aux" + std::to_string(i);
     so.max_body_bytes = opts.max_body_bytes;
     so.handler_timeout = opts.handler_timeout;
+    if (i == 0 && opts.api_tls.on()) {
+      so.tls_cert_file = opts.api_tls.cert_file;
+      so.tls_key_file = opts.api_tls.key_file;
+      so.tls_client_ca_file = opts.api_tls.ca_file;
+      so.tls_require_client_cert = opts.api_tls.require_client_cert;
+    }
     auto srv = start_server(std::move(so), opts.listen[i], router);
     if (!srv) return 1;
     servers.push_back(std::move(srv));

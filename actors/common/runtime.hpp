@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "actors/common/supervisor.hpp"
+#include "config/api_tls.hpp"
 #include "io/http/router.hpp"
 #include "io/http/server.hpp"
 
@@ -22,6 +23,9 @@ struct runtime_options {
   size_t max_body_bytes = 1 << 20;
   std::chrono::milliseconds handler_timeout{5000};
   restart_policy root_policy;
+  /// The API listener (listen[0]) over HTTPS with client certificates when on (issue 26); the
+  /// others (metrics, liveness) stay plain.
+  config::api_tls_settings api_tls;
   /// Further listeners with their own routes and options (the operator's HTTPS status webhook):
   /// started beside the others (address and port from `listen`, metrics in the process
   /// registry), stopped with them; one that cannot start fails the process like the others.

@@ -30,7 +30,7 @@ namespace {
 
 std::vector<br::config::flag_def> operator_flags() {
   using namespace br::config;
-  return {
+  std::vector<flag_def> defs{
       {"listen", "BLOODRAVEN_LISTEN", ":8082",
        "status API, health, metrics and actor inspection address", false, check_listen_address},
       {"metrics-listen", "BLOODRAVEN_METRICS_LISTEN", ":8080",
@@ -122,6 +122,8 @@ std::vector<br::config::flag_def> operator_flags() {
                     : std::string("must be a positive integer");
        }},
   };
+  for (auto& d : api_tls_flag_defs()) defs.push_back(std::move(d));  // --tls-*: the API (issue 26)
+  return defs;
 }
 
 /// Kubernetes mode: API client, lease and group source settings from the flags; 0 or the exit code.
@@ -227,10 +229,15 @@ int main(int argc, char** argv) {
   opts.max_body_bytes = config::to_size(flags.values["http-max-body"]);
   opts.handler_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
       config::to_duration(flags.values["http-handler-timeout"]));
+  if (auto err = config::read_api_tls(flags.values, opts.api_tls); !err.empty()) {
+    std::fprintf(stderr, "bloodraven: %s\n", err.c_str());
+    return 2;
+  }
 
   auto groups = std::make_shared<group_table>();
   operator_api_options api;
   api.groups = groups;
+  api.client_certificates = opts.api_tls.on();
   http::websocket_options wso;
   wso.allowed_origins = http::split_origins(flags.values["ws-allowed-origins"]);
   wso.max_clients = std::stoul(flags.values["ws-max-clients"]);
@@ -260,6 +267,7 @@ int main(int argc, char** argv) {
   if (!flags.values["standalone"].empty()) {
     auto setup = std::make_shared<standalone_setup>();
     if (int rc = load_standalone(flags.values, *setup); rc != 0) return rc;
+    setup->api_tls = opts.api_tls;  // view pushes and held-view reads to the sidecars
     // Created before the actor system: GET /events reads it from the HTTP threads.
     auto events = std::make_shared<event_ring>(256);
     api.events = [events] { return events->snapshot(); };
@@ -267,6 +275,7 @@ int main(int argc, char** argv) {
   } else {
     kube_mode_options ko;
     if (int rc = load_kube_mode(flags.values, groups, ko); rc != 0) return rc;
+    ko.source.api_tls = opts.api_tls;  // view pushes and held-view reads to the sidecars
     std::optional<op_ca::operator_ca_options> ca;
     if (!flags.values["webhook-ca-secret"].empty()) {
       // The listener loads the files when it starts: they exist before run_process.

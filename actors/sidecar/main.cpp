@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   opts.binary = "bloodraven-sidecar";
   opts.listen = {cfg.listen};
   opts.health_listen = cfg.health_listen;
+  opts.api_tls = cfg.api_tls;
   opts.shutdown_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(cfg.shutdown_timeout);
   opts.handler_timeout = sidecar::handler_timeout_for(cfg);
   opts.max_body_bytes = 64 * 1024;

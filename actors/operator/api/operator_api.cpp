@@ -1,5 +1,7 @@
 // The operator's HTTP API handlers: each asks the group's current coordinator without blocking.
 #include "actors/operator/api/operator_api.hpp"
+
+#include "actors/common/peer_identity.hpp"
 #include "config/group_status.hpp"
 
 #include <caf/event_based_actor.hpp>
@@ -70,7 +72,7 @@ std::string check_report(const nlohmann::json& j) {
 }  // namespace
 
 http::response handle_report(group_table& groups, const http::request& req,
-                             report_accepted* accepted) {
+                             report_accepted* accepted, bool client_certificates) {
   using http::response;
   // Shape first, on the raw bytes: nothing deeper or larger reaches the parser (a deeply nested
   // body used to overflow the stack in a recursive copy).
@@ -95,6 +97,8 @@ http::response handle_report(group_table& groups, const http::request& req,
   bool known = false;
   for (const auto& s : e.sites) known = known || s == site;
   if (!known) return response::error(400, "site: \"" + site + "\" is not a site of group " + key_of(ns, name));
+  if (auto why = auth::check_peer(req.peer, client_certificates, {false, true, ns, name, site}); !why.empty())
+    return response::error(403, why);
   auto sig = req.header(auth::signature_header);
   if (!e.keys || !sig ||
       !auth::body_verifies(e.keys->keys_of_site(site), auth::purpose::report,
@@ -212,6 +216,7 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
   auto groups = o.groups;
   auto timeout = o.ask_timeout;
   auto* sysp = &sys;
+  const bool certs = o.client_certificates;
 
   r.get("/active-site", "active_site", [=](const http::request& req, http::responder reply) {
     auto ns = req.query_or("namespace");
@@ -226,6 +231,13 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
     if (!nonce.empty() && !auth::nonce_well_formed(nonce)) {
       reply(response::error(400, "query parameter nonce: 16 to 64 lower-case hex digits"));
       return;
+    }
+    // With a nonce the answer can renew a lease: only the group's sidecars (or the operator).
+    if (!nonce.empty()) {
+      if (auto why = auth::check_peer(req.peer, certs, {true, true, ns, name, ""}); !why.empty()) {
+        reply(response::error(403, why));
+        return;
+      }
     }
     if (groups->groups().empty()) {
       // Startup, non-leader or no group source yet: nobody here can answer for any group.
@@ -356,10 +368,10 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
     reply(response::json(200, arr));
   });
 
-  r.post("/sidecar/report", "sidecar_report", [groups, sysp, timeout](const http::request& req,
-                                                                      http::responder reply) {
+  r.post("/sidecar/report", "sidecar_report", [groups, sysp, timeout, certs](const http::request& req,
+                                                                             http::responder reply) {
     report_accepted acc;
-    auto resp = handle_report(*groups, req, &acc);
+    auto resp = handle_report(*groups, req, &acc, certs);
     group_table::entry e;
     if (acc.wake && groups->find(acc.namespace_name, acc.group, e))
       wake_group_pollers(*sysp, e, timeout);
@@ -373,6 +385,10 @@ void install_operator_routes(http::router& r, caf::actor_system& sys, operator_a
     std::string path = "/admin/" + std::string(to_string(action));
     r.post(path, "admin_" + std::string(to_string(action)), [=](const http::request& req,
                                                                 http::responder reply) {
+      if (auto why = auth::check_peer(req.peer, certs, {true, false, "", "", ""}); !why.empty()) {
+        reply(response::error(403, why));
+        return;
+      }
       auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                         wall_now(wall).time_since_epoch())
                         .count();

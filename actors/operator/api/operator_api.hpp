@@ -102,6 +102,10 @@ struct operator_api_options {
   bool dashboard = true;
   /// Wall clock for pollTime; empty = system clock.
   wall_source wall_clock;
+  /// The API is served over TLS with client certificates (issue 26): POST /sidecar/report needs
+  /// the named site's certificate, GET /active-site with a nonce one of the group's sites (or the
+  /// operator's), POST /admin/* the operator's (actors/common/peer_identity.hpp); 403 otherwise.
+  bool client_certificates = false;
 };
 
 void install_operator_routes(http::router& r, caf::actor_system& sys, operator_api_options o);
@@ -122,7 +126,8 @@ struct report_accepted {
 /// the last recorded one. Any failure is a 4xx naming the field and records nothing. A body
 /// with "kind": "gr-observed" is a doorbell (same checks; ordered separately from the fencing
 /// reports); `accepted` (optional) says what the caller must do for an accepted one.
+/// `client_certificates`: see operator_api_options (checked once the site is known).
 http::response handle_report(group_table& groups, const http::request& req,
-                             report_accepted* accepted = nullptr);
+                             report_accepted* accepted = nullptr, bool client_certificates = false);
 
 }  // namespace br

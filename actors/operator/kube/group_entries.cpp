@@ -117,7 +117,7 @@ void start_group(source_ptr self, group_entry& e, const group_desired& d) {
     rt.platform.status = e.hub;
   }
   // View pushes (PUT /view) to the sites' sidecars: the Safe gate's rules 2 and 3.
-  rt.http_worker = [sys = &self->system()] { return spawn_http_worker(*sys); };
+  rt.http_worker = [sys = &self->system(), tls = o.api_tls] { return spawn_http_worker(*sys, tls); };
   if (o.reconcile) {
     reconciler_options ro;
     ro.platform.client = o.client;

@@ -17,6 +17,7 @@
 #include "actors/operator/group/group_supervisor.hpp"
 #include "actors/operator/kube/core/kube_credentials.hpp"
 #include "actors/operator/kube/core/lease_lock.hpp"
+#include "config/api_tls.hpp"
 #include "config/failover_group.hpp"
 #include "config/render/options.hpp"
 #include "config/field_error.hpp"
@@ -102,6 +103,7 @@ struct group_source_options {
   restart_policy group_policy;
   kube::reflector_options reflector;
   std::chrono::milliseconds credential_retry{std::chrono::seconds(30)};  ///< reference: 30 s
+  config::api_tls_settings api_tls;  ///< --tls-*: calls to the sidecars over HTTPS when on
   std::chrono::milliseconds restart_delay{std::chrono::seconds(5)};  ///< after a group gave up
   std::chrono::milliseconds status_backoff_initial{500};
   std::chrono::milliseconds status_backoff_max{30000};

@@ -15,6 +15,12 @@ namespace br {
 
 namespace {
 
+// Every command also takes --tls-ca-file F --tls-cert-file F --tls-key-file F: an https:// URL
+// verified against F (CA and host name), the operator's client certificate presented (issue 26).
+constexpr const char* tls_usage =
+    "  with an https:// URL: --tls-ca-file F verifies the operator (CA and host name), and\n"
+    "  --tls-cert-file F --tls-key-file F present the client certificate it requires.\n";
+
 constexpr const char* switchover_usage =
     "usage: bloodraven switchover --operator URL --keys-dir DIR [--namespace NS] --group G\n"
     "       TARGET[:maxLagWait=DUR] | --cancel\n"
@@ -69,6 +75,7 @@ int run_admin_cli(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
       std::fputs(usage, stdout);
+      std::fputs(tls_usage, stdout);
       return 0;
     }
     if (a == "--cancel" && action == admin_action::switchover && argument.empty()) {
@@ -77,7 +84,8 @@ int run_admin_cli(int argc, char** argv) {
     }
     if (a.rfind("--", 0) == 0) {
       if (i + 1 >= argc || (a != "--operator" && a != "--keys-dir" && a != "--namespace" &&
-                            a != "--group")) {
+                            a != "--group" && a != "--tls-ca-file" && a != "--tls-cert-file" &&
+                            a != "--tls-key-file")) {
         std::fprintf(stderr, "%s: unknown or incomplete option %s\n%s", who.c_str(), a.c_str(), usage);
         return 2;
       }
@@ -118,6 +126,9 @@ int run_admin_cli(int argc, char** argv) {
   req.headers = {{"Content-Type", "application/json"},
                  {std::string(auth::signature_header), signed_body.signature}};
   req.timeout = std::chrono::seconds(10);
+  req.ca_file = opt["--tls-ca-file"];
+  req.cert_file = opt["--tls-cert-file"];
+  req.key_file = opt["--tls-key-file"];
   auto res = http::perform(req);
   if (res.error != http::client_error::none) {
     std::fprintf(stderr, "%s: %s: %s\n", who.c_str(), req.url.c_str(), res.message.c_str());

@@ -148,7 +148,7 @@ children_factory standalone_children(std::shared_ptr<const standalone_setup> set
     rt.platform.status = o->hub;
     rt.namespace_name = setup->namespace_name;
     rt.keys = setup->keys;
-    rt.http_worker = [&sys] { return spawn_http_worker(sys); };
+    rt.http_worker = [&sys, tls = setup->api_tls] { return spawn_http_worker(sys, tls); };
     const auto& name = setup->group.metadata.name;
     std::vector<child_spec> out;
     out.push_back(lifetime_hook("platform", [o, groups, ws] {

@@ -11,6 +11,7 @@
 #include "actors/operator/group/group_supervisor.hpp"
 #include "actors/operator/local/local_platform.hpp"
 #include "actors/operator/api/operator_api.hpp"
+#include "config/api_tls.hpp"
 #include "config/failover_group.hpp"
 #include "io/http/websocket_hub.hpp"
 
@@ -24,6 +25,7 @@ struct standalone_setup {
   group_credentials creds;
   std::shared_ptr<const auth::key_ring> keys;  ///< from --keys-dir
   std::string state_dir;
+  config::api_tls_settings api_tls;  ///< --tls-*: calls to the sidecars over HTTPS when on
 };
 
 /// Reads --standalone, --mysql-user, --mysql-password-file (else BLOODRAVEN_MYSQL_PASSWORD),

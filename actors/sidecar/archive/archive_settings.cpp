@@ -16,7 +16,8 @@ std::chrono::milliseconds to_ms(std::chrono::nanoseconds d) {
 
 std::string pitr_cutoff_url(const config::sidecar_config& cfg) {
   if (cfg.pitr.profile_name.empty() || !cfg.topology_aware()) return {};
-  return "http://" + cfg.operator_address + "/pitr-cutoff?namespace=" + url_escape(cfg.pod_namespace) +
+  return std::string(cfg.api_tls.on() ? "https://" : "http://") + cfg.operator_address +
+         "/pitr-cutoff?namespace=" + url_escape(cfg.pod_namespace) +
          "&group=" + url_escape(cfg.group) + "&profile=" + url_escape(cfg.pitr.profile_name);
 }
 
@@ -40,6 +41,7 @@ archiver_settings_result archiver_settings(const config::sidecar_config& cfg) {
   ao.scan.storage_type = parsed.config->type_name();
   ao.scan.store = std::shared_ptr<storage::object_store>(storage::make_store(*parsed.config));
   ao.scan.retention.cutoff_url = pitr_cutoff_url(cfg);
+  ao.scan.retention.tls = cfg.api_tls;
   ao.scan.retention.request_timeout = std::max(to_ms(cfg.request_timeout), std::chrono::milliseconds(2000));
   ao.poll_interval = to_ms(cfg.pitr.poll_interval);
   ao.probe_timeout = std::min(to_ms(cfg.request_timeout), std::chrono::milliseconds(2000));

@@ -187,6 +187,11 @@ prune_report retention_sweep(const scan_options& o) {
   req.timeout = o.retention.request_timeout;
   req.connect_timeout = std::min(o.retention.request_timeout, std::chrono::milliseconds(2000));
   req.max_response_bytes = 64 * 1024;
+  if (o.retention.tls.on()) {
+    req.ca_file = o.retention.tls.ca_file;
+    req.cert_file = o.retention.tls.cert_file;
+    req.key_file = o.retention.tls.key_file;
+  }
   auto res = http::perform(req);
   if (res.error != http::client_error::none) {
     prune_report rep;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "config/api_tls.hpp"
 #include "io/storage/object_store.hpp"
 
 namespace br::sidecar {
@@ -28,8 +29,9 @@ struct archive_layout {
 
 /// Retention from the operator's /pitr-cutoff.
 struct retention_options {
-  std::string cutoff_url;  ///< "" = no retention; else http://<operator>/pitr-cutoff?namespace=&group=&profile=
+  std::string cutoff_url;  ///< "" = no retention; else http(s)://<operator>/pitr-cutoff?namespace=&group=&profile=
   std::chrono::milliseconds request_timeout{2000};
+  config::api_tls_settings tls;  ///< https: the operator verified, this sidecar's certificate presented
 };
 
 struct scan_options {

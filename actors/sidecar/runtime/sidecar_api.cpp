@@ -1,6 +1,8 @@
 // sidecar_api routes: MySQL checks through the worker, views through the cache, pushes to the monitor.
 #include "actors/sidecar/runtime/sidecar_api.hpp"
 
+#include "actors/common/peer_identity.hpp"
+
 #include <caf/all.hpp>
 
 #include "actors/common/view_json.hpp"
@@ -188,8 +190,15 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
     reply(http::response::text(200, "pong"));
   });
   auto auth = opts.auth;
+  const auth::peer_expectation peer_callers{true, true, opts.pod_namespace, opts.group, ""};
+  const auth::peer_expectation operator_only{true, false, opts.pod_namespace, opts.group, ""};
+  const bool certs = opts.client_certificates;
   r.get("/peer/active-site", "peer_active_site",
-        [&sys, h, auth](const http::request& req, http::responder reply) {
+        [&sys, h, auth, certs, peer_callers](const http::request& req, http::responder reply) {
+          if (auto why = auth::check_peer(req.peer, certs, peer_callers); !why.empty()) {
+            reply(http::response::error(403, why));
+            return;
+          }
           auto nonce = std::string(req.query_or("nonce"));
           if (!auth::nonce_well_formed(nonce)) {
             reply(http::response::error(400, "query parameter nonce: 16 to 64 lower-case hex digits required"));
@@ -241,7 +250,12 @@ void install_sidecar_routes(http::router& r, caf::actor_system& sys, api_options
                     },
                     status_atom::value);
         });
-  r.add("PUT", "/view", "view", [&sys, h, opts](const http::request& req, http::responder reply) {
+  r.add("PUT", "/view", "view", [&sys, h, opts, certs, operator_only](const http::request& req,
+                                                                       http::responder reply) {
+    if (auto why = auth::check_peer(req.peer, certs, operator_only); !why.empty()) {
+      reply(http::response::error(403, why));
+      return;
+    }
     auto c = check_push(opts.auth, req);
     if (c.refusal) {
       reply(*c.refusal);

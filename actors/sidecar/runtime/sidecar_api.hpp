@@ -27,6 +27,11 @@ struct api_options {
   bool group_replication = false;
   std::size_t gr_members = 0;   ///< GR_MEMBERS (gr_health.hpp's expectation)
   std::string gr_group_name;    ///< GR_GROUP_NAME
+  /// The API is served over TLS with client certificates (issue 26): PUT /view then needs the
+  /// operator's certificate and GET /peer/active-site one of the operator or a site of
+  /// pod_namespace/group (actors/common/peer_identity.hpp); 403 otherwise.
+  bool client_certificates = false;
+  std::string pod_namespace, group;
 };
 
 /// The /status body (plus self_fenced and epoch).

@@ -108,14 +108,14 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
     }));
   }
   if (!cfg.operator_address.empty())
-    out.push_back(spec("http:operator", "http_worker", [h](caf::local_actor* sup) {
-      auto a = spawn_http_worker(sup->system());
+    out.push_back(spec("http:operator", "http_worker", [h, tls = cfg.api_tls](caf::local_actor* sup) {
+      auto a = spawn_http_worker(sup->system(), tls);
       h->set_operator_http(a);
       return as_child(a);
     }));
   for (size_t i = 0; i < cfg.peers.size(); ++i)
-    out.push_back(spec("http:peer:" + cfg.peers[i], "http_worker", [h, i](caf::local_actor* sup) {
-      auto a = spawn_http_worker(sup->system());
+    out.push_back(spec("http:peer:" + cfg.peers[i], "http_worker", [h, i, tls = cfg.api_tls](caf::local_actor* sup) {
+      auto a = spawn_http_worker(sup->system(), tls);
       h->set_peer_http(i, a);
       return as_child(a);
     }));
@@ -186,6 +186,9 @@ void install_routes(http::router& r, caf::actor_system& sys, const config::sidec
   o.group_replication = cfg.group_replication;
   o.gr_members = cfg.gr_members;
   o.gr_group_name = cfg.gr_group_name;
+  o.client_certificates = cfg.api_tls.on();
+  o.pod_namespace = cfg.pod_namespace;
+  o.group = cfg.group;
   install_sidecar_routes(r, sys, o, std::move(h));
 }
 
