@@ -23,6 +23,14 @@ void add_tls_volume(const config::failover_group& g, json& pod_spec) {
     if (name != mysql_container && name != sidecar_container) continue;
     c["volumeMounts"].push_back(
         {{"name", tls_volume}, {"mountPath", std::string{config::mysql_tls_dir}}, {"readOnly", true}});
+    if (name != sidecar_container) continue;
+    // The sidecar verifies its local mysqld against the CA (127.0.0.1 is among the certificate's
+    // names), and has it re-read the files when the kubelet updates them (tls_watcher).
+    auto env = [](const char* k, std::string v) { return json{{"name", k}, {"value", std::move(v)}}; };
+    c["env"].push_back(env("MYSQL_TLS_CA", std::string{config::mysql_tls_ca_file}));
+    c["env"].push_back(env("MYSQL_TLS_WATCH", std::string{config::mysql_tls_ca_file} + "," +
+                                                  std::string{config::mysql_tls_cert_file} + "," +
+                                                  std::string{config::mysql_tls_key_file}));
   }
 }
 

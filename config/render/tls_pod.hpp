@@ -14,7 +14,9 @@ namespace br::render {
 inline constexpr const char* tls_volume = "tls";
 
 /// With spec.tls: adds the volume to `pod_spec` and its mount to the containers named mysql and
-/// sidecar; without it, nothing.
+/// sidecar, and to the sidecar's environment MYSQL_TLS_CA (its sessions to the local mysqld
+/// verified) and MYSQL_TLS_WATCH (the three files: ALTER INSTANCE RELOAD TLS when they change);
+/// without it, nothing.
 void add_tls_volume(const config::failover_group& g, nlohmann::json& pod_spec);
 
 }  // namespace br::render

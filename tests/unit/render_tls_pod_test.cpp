@@ -53,6 +53,13 @@ BOOST_AUTO_TEST_CASE(tls_secret_mounted_in_mysqld_sidecar_and_init) {
     BOOST_TEST(!m->contains("subPath"), c.value("name", ""));  // subPath mounts are never updated
   }
   BOOST_TEST(mounted == 3);  // mysql, sidecar, init-datadir
+  // The sidecar's: verification of its local mysqld, and the files it watches for a reload.
+  std::map<std::string, std::string> env;
+  for (const auto& e : pod["containers"][1]["env"]) env[e.value("name", "")] = e.value("value", "");
+  BOOST_TEST(env["MYSQL_TLS_CA"] == "/etc/mysql/tls/ca.crt");
+  BOOST_TEST(env["MYSQL_TLS_WATCH"] == "/etc/mysql/tls/ca.crt,/etc/mysql/tls/tls.crt,/etc/mysql/tls/tls.key");
+  for (const auto& e : pod["containers"][0].value("env", json::array()))
+    BOOST_TEST(e.value("name", "").rfind("MYSQL_TLS", 0) != 0u);  // mysqld's own env untouched
 }
 
 BOOST_AUTO_TEST_CASE(secret_name_and_no_tls) {

@@ -708,6 +708,9 @@ void process_kubelet::run_pod(pod_state& p, const json& api_pod) {
     }
     p.sandbox_ready = true;
   }
+  // A running pod's ConfigMap/Secret/projected volumes follow their sources in place (the files
+  // the containers see change; nothing restarts), as the kubelet's periodic volume sync does.
+  refresh_projected_volumes(p);
   while (p.init_done < p.init_containers.size()) {
     auto& c = p.init_containers[p.init_done];
     if (c.pid > 0) {
@@ -781,6 +784,43 @@ void process_kubelet::run_pod(pod_state& p, const json& api_pod) {
   write_pod_status(p, api_pod);
 }
 
+bool process_kubelet::project_files(pod_state& p, const json& v, const pod_refs& refs, bool changed_only,
+                                    std::string& err) {
+  const auto name = v.value("name", "");
+  const auto dir = p.dir + "/vol/" + name;
+  const auto fs_group = security_value(p.pod["spec"], json::object(), "fsGroup");
+  auto files = v.contains("projected") ? project_projected(v, p.pod, refs) : project_volume(v, refs);
+  if (!files.error.empty()) {
+    err = "MountVolume.SetUp failed for volume \"" + name + "\": " + files.error;
+    return false;
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  ::chmod(dir.c_str(), 0755);
+  for (const auto& f : files.files) {
+    const auto path = dir + "/" + f.path;
+    if (changed_only && fs::exists(path) && read_text(path) == f.content) continue;
+    // With fsGroup the kubelet makes a projected volume's files group-owned by it and
+    // group-readable (its volume ownership for read-only volumes: mode | 0440). Written to a
+    // temporary file and renamed: a reader sees the old file or the new one, never a part.
+    write_file(path, f.content, fs_group ? f.mode | 0440 : f.mode);
+    if (fs_group) ::chown(path.c_str(), static_cast<uid_t>(-1), static_cast<gid_t>(*fs_group));
+    if (changed_only) ++volume_updates_;
+  }
+  return true;
+}
+
+void process_kubelet::refresh_projected_volumes(pod_state& p) {
+  pod_refs refs;
+  for (const auto& s : secrets_) refs.secrets[s["metadata"].value("name", "")] = s;
+  for (const auto& c : configmaps_) refs.configmaps[c["metadata"].value("name", "")] = c;
+  for (const auto& v : p.pod["spec"].value("volumes", json::array())) {
+    if (!v.contains("configMap") && !v.contains("secret") && !v.contains("projected")) continue;
+    std::string err;  // a source gone or incomplete: the files stay as they were (as the kubelet)
+    (void)project_files(p, v, refs, true, err);
+  }
+}
+
 bool process_kubelet::materialise_volumes(pod_state& p, std::string& err) {
   pod_refs refs;
   for (const auto& s : secrets_) refs.secrets[s["metadata"].value("name", "")] = s;
@@ -811,20 +851,7 @@ bool process_kubelet::materialise_volumes(pod_state& p, std::string& err) {
         if (fs_group) ::chown(dir.c_str(), static_cast<uid_t>(-1), static_cast<gid_t>(*fs_group));
       }
     } else if (v.contains("configMap") || v.contains("secret") || v.contains("projected")) {
-      auto files = v.contains("projected") ? project_projected(v, p.pod, refs) : project_volume(v, refs);
-      if (!files.error.empty()) {
-        err = "MountVolume.SetUp failed for volume \"" + name + "\": " + files.error;
-        return false;
-      }
-      fs::create_directories(dir, ec);
-      ::chmod(dir.c_str(), 0755);
-      for (const auto& f : files.files) {
-        const auto path = dir + "/" + f.path;
-        // With fsGroup the kubelet makes a projected volume's files group-owned by it and
-        // group-readable (its volume ownership for read-only volumes: mode | 0440).
-        write_file(path, f.content, fs_group ? f.mode | 0440 : f.mode);
-        if (fs_group) ::chown(path.c_str(), static_cast<uid_t>(-1), static_cast<gid_t>(*fs_group));
-      }
+      if (!project_files(p, v, refs, false, err)) return false;
     } else {
       err = "volume \"" + name + "\": only persistentVolumeClaim, emptyDir, configMap, secret "
             "and projected volumes are run by the process kubelet";

@@ -8,8 +8,11 @@
 // REAL: everything inside a pod. Each pod has its own network namespace and IP and its own private
 // mount namespace (held by a "pause" process) where its volumes are bind-mounted at the rendered
 // mountPaths: PVCs are host directories that outlive pods, ConfigMap/Secret volumes are files
-// (Secret values decoded) re-materialised at every container start, emptyDirs live as long as the
-// pod. The mysql container (image mysql:*) is mysqld 9.7 from the sandbox chroot
+// (Secret values decoded) re-materialised at every container start and, while the pod runs,
+// rewritten in place when their source changes (checked every tick, each changed file replaced
+// by rename: the kubelet's periodic volume sync, here faster than its ~1 min; files whose key
+// disappeared are not removed, and no ..data symlink swap: each file changes on its own), emptyDirs
+// live as long as the pod. The mysql container (image mysql:*) is mysqld 9.7 from the sandbox chroot
 // (tools/mysql-sandbox) started through mysql-entrypoint.sh (the official image's documented first
 // start); the sidecar container (image containing "sidecar") is the built bloodraven-sidecar.
 // Containers are restarted when they exit (restartPolicy Always, backoff 0.5 s doubling to 8 s);
@@ -54,6 +57,7 @@
 
 #include "io/kube/client.hpp"
 #include "tests/support/process_kubelet/job_controller.hpp"
+#include "tests/support/process_kubelet/pod_config.hpp"
 
 namespace br::test::kubelet {
 
@@ -141,6 +145,9 @@ class process_kubelet {
   std::string job_container_log(const std::string& pod, const std::string& container) const;
   /// "" when the Service has no ClusterIP (yet).
   std::string service_ip(const std::string& service, const std::string& ns = {}) const;
+  /// Files rewritten in running pods because their ConfigMap/Secret changed (see
+  /// refresh_projected_volumes).
+  int volume_updates() const { return volume_updates_; }
 
  private:
   struct pod_state;
@@ -150,6 +157,13 @@ class process_kubelet {
   void run_pod(pod_state& p, const nlohmann::json& api_pod);
   bool create_sandbox(pod_state& p, std::string& err);
   bool materialise_volumes(pod_state& p, std::string& err);
+  /// The files of one configMap/secret/projected volume `v` written under the pod's volume
+  /// directory (with `changed_only`, only those whose content differs, counted in
+  /// volume_updates_); false with `err` when its source is missing.
+  bool project_files(pod_state& p, const nlohmann::json& v, const pod_refs& refs, bool changed_only,
+                     std::string& err);
+  /// Every tick of a running pod: its configMap/secret/projected volumes brought up to date.
+  void refresh_projected_volumes(pod_state& p);
   void start_container(pod_state& p, bool init, size_t i);
   void probe(pod_state& p);
   bool write_pod_status(pod_state& p, const nlohmann::json& api_pod);  ///< true: the API has it
@@ -161,6 +175,7 @@ class process_kubelet {
   std::shared_ptr<kube::client> c_;
   options opts_;
   std::atomic<bool> stop_{false};
+  std::atomic<int> volume_updates_{0};
   bool started_ = false;
   std::thread thread_;
   mutable std::mutex mx_;
