@@ -67,6 +67,9 @@ BOOST_AUTO_TEST_CASE(targets_and_replication_by_mode) {
       auto cfg = make_coordinator_config("g", spec, c, group_runtime{}, "root/group:g");
       BOOST_TEST(cfg.deps.replication_ssl_ca == r.want_source_ca);
       BOOST_TEST(cfg.deps.targets.at("b").tls_ca_file == r.want_ca);
+      // The replication account's sessions too (the bootstrap checks its grants as it).
+      BOOST_TEST(cfg.deps.replication.tls_ca_file == r.want_ca);
+      BOOST_TEST(cfg.deps.replication.tls_cert_file == r.want_cert);
     }
   }
 }

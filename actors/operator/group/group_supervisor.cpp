@@ -10,14 +10,20 @@ namespace br {
 
 namespace {
 
+/// spec.tls: the target's sessions verified; no CA file known yet fails the connect (never plain
+/// text).
+void apply_tls(mysql_target& t, const group_credentials& creds,
+               const std::optional<config::tls_spec>& tls) {
+  if (!tls) return;
+  t.tls_ca_file = creds.mysql_tls_ca_file.empty() ? tls->ca_file : creds.mysql_tls_ca_file;
+  t.tls_cert_file = tls->cert_file;
+  t.tls_key_file = tls->key_file;
+}
+
 mysql_target target_of(const std::string& site, const std::optional<config::address_spec>& address,
                        const group_credentials& creds, const std::optional<config::tls_spec>& tls) {
   mysql_target t;
-  if (tls) {  // verified TLS; no CA file known yet fails the connect (never plain text)
-    t.tls_ca_file = creds.mysql_tls_ca_file.empty() ? tls->ca_file : creds.mysql_tls_ca_file;
-    t.tls_cert_file = tls->cert_file;
-    t.tls_key_file = tls->key_file;
-  }
+  apply_tls(t, creds, tls);
   t.site = site;
   t.host = address ? address->host : site;
   t.port = static_cast<uint16_t>(address ? address->port : 3306);
@@ -123,6 +129,7 @@ coordinator_config make_coordinator_config(const std::string& group, const confi
     d.replication.user = spec.replication.user;
     d.replication.password = spec.replication.password;
   }
+  apply_tls(d.replication, creds, spec.tls);  // the operator also connects as it (account checks)
   d.replication_ssl = spec.replication.tls;
   if (spec.tls) d.replication_ssl_ca = config::effective_mysql_ca_file(*spec.tls);
   for (const auto& s : spec.sites) {
