@@ -13,6 +13,9 @@
 //    a Secret of that name the operator did not write is left alone (Warning Event).
 #include <boost/test/unit_test.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "actors/operator/kube/core/group_tls.hpp"
 #include "io/codec/base64.hpp"
 #include "io/crypto/x509_inspect.hpp"
@@ -81,6 +84,7 @@ std::string item(const json& secret, const char* key) {
 struct tls_fixture {
   kube_sim::test::sim_cluster cluster;  // the chart's RBAC for the operator's identity
   std::shared_ptr<kube::client> c = cluster.client("test");
+  kube_sim::test::temp_dir dir;  // the operator's CA files
   group_tls::controller_options o;
 
   tls_fixture() {
@@ -91,6 +95,7 @@ struct tls_fixture {
     o.client = cluster.client(kube_sim::test::operator_identity);
     o.operator_ns = op_ns;
     o.namespaces = {"default", "shop"};
+    o.ca_dir = dir.path.string();
     o.instance = kube_sim::test::operator_identity;
     o.events = std::make_shared<kube::event_recorder>(*o.client, kube::event_recorder_options{});
   }
@@ -119,6 +124,14 @@ struct tls_fixture {
     if (l)
       for (const auto& e : (*l)["items"]) out.push_back(e.value("reason", ""));
     return out;
+  }
+
+  /// The CA file the operator's MySQL sessions to group `name` verify against.
+  std::string ca_file(const std::string& name) {
+    std::ifstream in{group_tls::group_ca_file(o.ca_dir, ns, name), std::ios::binary};
+    std::stringstream b;
+    b << in.rdbuf();
+    return b.str();
   }
 
   bool has_event(const std::string& reason) {
@@ -177,6 +190,7 @@ BOOST_AUTO_TEST_CASE(cert_manager_certificate_copy_renewal_and_cleanup) {
     BOOST_TEST((std::find(dns.begin(), dns.end(), want) != dns.end()), want);
   BOOST_TEST(get(kube::resources::secrets, ns, "orders-tls").is_null());
   BOOST_TEST(get(kube::resources::secrets, op_ns, "bloodraven-mysql-ca").is_null());  // no generated CA
+  BOOST_TEST(ca_file("orders").empty());  // nothing to verify against yet
   BOOST_TEST(has_event(group_tls::reason_certificate_requested));
 
   // 2. cert-manager issues: the Secret is copied into the group's namespace, owned by the group.
@@ -194,6 +208,7 @@ BOOST_AUTO_TEST_CASE(cert_manager_certificate_copy_renewal_and_cleanup) {
   const auto group = get(kube::resources::mysqlfailovergroups, ns, "orders");
   BOOST_TEST(copy["metadata"]["ownerReferences"][0]["uid"] == group["metadata"]["uid"]);
   BOOST_TEST(has_event(group_tls::reason_secret_copied));
+  BOOST_TEST(ca_file("orders") == ca->cert_pem);  // the operator's sessions verify against it
   BOOST_TEST(pass().writes == 0);  // current: nothing written
 
   // 3. cert-manager renews (a new key): copied again, no restart of anything needed here.
@@ -245,6 +260,7 @@ BOOST_AUTO_TEST_CASE(generated_ca_without_cert_manager) {
   for (const std::string want : {"mysql-orders-a.default.svc.cluster.local", "mysql-orders-b", "127.0.0.1"})
     BOOST_TEST((std::find(info->names.begin(), info->names.end(), want) != info->names.end()), want);
   BOOST_TEST(has_event(group_tls::reason_secret_issued));
+  BOOST_TEST(ca_file("orders") == ca_pem);
   const std::string first = item(s, "tls.crt");
   BOOST_TEST(pass().writes == 0);  // kept
 

@@ -70,6 +70,10 @@ BOOST_AUTO_TEST_CASE(names_cover_every_service) {
   BOOST_TEST(n.all().size() == n.dns.size() + 1);
 }
 
+BOOST_AUTO_TEST_CASE(ca_file_path) {
+  BOOST_TEST(group_ca_file(default_ca_dir, "db", "orders") == "/tmp/bloodraven-tls/db/orders/ca.crt");
+}
+
 BOOST_AUTO_TEST_CASE(certificate_object) {
   const auto g = base_group();
   const json c = certificate(g, cm, "ops");

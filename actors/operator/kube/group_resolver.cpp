@@ -224,7 +224,8 @@ watcher_actor::behavior_type watcher(watcher_actor::pointer, std::shared_ptr<kub
 }
 
 resolver_actor::behavior_type resolver(resolver_actor::pointer,
-                                       std::shared_ptr<kube::client> client, std::string operator_ns) {
+                                       std::shared_ptr<kube::client> client, std::string operator_ns,
+                                       std::string tls_ca_dir) {
   return {[=](resolve_atom, const std::string& type, const std::string& text) -> group_desired {
     auto object = json::parse(text, nullptr, false);
     if (object.is_discarded()) object = json::object();
@@ -238,6 +239,10 @@ resolver_actor::behavior_type resolver(resolver_actor::pointer,
         },
         d.creds);
     if (!d.problem) d.creds.keys = ensure_keys(*client, d);
+    // spec.tls: the CA the group's pods mount, as the group TLS controller writes it for us (a
+    // session fails, never plain text, until it exists: group_supervisor's target_of).
+    if (!d.problem && d.spec.tls)
+      d.creds.mysql_tls_ca_file = group_tls::group_ca_file(tls_ca_dir, d.ns, d.name);
     if (!d.problem) sync_operator_copy(*client, d, operator_ns);
     if (render::is_group_replication(d.spec)) d.leaving_sites = leaving_sites(*client, d);
     return d;

@@ -205,7 +205,8 @@ group_source_actor::behavior_type group_source(source_ptr self, group_source_opt
   auto& st = self->state;
   st.o = std::move(o);
   st.path = path;
-  st.resolver = self->spawn<caf::detached + caf::linked>(resolver, st.o.client, st.o.operator_namespace);
+  st.resolver = self->spawn<caf::detached + caf::linked>(resolver, st.o.client, st.o.operator_namespace,
+                                                           st.o.tls_ca_dir);
   std::vector<std::string> nss = st.o.namespaces;
   if (nss.empty()) nss.push_back("");  // all namespaces
   for (const auto& ns : nss) {

@@ -15,6 +15,7 @@
 #include "actors/common/supervisor.hpp"
 #include "actors/common/wall_clock.hpp"
 #include "actors/operator/group/group_supervisor.hpp"
+#include "actors/operator/kube/core/group_tls_plan.hpp"
 #include "actors/operator/kube/core/kube_credentials.hpp"
 #include "actors/operator/kube/core/lease_lock.hpp"
 #include "config/api_tls.hpp"
@@ -95,6 +96,10 @@ struct group_source_options {
   /// The operator's own namespace (POD_NAMESPACE): a group's generated operator Secret is copied
   /// there (operator_secret_copy) and the copy deleted with the group. "" = no copy.
   std::string operator_namespace;
+  /// spec.tls: where the group TLS controller writes each group's CA file (group_tls::
+  /// group_ca_file); a group's MySQL sessions verify against it (kube_mode hands the same
+  /// directory to the controller).
+  std::string tls_ca_dir = group_tls::default_ca_dir;
   /// Wall clock of every group's actors (Event and condition times; empty = system clock).
   wall_source wall_clock;
   site_address_fn site_address = service_site_address;

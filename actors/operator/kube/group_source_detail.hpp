@@ -151,9 +151,11 @@ watcher_actor::behavior_type watcher(watcher_actor::pointer, std::shared_ptr<kub
                                      group_source_actor source);
 /// Parses, validates and reads the credentials of one object (blocking Secret reads, each
 /// bounded): (resolve, type, object JSON) -> group_desired. A generated operator Secret is kept
-/// copied to `operator_ns` ("" = no copy).
+/// copied to `operator_ns` ("" = no copy). With spec.tls the group's MySQL sessions verify
+/// against the CA file the group TLS controller keeps under `tls_ca_dir`.
 resolver_actor::behavior_type resolver(resolver_actor::pointer,
-                                       std::shared_ptr<kube::client> client, std::string operator_ns);
+                                       std::shared_ptr<kube::client> client, std::string operator_ns,
+                                       std::string tls_ca_dir);
 
 // group_entries.cpp: one group's platform actors, supervisor, conditions and Events.
 void report(source_ptr self);

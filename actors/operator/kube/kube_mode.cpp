@@ -46,6 +46,7 @@ void start_tls(lead_ptr self) {
   to.client = st.o.source.client;
   to.namespaces = st.o.source.namespaces;
   to.operator_ns = st.o.source.operator_namespace;
+  to.ca_dir = st.o.source.tls_ca_dir;  // where the group source points the sessions
   if (to.operator_ns.empty()) {
     log::warn("no operator namespace: the group TLS controller does not run (spec.tls unserved)", {});
     return;

@@ -3,12 +3,16 @@
 
 #include <caf/all.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "actors/operator/kube/core/guarded_pass.hpp"
 #include "actors/operator/kube/core/operator_ca.hpp"
 #include "config/tls_spec.hpp"
 #include "io/crypto/x509_issue.hpp"
+#include "io/fs/atomic_file.hpp"
 #include "io/log/log.hpp"
 
 namespace br::group_tls {
@@ -82,6 +86,26 @@ struct pass {
     return true;
   }
 
+  /// The group's CA as the operator's MySQL sessions read it (written when it differs).
+  void write_ca_file(const config::failover_group& g, const std::string& ca_pem) {
+    const auto path = group_ca_file(o.ca_dir, g.metadata.namespace_name, g.metadata.name);
+    {
+      std::ifstream in{path, std::ios::binary};
+      std::stringstream b;
+      b << in.rdbuf();
+      if (in && b.str() == ca_pem) return;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path{path}.parent_path(), ec);
+    auto e = ec ? "create " + std::filesystem::path{path}.parent_path().string() + ": " + ec.message()
+                : fs::write_file_atomic(path, ca_pem, 0644);
+    if (!e.empty()) {
+      failed("write the CA file", path, e);
+      return;
+    }
+    log::info("group TLS: CA file written", {{"file", path}, {"group", g.metadata.name}});
+  }
+
   void conflict(const config::failover_group& g, const json& object, const std::string& why) {
     log::warn("group TLS: " + why, {{"group", g.metadata.name}, {"namespace", g.metadata.namespace_name}});
     event(g, object, "Warning", reason_secret_conflict, why + "; spec.tls.secretName must name a Secret bloodraven may own");
@@ -118,12 +142,14 @@ struct pass {
         log::info("group TLS: waiting for cert-manager: " + d.why, {{"certificate", o.operator_ns + "/" + name}});
         return;
       case copy_step::keep:
+        write_ca_file(g, op_ca::material_of(*issued).ca.cert_pem);
         return;
       case copy_step::conflict:
         conflict(g, object, d.why);
         return;
       case copy_step::write:
         if (write_secret(g.metadata.namespace_name, *copy, d.object)) {
+          write_ca_file(g, op_ca::material_of(*issued).ca.cert_pem);
           log::info("group TLS: issued Secret copied",
                     {{"from", o.operator_ns + "/" + name},
                      {"to", g.metadata.namespace_name + "/" + s.secret_name}});
@@ -162,6 +188,7 @@ struct pass {
     json want;
     switch (d.step) {
       case issue_step::keep:
+        write_ca_file(g, ca->cert_pem);
         return;
       case issue_step::conflict:
         conflict(g, object, "Secret " + s.secret_name + " in namespace " + g.metadata.namespace_name + ": " + d.why);
@@ -187,6 +214,7 @@ struct pass {
     }
     if (have->is_object()) want["metadata"]["resourceVersion"] = (*have)["metadata"].value("resourceVersion", "");
     if (write_secret(g.metadata.namespace_name, *have, want)) {
+      write_ca_file(g, ca->cert_pem);
       log::info("group TLS: Secret written from the generated CA",
                 {{"secret", g.metadata.namespace_name + "/" + s.secret_name}, {"reason", d.why}});
       event(g, object, "Normal", reason_secret_issued,

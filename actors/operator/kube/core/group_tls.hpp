@@ -9,7 +9,9 @@
 //  - otherwise the operator's own CA, kept in a Secret of its namespace (`ca_secret`, created
 //    when absent, op_ca::ensure_ca_secret): the group's certificate is issued from it and
 //    re-issued at 2/3 of its lifetime, when the names change or when the CA changed.
-// The kubelet updates the mounted files when the Secret changes; the pods are not restarted.
+// The kubelet updates the mounted files when the Secret changes; the pods are not restarted. The
+// group's CA is also written to a file of the operator (`ca_dir`), which its MySQL sessions to
+// the group verify against.
 // Certificates (and their Secrets) of groups deleted or no longer served by cert-manager are
 // deleted. The decisions are pure (group_tls_plan.hpp); the calls here block, each with the
 // client's deadline, in a detached actor.
@@ -45,6 +47,9 @@ struct controller_options {
   std::vector<std::string> namespaces;     ///< the groups' namespaces; empty = all
   std::string operator_ns;                 ///< the Certificates and the CA Secret live here
   std::string ca_secret = "bloodraven-mysql-ca";  ///< the generated CA (ca.crt, ca.key)
+  /// Each served group's CA (the ca.crt its pods mount) is written to group_ca_file(ca_dir, ns,
+  /// group) for the operator's own MySQL sessions (the group source points them there).
+  std::string ca_dir = default_ca_dir;
   std::shared_ptr<op::lease_guard> guard;  ///< no pass while it is not valid; null = none
   std::chrono::milliseconds interval{std::chrono::seconds(10)};
   std::string instance;  ///< Event reportingInstance

@@ -51,6 +51,10 @@ cert_names group_cert_names(const config::failover_group& g) {
   return out;
 }
 
+std::string group_ca_file(const std::string& dir, const std::string& ns, const std::string& group) {
+  return dir + "/" + ns + "/" + group + "/ca.crt";
+}
+
 std::string certificate_name(const std::string& group_ns, const std::string& group) {
   return "mysql-" + group_ns + "." + group + "-tls";
 }

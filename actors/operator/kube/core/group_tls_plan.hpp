@@ -148,6 +148,13 @@ issued_facts facts_of(const config::failover_group& g, const crypto::pem_pair& c
 issue_decision decide_issue(const issued_facts& f, const std::vector<std::string>& want_names,
                             op_ca::time_point now);
 
+/// Where the operator keeps each group's CA as a file (its MySQL sessions verify the servers
+/// against it: group_credentials::mysql_tls_ca_file): under the chart's /tmp emptyDir.
+inline constexpr const char* default_ca_dir = "/tmp/bloodraven-tls";
+
+/// "<dir>/<namespace>/<group>/ca.crt".
+std::string group_ca_file(const std::string& dir, const std::string& ns, const std::string& group);
+
 /// What a group is, for the clean-up of the operator's namespace.
 enum class group_intent {
   absent,        ///< no such group object (deleted), or terminating
