@@ -31,8 +31,17 @@ void check_port(config::field_errors& errs, const char* what, int port, bool zer
                                                     std::to_string(port)});
 }
 
+/// " check-ssl verify required ca-file F [crt C]" for TLS sidecars, else "".
+std::string check_tls(const haproxy_options& o) {
+  if (o.check_ca_file.empty()) return {};
+  std::string out = " check-ssl verify required ca-file " + o.check_ca_file;
+  if (!o.check_crt.empty()) out += " crt " + o.check_crt;
+  return out;
+}
+
 void backend(std::ostringstream& out, const char* name, const char* check_path,
-             const char* balance, const std::vector<checked_site>& sites, bool writers_only) {
+             const char* balance, const std::vector<checked_site>& sites, bool writers_only,
+             const std::string& tls) {
   out << "\nbackend " << name << "\n"
       << "  balance " << balance << "\n"
       << "  option httpchk\n"
@@ -41,7 +50,7 @@ void backend(std::ostringstream& out, const char* name, const char* check_path,
   for (const auto& s : sites) {
     if (writers_only && s.role == br::site_role::read_only) continue;
     out << "  server " << s.name << " " << endpoint(s.mysql.host, s.mysql.port) << " check addr "
-        << s.sidecar.host << " port " << s.sidecar.port << "\n";
+        << s.sidecar.host << " port " << s.sidecar.port << tls << "\n";
   }
 }
 
@@ -76,6 +85,8 @@ haproxy_result render_haproxy_cfg(const config::failover_group& g, const haproxy
       o.connect_timeout.count() <= 0 || o.session_timeout.count() <= 0)
     r.errors.push_back({"router", "intervals and timeouts must be positive"});
   if (o.fall < 1 || o.rise < 1) r.errors.push_back({"router", "fall and rise must be at least 1"});
+  if (o.check_ca_file.empty() && !o.check_crt.empty())
+    r.errors.push_back({"router.checkCrt", "needs the CA file the sidecars are verified against"});
 
   std::vector<checked_site> sites;
   for (std::size_t i = 0; i < g.spec.sites.size(); ++i) {
@@ -138,18 +149,18 @@ haproxy_result render_haproxy_cfg(const config::failover_group& g, const haproxy
       << "  bind " << endpoint(o.bind_host, o.primary_port) << "\n"
       << "  default_backend primary\n";
   // `first`: one writer at a time even if two servers were ever up together.
-  backend(out, "primary", gr ? "/gr/primary" : "/primary", "first", sites, true);
+  backend(out, "primary", gr ? "/gr/primary" : "/primary", "first", sites, true, check_tls(o));
 
   out << "\nfrontend replicas\n"
       << "  bind " << endpoint(o.bind_host, o.replicas_port) << "\n"
       << "  default_backend replicas\n";
-  backend(out, "replicas", gr ? "/gr/replica" : "/replica", "roundrobin", sites, false);
+  backend(out, "replicas", gr ? "/gr/replica" : "/replica", "roundrobin", sites, false, check_tls(o));
 
   if (gr) {
     out << "\nfrontend readers\n"
         << "  bind " << endpoint(o.bind_host, o.readers_port) << "\n"
         << "  default_backend readers\n";
-    backend(out, "readers", "/gr/reader", "roundrobin", sites, false);
+    backend(out, "readers", "/gr/reader", "roundrobin", sites, false, check_tls(o));
   }
 
   if (cache) {

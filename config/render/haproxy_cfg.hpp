@@ -27,6 +27,12 @@ struct haproxy_options {
   std::chrono::milliseconds connect_timeout{2000};
   std::chrono::milliseconds session_timeout{std::chrono::hours{1}};  ///< client/server idle
   std::string log_target = "stdout format iso local0";  ///< empty: no logging
+  /// The sidecars serve their API over TLS (issue 26): the checks use check-ssl, verify the
+  /// sidecar against check_ca_file (its CA only: HAProxy matches no IP subjectAltName, so no host
+  /// name) and present check_crt as the client certificate (one PEM file: the certificate, then
+  /// its key; "" = none, for sidecars with --tls-client-auth request). "" = plain HTTP checks.
+  std::string check_ca_file;
+  std::string check_crt;
 };
 
 struct haproxy_result {

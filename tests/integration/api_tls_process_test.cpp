@@ -11,10 +11,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "actors/common/peer_identity.hpp"
+#include "config/failover_group.hpp"
+#include "config/render/haproxy_cfg.hpp"
 #include "io/crypto/x509_issue.hpp"
 #include "io/http/client.hpp"
 #include "tests/support/child_process.hpp"
@@ -251,6 +257,74 @@ BOOST_FIXTURE_TEST_CASE(calls_without_the_right_certificate_are_refused, group_f
   auto op_none = call("GET", op_url() + "/status", p.ca_file, nullptr);
   BOOST_TEST(op_none.status == 0, op_none.message);
   BOOST_TEST(call("GET", op_url() + "/status", p.ca_file, &s1_id).status == 200);
+}
+
+// The standalone router follows the sidecars over TLS: HAProxy's checks (check-ssl, the CA, and a
+// client certificate in one PEM file) complete the handshake and read the sidecar's answer to GET
+// /primary (503 without MySQL: check status L7STS, an HTTP answer); without the certificate the
+// sidecar refuses the handshake and HAProxy never gets an HTTP answer.
+BOOST_FIXTURE_TEST_CASE(haproxy_checks_the_sidecars_over_tls, group_fixture) {
+  auto router = p.issue("router", {"haproxy.local"});
+  const auto pem = tmp.path / "pki" / "router.pem";
+  {
+    std::ifstream c{router.cert}, k{router.key};
+    std::ofstream out{pem};
+    out << c.rdbuf() << k.rdbuf();
+  }
+  std::stringstream yaml;
+  yaml << std::ifstream{tmp.path / "group.yaml"}.rdbuf();
+  auto g = br::config::load_group_yaml(yaml.str(), br::config::run_mode::standalone);
+  BOOST_REQUIRE(g.ok());
+  auto check_statuses = [&](bool with_crt) {
+    br::render::haproxy_options o;
+    o.primary_port = free_port();
+    o.replicas_port = free_port();
+    o.stats_port = free_port();
+    o.log_target = "";
+    o.check_ca_file = p.ca_file;
+    if (with_crt) o.check_crt = pem.string();
+    auto cfg = br::render::render_haproxy_cfg(g.group, o);
+    BOOST_REQUIRE(cfg.ok());
+    const auto file = tmp.path / (with_crt ? "haproxy-crt.cfg" : "haproxy-nocrt.cfg");
+    write_file(file, cfg.text);
+    child_process haproxy{"/usr/sbin/haproxy", {"-db", "-f", file.string()}};
+    // GET /;csv of the stats listener: the check_status column of backend primary's servers.
+    std::map<std::string, std::string> status;
+    br::test::eventually(
+        [&] {
+          status.clear();
+          auto r = call("GET", "http://127.0.0.1:" + std::to_string(o.stats_port) + "/;csv", "", nullptr);
+          if (!r.ok()) return false;
+          std::istringstream in(r.body);
+          std::string header, line;
+          std::getline(in, header);
+          std::vector<std::string> cols;
+          std::istringstream hs(header.substr(2));  // "# pxname,svname,..."
+          for (std::string c; std::getline(hs, c, ',');) cols.push_back(c);
+          const auto at = std::find(cols.begin(), cols.end(), "check_status") - cols.begin();
+          while (std::getline(in, line)) {
+            std::vector<std::string> f;
+            std::istringstream ls(line);
+            for (std::string c; std::getline(ls, c, ',');) f.push_back(c);
+            if (f.size() > static_cast<std::size_t>(at) && f[0] == "primary" && f[1].rfind("site", 0) == 0)
+              status[f[1]] = f[at].rfind("* ", 0) == 0 ? f[at].substr(2) : f[at];  // "* ": running
+          }
+          // Until the first check of each server has a result.
+          return status.size() == 2 && !status["site1"].empty() && status["site1"] != "INI" &&
+                 !status["site2"].empty() && status["site2"] != "INI";
+        },
+        safety);
+    haproxy.signal(SIGTERM);
+    return status;
+  };
+  auto with = check_statuses(true);
+  BOOST_TEST(with["site1"] == "L7STS");  // an HTTP answer (503: no MySQL) over TLS
+  BOOST_TEST(with["site2"] == "L7STS");
+  auto without = check_statuses(false);
+  BOOST_TEST_MESSAGE("HAProxy check status with the client certificate: " << with["site1"]
+                     << ", without: " << without["site1"]);
+  BOOST_TEST(without["site1"] != "L7STS", without["site1"]);  // refused at the handshake
+  BOOST_TEST(!without["site1"].empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -190,6 +190,35 @@ BOOST_AUTO_TEST_CASE(frontends_checks_and_cadence) {
   BOOST_TEST(sections(plain.text).count("frontend stats") == 0u, plain.text);
 }
 
+BOOST_AUTO_TEST_CASE(checks_over_tls_when_the_sidecars_serve_tls) {
+  auto g = group_of({{"s1", "primary-candidate", "127.0.0.1", 3301, "127.0.0.1:8101"},
+                     {"s2", "primary-candidate", "127.0.0.1", 3302, "127.0.0.1:8102"},
+                     {"s3", "read-only", "127.0.0.1", 3303, "127.0.0.1:8103"}});
+  auto o = ports(4000, 4001);
+  o.check_ca_file = "/pki/ca.crt";
+  o.check_crt = "/pki/haproxy.pem";
+  auto res = render_haproxy_cfg(g, o);
+  BOOST_TEST_REQUIRE(res.ok(), br::config::to_string(res.errors));
+  auto sec = sections(res.text);
+  const std::string tls = " check-ssl verify required ca-file /pki/ca.crt crt /pki/haproxy.pem";
+  BOOST_TEST(servers(sec["backend primary"]) ==
+             (std::vector<std::string>{"server s1 127.0.0.1:3301 check addr 127.0.0.1 port 8101" + tls,
+                                       "server s2 127.0.0.1:3302 check addr 127.0.0.1 port 8102" + tls}));
+  BOOST_TEST(servers(sec["backend replicas"]).back() ==
+             "server s3 127.0.0.1:3303 check addr 127.0.0.1 port 8103" + tls);
+  // Without a client certificate (sidecars with --tls-client-auth request): CA only.
+  o.check_crt.clear();
+  BOOST_TEST(servers(sections(render_haproxy_cfg(g, o).text)["backend primary"]).front() ==
+             "server s1 127.0.0.1:3301 check addr 127.0.0.1 port 8101 check-ssl verify required "
+             "ca-file /pki/ca.crt");
+  // A certificate without the CA to verify the sidecars is refused.
+  o.check_ca_file.clear();
+  o.check_crt = "/pki/haproxy.pem";
+  auto bad = render_haproxy_cfg(g, o);
+  BOOST_TEST_REQUIRE(!bad.ok());
+  BOOST_TEST(bad.errors.front().path == "router.checkCrt");
+}
+
 BOOST_AUTO_TEST_CASE(every_problem_is_reported_with_its_path) {
   struct row {
     std::vector<site_row> sites;

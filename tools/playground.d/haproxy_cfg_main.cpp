@@ -2,8 +2,11 @@
 // Usage: br_haproxy_cfg GROUP.yaml PRIMARY_PORT REPLICAS_PORT [STATS_PORT] [CHECK_INTERVAL_MS]
 //        [READERS_PORT] [CACHE_PORT]   (READERS_PORT: Group Replication groups, required there, else 0;
 //        CACHE_PORT: groups with spec.dragonfly.enabled, required there)
+//        Sidecars over TLS (issue 26): BR_HAPROXY_CHECK_CA_FILE (verify them against this CA) and
+//        BR_HAPROXY_CHECK_CRT (one PEM file, certificate then key: the checks' client certificate).
 // Exit 0 with the config on stdout; 2 with every problem (field path first) on stderr.
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -54,6 +57,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   o.check_interval = std::chrono::milliseconds{interval_ms};
+  if (const char* ca = std::getenv("BR_HAPROXY_CHECK_CA_FILE")) o.check_ca_file = ca;
+  if (const char* crt = std::getenv("BR_HAPROXY_CHECK_CRT")) o.check_crt = crt;
   auto r = br::render::render_haproxy_cfg(parsed.group, o);
   if (!r.ok()) {
     std::fprintf(stderr, "br_haproxy_cfg: %s\n", br::config::to_string(r.errors).c_str());
