@@ -253,6 +253,21 @@ BOOST_FIXTURE_TEST_CASE(calls_without_the_right_certificate_are_refused, group_f
   // The admin requests are the operator's: a site's certificate is refused.
   auto admin = call("POST", op_url() + "/admin/switchover", p.ca_file, &s1_id, "{}");
   BOOST_TEST(admin.status == 403, admin.body);
+  // `bloodraven switchover` over TLS: with the operator's certificate the request reaches the
+  // coordinator (which refuses it: the group has no primary), with a site's it is refused (403).
+  auto switchover = [&](const identity& id) {
+    child_process cli{binary_path("bloodraven"),
+                      {"switchover", "--operator", op_url(), "--keys-dir", (tmp.path / "keys").string(),
+                       "--namespace", "ns", "--group", "g", "site2", "--tls-ca-file", p.ca_file,
+                       "--tls-cert-file", id.cert, "--tls-key-file", id.key}};
+    cli.wait_exit(safety);
+    return cli.output();
+  };
+  const auto as_operator = switchover(op_id);
+  BOOST_TEST(as_operator.find("403") == std::string::npos, as_operator);
+  BOOST_TEST(as_operator.rfind("409 ", 0) == 0, as_operator);
+  const auto as_site = switchover(s1_id);
+  BOOST_TEST(as_site.rfind("403 ", 0) == 0, as_site);
   // The operator refuses a certificate-less handshake too.
   auto op_none = call("GET", op_url() + "/status", p.ca_file, nullptr);
   BOOST_TEST(op_none.status == 0, op_none.message);
