@@ -65,13 +65,9 @@ void restore_lock_wait(connection& conn, const dialect& d) {
 result<fence_report> fence_bounded(connection& conn, const dialect& d, const fence_options& opts) {
   const auto t0 = clock::now();
   fence_report rep;
-  if (auto rel = release_semisync_waits(conn, d, opts.policy, rep); !rel) {
-    auto e = rel.error();
-    e.message = "semi-sync release before the fence: " + e.message;
-    return e;
-  }
   std::chrono::seconds wait = attempt_lock_wait(opts.budget, ms{0}, true);
   std::chrono::seconds session_wait{0};  // what this session runs with (0: not set yet)
+  bool released = false;                 // the semi-sync release ran (at most once)
   while (true) {
     if (wait != session_wait) {
       auto s = conn.exec(d.set_lock_wait_timeout_sql(wait));
@@ -99,6 +95,18 @@ result<fence_report> fence_bounded(connection& conn, const dialect& d, const fen
         return deadline_error(rep, opts.budget, *failed);
       case fence_next::kill_blockers_and_retry:
         break;
+    }
+    // A semi-sync source whose commits wait for acknowledgements that cannot come: only the
+    // release ends their wait (a KILL does not). Once, after the first blocked attempt, so a
+    // healthy semi-sync primary (a boot fence) keeps its clients and its receivers.
+    if (!released) {
+      released = true;
+      if (auto rel = release_semisync_waits(conn, d, opts.policy, rep); !rel) {
+        auto e = rel.error();
+        e.message = "semi-sync release during the fence: " + e.message;
+        if (!connection_level(e)) restore_lock_wait(conn, d);
+        return e;
+      }
     }
     if (auto k = kill_round(conn, d, opts.policy, rep); !k) {
       // A dead session ends the fence; a refused listing (privileges) does not: the holder may

@@ -10,9 +10,10 @@ namespace br::mysql {
 namespace {
 
 /// The source side's variable exists only with the semisync_source plugin loaded: read through
-/// performance_schema, so a server without it answers NULL instead of an error.
+/// performance_schema, so a server without it answers NULL instead of an error. read_only, not
+/// super_read_only: a SET GLOBAL super_read_only=ON still waiting for its lock already reads 1.
 constexpr const char* state_sql =
-    "SELECT @@GLOBAL.super_read_only, @@GLOBAL.offline_mode, (SELECT VARIABLE_VALUE FROM"
+    "SELECT @@GLOBAL.read_only, @@GLOBAL.offline_mode, (SELECT VARIABLE_VALUE FROM"
     " performance_schema.global_variables WHERE VARIABLE_NAME = 'rpl_semi_sync_source_enabled')";
 
 bool truthy(const std::optional<std::string>& v) {

@@ -93,8 +93,10 @@ result<semisync_fence_steps> release_semisync_waits(connection& conn, const dial
                                                     const kill_policy& policy, fence_report& rep);
 
 /// SET GLOBAL super_read_only = ON (also sets read_only), idempotent, bounded by opts.budget.
-/// A semi-synchronous source is released first (release_semisync_waits); offline_mode set by
-/// that release goes back OFF once the fence applied (and stays ON when it did not).
+/// A semi-synchronous source is released after the first attempt that waited for a lock
+/// (release_semisync_waits; a healthy semi-sync primary, whose commits are acknowledged, is fenced
+/// without it and keeps its receivers); offline_mode set by that release goes back OFF once the
+/// fence applied (and stays ON when it did not).
 /// Each attempt runs under a short session lock_wait_timeout (attempt_lock_wait); when it ends
 /// in a lock wait, the application sessions holding the lock are killed (when the server names
 /// no holder at all: every application session) and the SET is retried, until it succeeds or no

@@ -54,11 +54,11 @@ struct boot_fixture : det_fixture {
     for (const auto& s : d.sites) {
       d.roles[s] = site_role::primary_candidate;
       d.targets[s] = mysql_target{s, "10.0.0." + std::to_string(port - 4000), port, "bloodraven",
-                                  "opw"};
+                                  "opw", {}, {}, {}};
       d.lb_ips[s] = "192.0.2." + std::to_string(port - 4000);
       ++port;
     }
-    d.replication = mysql_target{"", "", 0, "repl", "replpw"};
+    d.replication = mysql_target{"", "", 0, "repl", "replpw", {}, {}, {}};
     d.registry_path = "root/group:orders";
     d.clone_timeout = 600s;
     return d;

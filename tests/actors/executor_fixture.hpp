@@ -142,11 +142,11 @@ struct exec_fixture : det_fixture {
     uint16_t port = 4001;
     for (const auto& s : d.sites) {
       d.targets[s] =
-          mysql_target{s, "10.0.0." + std::to_string(port - 4000), port, "bloodraven", "opw"};
+          mysql_target{s, "10.0.0." + std::to_string(port - 4000), port, "bloodraven", "opw", {}, {}, {}};
       d.lb_ips[s] = "192.0.2." + std::to_string(port - 4000);
       ++port;
     }
-    d.replication = mysql_target{"", "", 0, "repl", "replpw"};
+    d.replication = mysql_target{"", "", 0, "repl", "replpw", {}, {}, {}};
     d.registry_path = "root/group:orders";
     d.clone_timeout = 600s;
     if (with_sidecars) {

@@ -63,6 +63,9 @@ BOOST_AUTO_TEST_CASE(one_site_unreached_is_one_too_few) {
   BOOST_TEST(fl->count("r", mysql_op::stop_io_thread) > 1u);  // retried while gating
   advance(1s);
   BOOST_TEST(only_result().error == "gating: promotion gate timed out");
+  // Nothing promoted and no site shown to hold every acknowledged commit: the old primary, which
+  // does, stays the active primary (rolled back like a switchover).
+  BOOST_TEST(only_result().source_kept);
   BOOST_TEST(!fl->servers["b"].writable);
 }
 
@@ -102,6 +105,7 @@ BOOST_AUTO_TEST_CASE(an_unconfirmed_old_primary_gets_no_rule4) {
   start(p);
   advance(120s);
   BOOST_TEST(only_result().error == "gating: promotion gate timed out");
+  BOOST_TEST(!only_result().source_kept);  // as in asynchronous mode
   BOOST_TEST(!fl->servers["b"].writable);
 }
 
@@ -114,6 +118,7 @@ BOOST_AUTO_TEST_CASE(the_no_loss_drain_is_not_best_effort) {
   BOOST_TEST(!r.ok);
   BOOST_TEST(r.reached == plan_phase::draining);
   BOOST_TEST(r.error.find("no-loss candidate b did not apply") != std::string::npos, r.error);
+  BOOST_TEST(r.source_kept);  // failed at draining: the candidate's channel untouched
   BOOST_TEST(fl->count("b", mysql_op::reset_replica_all) == 0u);
   BOOST_TEST(!fl->servers["b"].writable);
 }

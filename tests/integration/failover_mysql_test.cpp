@@ -149,13 +149,14 @@ struct failover_fixture {
     for (int i : {primary, candidate, dr}) {
       auto s = site_of(i);
       d.sites.push_back(s);
-      d.targets[s] = mysql_target{s, "127.0.0.1", sandbox().port(i), "bloodraven", "bloodravenpw"};
+      d.targets[s] = mysql_target{s, "127.0.0.1", sandbox().port(i), "bloodraven", "bloodravenpw",
+                                   {}, {}, {}};
       d.lb_ips[s] = "192.0.2." + std::to_string(i);
     }
     d.roles = {{site_of(primary), site_role::primary_candidate},
                {site_of(candidate), site_role::primary_candidate},
                {site_of(dr), site_role::dr_only}};
-    d.replication = mysql_target{"", "", 0, "repl", "replpw"};
+    d.replication = mysql_target{"", "", 0, "repl", "replpw", {}, {}, {}};
     d.replication_ssl = true;
     d.registry_path = "root/group:itest";
     d.command_timeout = 10s;

@@ -267,8 +267,9 @@ BOOST_AUTO_TEST_CASE(bounded_fence_releases_a_deposed_source_clients_first) {
   BOOST_TEST_MESSAGE("semi-sync fence: " << ms_since(t0) << " ms, attempts " << f->attempts
                                          << ", killed " << f->killed_ids.size());
   BOOST_TEST((f->semisync == m::semisync_fence_steps{true, true, true}));
-  BOOST_TEST(f->lock_waits == 0u);  // released before the first attempt
-  BOOST_TEST(f->kill_failures.size() == 1u);  // the idle root session
+  BOOST_TEST(f->lock_waits == 1u);  // released after the first attempt waited
+  BOOST_TEST(f->attempts == 2u);
+  BOOST_TEST(f->kill_failures.size() >= 1u);  // the idle root session (per kill round)
   BOOST_TEST(!w.acknowledged());
   deposed_and_fenced(c);
   auto reader = as_user(source, "root");
@@ -330,8 +331,29 @@ BOOST_AUTO_TEST_CASE(bounded_fence_keeps_the_source_on_for_an_unkillable_waiting
   BOOST_TEST(w.acknowledged());  // acknowledged by the receiver, as semi-sync promises
   auto again = m::fence_bounded(c, m::mysql8(), fo);
   BOOST_TEST_REQUIRE(again.ok(), (again.ok() ? "" : again.error().to_string()));
-  BOOST_TEST((again->semisync == m::semisync_fence_steps{true, true, true}));
-  deposed_and_fenced(c);
+  BOOST_TEST((again->semisync == m::semisync_fence_steps{}));  // nothing waits: a plain fence
+  BOOST_TEST(var(c, "read_only") == "1");
+  restore(c);
+}
+
+// A healthy semi-sync source (its commits acknowledged; e.g. the sidecar's boot fence) is fenced
+// without the release: offline_mode, its clients and its receivers are left alone.
+BOOST_AUTO_TEST_CASE(bounded_fence_of_a_healthy_source_keeps_its_receivers) {
+  auto c = semisync_primary();
+  auto writer = as_user(source, "app");
+  insert_marker(writer, marker("semisync-healthy"));  // acknowledged
+  m::fence_options fo;
+  fo.budget = 5s;
+  fo.policy.protected_users.insert("bloodraven");
+  auto f = m::fence_bounded(c, m::mysql8(), fo);
+  BOOST_TEST_REQUIRE(f.ok(), (f.ok() ? "" : f.error().to_string()));
+  BOOST_TEST((f->semisync == m::semisync_fence_steps{}));
+  BOOST_TEST(f->attempts == 1u);
+  BOOST_TEST(var(c, "read_only") == "1");
+  BOOST_TEST(var(c, "rpl_semi_sync_source_enabled") == "1");
+  BOOST_TEST(probe_ok(c).semisync.clients == 1u);
+  auto alive = writer.query("SELECT 1");  // not disconnected (reads still served)
+  BOOST_TEST(alive.ok(), (alive.ok() ? "" : alive.error().to_string()));
   restore(c);
 }
 

@@ -145,16 +145,22 @@ void done_persisted(context& c, const change_plan_done& x, bool ok) {
   f["plan"] = plan.id;
   f["kind"] = to_string(plan.kind);
   if (!res.ok && res.source_kept && is_promotion(plan.kind)) {
-    // A switchover that could not prove the candidate holds everything the source acknowledged:
-    // nothing was promoted, the source is the active primary again (new epoch) once persisted.
+    // A switchover that could not prove the candidate holds everything the source acknowledged,
+    // or a semi-sync failover that found no site holding every acknowledged commit: nothing was
+    // promoted, the source is the active primary again (new epoch) once persisted.
+    const bool switchover = plan.kind == plan_kind::switchover;
     f["error"] = res.error;
     f["source"] = plan.old_primary;
     f["sourceGtid"] = res.source_gtid;
-    c.log(log_level::error, "switchover rolled back: the source stays the active primary", f);
+    c.log(log_level::error,
+          switchover ? "switchover rolled back: the source stays the active primary"
+                     : "semi-sync failover abandoned: the old primary stays the active primary",
+          f);
     c.metric(metric_kind::failover_failure, plan.candidate, 0, to_string(res.reached));
-    c.emit("Warning", "SwitchoverRolledBack",
-           "switchover from " + plan.old_primary + " to " + plan.candidate + " rolled back (" +
-               res.error + "); " + plan.old_primary + " stays the active primary" +
+    c.emit("Warning", switchover ? "SwitchoverRolledBack" : "FailoverFailed",
+           to_string(plan.kind) + " from " + plan.old_primary + " to " + plan.candidate +
+               (switchover ? " rolled back (" : " abandoned, nothing promoted (") + res.error +
+               "); " + plan.old_primary + " stays the active primary" +
                (ok ? "" : " once the state is persisted"),
            plan.old_primary);
     if (ok) c.out.emplace_back(effect::reassert{plan.old_primary, c.rules.policy == gate_policy::safe,

@@ -79,8 +79,10 @@ void fail(exec_ptr self, const std::string& why) {
   st.result.reached = st.current;
   st.result.error = to_string(st.current) + ": " + why;
   // A switchover that fails before anything was promoted is rolled back: the source stays the
-  // active primary (the coordinator publishes it under a new epoch and unfences it).
-  st.result.source_kept = st.plan.kind == plan_kind::switchover && !promotion_attempted(st);
+  // active primary (the coordinator publishes it under a new epoch and unfences it); so is a
+  // semi-sync failover that found no site holding every acknowledged commit.
+  st.result.source_kept = (st.plan.kind == plan_kind::switchover && !promotion_attempted(st)) ||
+                          semisync_failover_kept(st);
   auto f = fields(self, st.plan.candidate);
   f["error"] = st.result.error;
   log::error("plan failed", f);

@@ -155,6 +155,11 @@ bool semisync_rule4(exec_ptr self);
 /// A semi-sync failover from an old primary last seen running semi-sync as assumed: every gate
 /// rule then needs the no-loss candidate (docs/safety.md).
 bool semisync_needs_no_loss(exec_ptr self);
+/// A failover that needed the no-loss candidate and fails before the candidate's channel is
+/// touched (at `draining` or earlier): nothing was promoted and no site was shown to hold every
+/// acknowledged commit, so the old primary, which does, stays the active primary (rolled back
+/// like a switchover: the coordinator names it under a new epoch and re-asserts it).
+bool semisync_failover_kept(const executor_state& st);
 /// The semi-sync source side on (K) before the candidate is made writable; then `next`.
 void semisync_source_before_promotion(exec_ptr self, std::function<void()> next);
 

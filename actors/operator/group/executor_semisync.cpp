@@ -4,8 +4,11 @@
 // cannot collect K acknowledgements, and the plan's candidate holds everything the in-step sites
 // received, the gate opens without waiting for leases (rule 4). The candidate's source side is
 // switched on before it is made writable.
+#include <algorithm>
+
 #include "actors/operator/group/executor_core.hpp"
 
+#include "actors/operator/decide/plan_steps.hpp"
 #include "actors/operator/decide/semisync_gate.hpp"
 #include "actors/operator/decide/semisync_in_step.hpp"
 #include "io/log/log.hpp"
@@ -73,6 +76,14 @@ void semisync_stop_receivers(exec_ptr self) {
 bool semisync_needs_no_loss(exec_ptr self) {
   const auto& st = self->state;
   return semisync_failover(st) && st.plan.semisync_confirmed;
+}
+
+bool semisync_failover_kept(const executor_state& st) {
+  if (!semisync_failover(st) || !st.plan.semisync_confirmed) return false;
+  const auto all = plan_steps(st.plan.kind);
+  const auto cur = std::find(all.begin(), all.end(), st.current);
+  const auto stop = std::find(all.begin(), all.end(), plan_phase::stopping_replica);
+  return cur != all.end() && cur < stop;
 }
 
 bool semisync_rule4(exec_ptr self) {
