@@ -22,9 +22,10 @@ struct mysql_target {
   std::string password;
   /// spec.tls (issue 26): set = TLS verified against this CA (chain and host name), with the
   /// optional client certificate and key; "" = the connection as before.
-  std::string tls_ca_file;
-  std::string tls_cert_file;
-  std::string tls_key_file;
+  // `{}`: positional brace-initialisers that stop at password stay warning-free.
+  std::string tls_ca_file{};
+  std::string tls_cert_file{};
+  std::string tls_key_file{};
 };
 
 template <class Inspector>

@@ -60,6 +60,9 @@ result<clone_report> clone_instance(const connect_options& recipient, const dial
     if (auto r = conn->exec_secret(d.set_clone_donor_list_sql(req.donor, conn->quoter()), secrets);
         !r)
       return refence(r.error());
+    if (!req.donor.ssl_ca.empty())  // spec.tls: the donor's certificate must chain to the CA
+      if (auto r = conn->exec(d.set_clone_ssl_ca_sql(req.donor, conn->quoter())); !r)
+        return refence(r.error());
     // clone_status keeps the previous clone's row (persisted across restarts): remember when
     // that one began, so its "Completed" is never mistaken for ours.
     auto before = conn->query(d.clone_status_sql());

@@ -34,8 +34,8 @@ struct replication_source {
   bool get_public_key = true;  ///< GET_SOURCE_PUBLIC_KEY (caching_sha2 w/o TLS)
   /// spec.tls: the CA file as the replica's mysqld sees it. Set: SOURCE_SSL = 1, SOURCE_SSL_CA,
   /// SOURCE_SSL_VERIFY_SERVER_CERT = 1 (chain and host name) and no public-key fetching,
-  /// whatever `ssl` and `get_public_key` say.
-  std::string ssl_ca;
+  /// whatever `ssl` and `get_public_key` say. (`{}`: brace-initialisers may stop before it.)
+  std::string ssl_ca{};
   std::chrono::seconds connect_retry{std::chrono::seconds{10}};  ///< SOURCE_CONNECT_RETRY
   /// SOURCE_RETRY_COUNT: 60480 x 10 s = 7 days, the inter-site outage a follower rides out by
   /// itself (10 retries gave up after 100 s and left the IO thread stopped for good). Beyond it,
@@ -49,6 +49,10 @@ struct clone_donor {
   uint16_t port = 3306;
   std::string user;      ///< needs BACKUP_ADMIN on the donor
   std::string password;  ///< never logged
+  /// spec.tls: the CA as the recipient's mysqld sees it. Set: clone_ssl_ca is set to it and the
+  /// CLONE requires TLS, so the donor's certificate must chain to it (MySQL 9.7's clone client
+  /// checks the chain, not the host name). (`{}`: brace-initialisers may stop before it.)
+  std::string ssl_ca{};
 };
 
 /// Names of the columns the dialect's probe statements produce, per probe field.
@@ -116,6 +120,8 @@ class dialect {
   virtual std::string set_clone_donor_list_sql(const clone_donor& donor,
                                                const sql_quoter& q) const = 0;
   virtual std::string clone_sql(const clone_donor& donor, const sql_quoter& q) const = 0;
+  /// SET GLOBAL clone_ssl_ca to donor.ssl_ca (run before clone_sql when it is set).
+  virtual std::string set_clone_ssl_ca_sql(const clone_donor& donor, const sql_quoter& q) const = 0;
   /// One row (or none before any clone): columns state, error_no, error_message, begin_time.
   /// The row survives restarts and describes the LAST clone, whichever it was.
   virtual std::string clone_status_sql() const = 0;

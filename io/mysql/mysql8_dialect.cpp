@@ -268,7 +268,13 @@ std::string mysql8_dialect::set_clone_donor_list_sql(const clone_donor& donor,
 
 std::string mysql8_dialect::clone_sql(const clone_donor& donor, const sql_quoter& q) const {
   return "CLONE INSTANCE FROM " + q(donor.user) + "@" + q(donor.host) + ":" +
-         std::to_string(donor.port) + " IDENTIFIED BY " + q(donor.password);
+         std::to_string(donor.port) + " IDENTIFIED BY " + q(donor.password) +
+         (donor.ssl_ca.empty() ? "" : " REQUIRE SSL");
+}
+
+std::string mysql8_dialect::set_clone_ssl_ca_sql(const clone_donor& donor,
+                                                 const sql_quoter& q) const {
+  return "SET GLOBAL clone_ssl_ca = " + q(donor.ssl_ca);
 }
 
 std::string mysql8_dialect::clone_status_sql() const {

@@ -39,6 +39,7 @@ class mysql8_dialect final : public dialect {
   std::string set_clone_donor_list_sql(const clone_donor& donor,
                                        const sql_quoter& q) const override;
   std::string clone_sql(const clone_donor& donor, const sql_quoter& q) const override;
+  std::string set_clone_ssl_ca_sql(const clone_donor& donor, const sql_quoter& q) const override;
   std::string clone_status_sql() const override;
   std::vector<std::string> unfence_for_clone_sql() const override;
 };

@@ -6,13 +6,14 @@
 // change_source with ssl_ca replicates with SOURCE_SSL_VERIFY_SERVER_CERT=1 and refuses a source
 // whose certificate names another host; ALTER INSTANCE RELOAD TLS after a rotation serves the new
 // certificate to new sessions, and the sidecar's tls_watcher issues it by itself when the files
-// change. The instances are stopped and their TLS options removed at the end.
+// change. A CLONE with the CA set refuses a donor whose certificate another CA signed. The instances are stopped and their TLS options removed at the end.
 #include <caf/all.hpp>
 
 #include <filesystem>
 #include <fstream>
 
 #include "actors/sidecar/runtime/tls_watcher.hpp"
+#include "io/mysql/clone.hpp"
 #include "io/mysql/replication.hpp"
 #include "io/mysql/tls_reload.hpp"
 #include "tests/integration/mysql_test_common.hpp"
@@ -67,9 +68,9 @@ struct tls_pair {
       sandbox().must({"tls-cert", std::to_string(i)});
       sandbox().must({"tls-config", std::to_string(i)});
     }
-    sandbox().must({"up-ids", std::to_string(source), std::to_string(replica)});
-    // Instances left running by an earlier run serve their old files until reloaded.
-    for (int i : {source, replica}) sandbox().sql(i, "ALTER INSTANCE RELOAD TLS");
+    // Fresh servers (an earlier run or a hand-run group may have left replication, an armed dead
+    // man's switch or cloned data behind); `reset` keeps the TLS options.
+    for (int i : {source, replica}) sandbox().reset(i);
   }
   ~tls_pair() {
     for (int i : {source, replica}) {
@@ -241,6 +242,31 @@ BOOST_AUTO_TEST_CASE(sidecar_watcher_reloads_rotated_files) {
   bool changed = eventually([&] { return served() != before; }, 10s);
   BOOST_TEST(changed, "the rotated certificate was not served; still " << before);
   caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+}
+
+BOOST_AUTO_TEST_CASE(clone_verifies_the_donor_ca) {
+  // A CA that did not sign the donor's certificate, where the recipient's mysqld (in the
+  // sandbox chroot) can read it.
+  const std::string root = tls_dir().substr(0, tls_dir().size() - std::string{"/etc/mysql/tls"}.size());
+  const std::string inside = "/tmp/br-tls-other-ca-" + marker("c") + ".crt";
+  std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other -keyout /dev/null "
+                    "-out '" + root + inside + "' >/dev/null 2>&1";
+  BOOST_TEST_REQUIRE(std::system(cmd.c_str()) == 0);
+  m::clone_request req;
+  req.donor = m::clone_donor{"127.0.0.1", sandbox().port(source), "repl", "replpw", inside};
+  req.deadline = std::chrono::steady_clock::now() + 60s;
+  auto refused = m::clone_instance(verified(replica), m::mysql8(), req);
+  fs::remove(root + inside);
+  BOOST_TEST_REQUIRE(!refused.ok(), "a donor certificate from another CA was accepted");
+  BOOST_TEST_MESSAGE("clone refused as expected: " << refused.error().to_string());
+  BOOST_TEST(refused.error().message.find("certificate verify failed") != std::string::npos,
+             refused.error().to_string());
+  // The group's CA: cloned (the recipient restarts through the sandbox's restart loop).
+  req.donor.ssl_ca = "/etc/mysql/tls/ca.crt";
+  req.deadline = std::chrono::steady_clock::now() + 120s;
+  auto cloned = m::clone_instance(verified(replica), m::mysql8(), req);
+  BOOST_TEST_REQUIRE(cloned.ok(), (cloned.ok() ? "" : cloned.error().to_string()));
+  BOOST_TEST(cloned->state == "Completed");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -142,6 +142,12 @@ BOOST_AUTO_TEST_CASE(mysql8_statement_text) {
              "CLONE INSTANCE FROM 'repl'@'127.0.0.1':3318 IDENTIFIED BY 'replpw'");
   BOOST_TEST(d.set_clone_donor_list_sql(donor, q) ==
              "SET GLOBAL clone_valid_donor_list = '127.0.0.1:3318'");
+  // spec.tls (issue 26): the donor's certificate must chain to the CA.
+  donor.ssl_ca = "/etc/mysql/tls/ca.crt";
+  BOOST_TEST(d.clone_sql(donor, q) ==
+             "CLONE INSTANCE FROM 'repl'@'127.0.0.1':3318 IDENTIFIED BY 'replpw' REQUIRE SSL");
+  BOOST_TEST(d.set_clone_ssl_ca_sql(donor, q) ==
+             "SET GLOBAL clone_ssl_ca = '/etc/mysql/tls/ca.crt'");
 }
 
 BOOST_AUTO_TEST_CASE(probe_row_of_a_connecting_replica) {

@@ -34,7 +34,7 @@ struct group_credentials {
   std::string dragonfly_password;
   /// spec.tls (issue 26), Kubernetes mode: a file holding the group's CA (the TLS Secret's
   /// ca.crt) the operator verifies MySQL against; "" = spec.tls.caFile (standalone mode).
-  std::string mysql_tls_ca_file;
+  std::string mysql_tls_ca_file{};  // `{}`: brace-initialisers may stop before it
 };
 
 /// Process-wide collaborators a group runs against.

@@ -223,7 +223,8 @@ mysql_outcome run_on(worker_state& st, const mysql_command& cmd) {
   if (cmd.op == mysql_op::clone) {
     st.cache.erase(key);  // the recipient restarts: any cached session dies with it
     mysql::clone_request req;
-    req.donor = {cmd.source.host, cmd.source.port, cmd.source.user, cmd.source.password};
+    req.donor = {cmd.source.host, cmd.source.port, cmd.source.user, cmd.source.password,
+                 cmd.source_ssl_ca};
     req.deadline = steady_clock::now() + cmd.timeout;
     auto r = mysql::clone_instance(options_for(cmd.target, seconds(5)), d, req);
     if (!r.ok()) return failure(r.error());
