@@ -9,6 +9,10 @@
 #                                 controller SIMULATION (real `bloodraven backup run|delete`),
 #                                 PVC and S3 (radosgw) profiles, retention, a failing Job, and
 #                                 the initFromBackup restore Job (about 2.5-3 min)
+#   integration_kube_kubelet_tls  spec.tls: a renewed TLS Secret reaches the running pod's files and
+#                                 mysqld reloads on the sidecar's word, no restart (about 40 s)
+#   integration_kube_kubelet_tls_e2e  spec.tls: the operator bootstraps 2 sites with every MySQL
+#                                 session and the replication channel verified (about 30 s)
 # Usage: tools/kubelet-tests.sh [--build-dir DIR] [--no-build] [--repeat N] [TEST...]
 #   TEST: any name above (default: all). --repeat runs each N times and stops at the first
 #   failure. Phase timings of the e2e are printed (log level message).
@@ -28,7 +32,8 @@ while (( $# )); do
     *) TESTS+=("$1"); shift ;;
   esac
 done
-(( ${#TESTS[@]} )) || TESTS=(integration_kube_kubelet integration_kube_kubelet_e2e integration_kube_kubelet_backup)
+(( ${#TESTS[@]} )) || TESTS=(integration_kube_kubelet integration_kube_kubelet_e2e integration_kube_kubelet_backup
+                          integration_kube_kubelet_tls integration_kube_kubelet_tls_e2e)
 [[ $EUID -eq 0 ]] || { echo "kubelet-tests.sh: must run as root" >&2; exit 2; }
 if (( BUILD_IT )); then
   [[ -f $BUILD/build.ninja ]] || { echo "kubelet-tests.sh: $BUILD is not a configured Ninja build dir" >&2; exit 2; }
