@@ -17,6 +17,7 @@
 #include "actors/common/lifetime_hook.hpp"
 #include "actors/operator/local/local_mode.hpp"
 #include "actors/operator/local/admin_cli.hpp"
+#include "actors/operator/local/tls_certs_cli.hpp"
 #include "actors/operator/local/backup_cli.hpp"
 #include "actors/operator/api/operator_api.hpp"
 #include "actors/operator/api/status_webhook.hpp"
@@ -182,6 +183,7 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "trigger-backup") return backup_ctl::run_trigger_backup(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "trigger-verification")
     return verify_ctl::run_trigger_verification(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "tls-certs") return run_tls_certs_cli(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "keygen") {
     if (argc < 4) {
       std::fprintf(stderr, "usage: bloodraven keygen DIR SITE...\n"

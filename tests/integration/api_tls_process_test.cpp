@@ -1,8 +1,8 @@
 // The operator and sidecar APIs over mutual TLS with real processes (issue 26): the real operator
 // (--standalone) and two real sidecars, all started with --tls-cert-file/--tls-key-file/
-// --tls-ca-file and certificates naming them (bloodraven://operator, bloodraven://site/ns/g/<site>,
-// IP 127.0.0.1). No MySQL runs (the sites' MySQL ports are closed): what is checked is the API
-// traffic, which goes on without it. The sidecars report to the operator, read its signed view
+// --tls-ca-file and the certificates `bloodraven tls-certs` writes, naming them
+// (bloodraven://operator, bloodraven://site/ns/g/<site>, IP 127.0.0.1). No MySQL runs (the sites'
+// MySQL ports are closed): what is checked is the API traffic, which goes on without it. The sidecars report to the operator, read its signed view
 // with a nonce and probe each other; the operator reads the views they hold at start; every call
 // passes the TLS handshake with a client certificate and the route's identity check. Calls from
 // this test without a certificate, with another CA's, or with a certificate naming another site
@@ -68,7 +68,22 @@ struct pki {
   }
 };
 
-std::vector<std::string> tls_flags(const pki& p, const identity& id) {
+/// The group's certificates as `bloodraven tls-certs` writes them (what the playground uses).
+struct cli_pki {
+  std::filesystem::path dir;
+  std::string ca_file;
+  explicit cli_pki(std::filesystem::path d) : dir(std::move(d)), ca_file((dir / "ca.crt").string()) {
+    child_process cli{binary_path("bloodraven"),
+                      {"tls-certs", dir.string(), "--namespace", "ns", "--group", "g", "--host",
+                       "127.0.0.1", "site1", "site2"}};
+    BOOST_REQUIRE_EQUAL(cli.wait_exit(30s).value_or(-1), 0);
+  }
+  identity of(const std::string& stem) const {
+    return {(dir / (stem + ".crt")).string(), (dir / (stem + ".key")).string()};
+  }
+};
+
+std::vector<std::string> tls_flags(const cli_pki& p, const identity& id) {
   return {"--tls-cert-file", id.cert, "--tls-key-file", id.key, "--tls-ca-file", p.ca_file};
 }
 
@@ -107,10 +122,10 @@ std::string report_of(const std::string& site) {
 
 struct group_fixture {
   br::test::temp_dir tmp;
-  pki p{tmp.path / "pki"};
-  identity op_id = p.issue("operator", {"127.0.0.1", std::string(br::auth::operator_identity_uri)});
-  identity s1_id = p.issue("site1", {"127.0.0.1", br::auth::site_identity_uri("ns", "g", "site1")});
-  identity s2_id = p.issue("site2", {"127.0.0.1", br::auth::site_identity_uri("ns", "g", "site2")});
+  cli_pki p{tmp.path / "pki"};
+  identity op_id = p.of("operator");
+  identity s1_id = p.of("site-site1");
+  identity s2_id = p.of("site-site2");
   uint16_t op_port = free_port(), op_plain_port = free_port();
   uint16_t sc_port[2] = {free_port(), free_port()};
   uint16_t mysql_port[2] = {free_port(), free_port()};  // nothing listens there
@@ -279,13 +294,7 @@ BOOST_FIXTURE_TEST_CASE(calls_without_the_right_certificate_are_refused, group_f
 // /primary (503 without MySQL: check status L7STS, an HTTP answer); without the certificate the
 // sidecar refuses the handshake and HAProxy never gets an HTTP answer.
 BOOST_FIXTURE_TEST_CASE(haproxy_checks_the_sidecars_over_tls, group_fixture) {
-  auto router = p.issue("router", {"haproxy.local"});
-  const auto pem = tmp.path / "pki" / "router.pem";
-  {
-    std::ifstream c{router.cert}, k{router.key};
-    std::ofstream out{pem};
-    out << c.rdbuf() << k.rdbuf();
-  }
+  const auto pem = p.dir / "router.pem";  // bloodraven tls-certs: certificate then key
   std::stringstream yaml;
   yaml << std::ifstream{tmp.path / "group.yaml"}.rdbuf();
   auto g = br::config::load_group_yaml(yaml.str(), br::config::run_mode::standalone);
