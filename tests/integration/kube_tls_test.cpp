@@ -13,6 +13,8 @@
 //    a Secret of that name the operator did not write is left alone (Warning Event).
 #include <boost/test/unit_test.hpp>
 
+#include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -21,6 +23,7 @@
 #include "io/crypto/x509_inspect.hpp"
 #include "io/crypto/x509_issue.hpp"
 #include "io/log/log.hpp"
+#include "tests/support/child_process.hpp"
 #include "tests/support/kube_sim/harness/cluster.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
 
@@ -303,3 +306,41 @@ BOOST_AUTO_TEST_CASE(crd_without_issuer_and_a_foreign_secret) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// The wiring: the real bloodraven binary in Kubernetes mode starts the group TLS controller once
+// it leads (kube_mode), which issues the group's Secret from the generated CA it creates in the
+// operator's namespace (--namespace) and writes the CA file the group's sessions read.
+BOOST_AUTO_TEST_CASE(the_operator_binary_runs_the_controller_once_leading) {
+  kube_sim::simulator sim;
+  sim.start();
+  kube_sim::test::temp_dir dir;
+  kube::client_options co;
+  co.identity = "test-driver";
+  kube::client c(kube_sim::test::sim_config(sim), co);
+  BOOST_TEST_REQUIRE(c.create(kube::resources::crds, "",
+                              kube_sim::test::yaml_to_json(YAML::LoadFile(kube_sim::test::source_path(
+                                  "charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml"))))
+                         .ok());
+  const std::string name = "tlsproc";
+  json g = group_object(name, json::object());
+  auto made = c.create(kube::resources::mysqlfailovergroups, ns, g);
+  BOOST_TEST_REQUIRE(made.ok(), why(made));
+  const std::string ca_path = group_tls::group_ca_file(group_tls::default_ca_dir, ns, name);
+  std::error_code ec;
+  std::filesystem::remove(ca_path, ec);
+  br::test::child_process p(br::test::binary_path("bloodraven"),
+                            {"--kubeconfig", sim.write_kubeconfig(dir.path.string()), "--listen", "127.0.0.1:0",
+                             "--metrics-listen", "", "--namespace", ns},
+                            {{"POD_NAME", "op-tls"}});
+  BOOST_TEST_REQUIRE(p.wait_for_line("leading; starting group work", 30s).has_value(), p.output());
+  BOOST_TEST_REQUIRE(p.wait_for_line("group TLS: Secret written from the generated CA", 30s).has_value(), p.output());
+  auto s = c.get(kube::resources::secrets, ns, name + "-tls");
+  BOOST_TEST_REQUIRE(s.ok(), why(s));
+  auto ca = c.get(kube::resources::secrets, ns, "bloodraven-mysql-ca");
+  BOOST_TEST_REQUIRE(ca.ok(), why(ca));
+  BOOST_TEST(crypto::signed_by(item(*s, "tls.crt"), item(*ca, "ca.crt")));
+  BOOST_TEST(std::filesystem::exists(ca_path));
+  p.signal(SIGTERM);
+  BOOST_TEST(p.wait_exit(30s).has_value());
+  std::filesystem::remove_all(std::filesystem::path{ca_path}.parent_path(), ec);
+}
