@@ -20,9 +20,11 @@ struct mysql_target {
   uint16_t port = 3306;
   std::string user;
   std::string password;
-  /// spec.tls (issue 26): set = TLS verified against this CA (chain and host name), with the
-  /// optional client certificate and key; "" = the connection as before.
+  /// spec.tls (issue 26): sessions are TLS verified against tls_ca_file (chain and host name),
+  /// with the optional client certificate and key; with an empty tls_ca_file the connect fails,
+  /// never plain text. false = the connection as before.
   // `{}`: positional brace-initialisers that stop at password stay warning-free.
+  bool tls_verify{};
   std::string tls_ca_file{};
   std::string tls_cert_file{};
   std::string tls_key_file{};

@@ -50,6 +50,8 @@ BOOST_AUTO_TEST_CASE(targets_and_replication_by_mode) {
        "/etc/br/op.key", "/srv/mysql/ca.pem"},
       {"kubernetes", config::tls_spec{}, "/var/run/br/g/ca.crt", "/var/run/br/g/ca.crt", "", "",
        "/etc/mysql/tls/ca.crt"},
+      // The CA file not written yet: verification still required (the connect fails).
+      {"kubernetes before the CA file", config::tls_spec{}, "", "", "", "", "/etc/mysql/tls/ca.crt"},
   };
   for (const auto& r : rows) {
     BOOST_TEST_CONTEXT(r.name) {
@@ -60,6 +62,7 @@ BOOST_AUTO_TEST_CASE(targets_and_replication_by_mode) {
       auto targets = site_targets(spec, c);
       BOOST_TEST_REQUIRE(targets.size() == 2u);
       for (const auto& [site, t] : targets) {
+        BOOST_TEST(t.tls_verify == r.tls.has_value(), site);
         BOOST_TEST(t.tls_ca_file == r.want_ca, site);
         BOOST_TEST(t.tls_cert_file == r.want_cert, site);
         BOOST_TEST(t.tls_key_file == r.want_key, site);
@@ -70,6 +73,7 @@ BOOST_AUTO_TEST_CASE(targets_and_replication_by_mode) {
       // The replication account's sessions too (the bootstrap checks its grants as it).
       BOOST_TEST(cfg.deps.replication.tls_ca_file == r.want_ca);
       BOOST_TEST(cfg.deps.replication.tls_cert_file == r.want_cert);
+      BOOST_TEST(cfg.deps.replication.tls_verify == r.tls.has_value());
     }
   }
 }

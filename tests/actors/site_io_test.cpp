@@ -430,6 +430,20 @@ BOOST_AUTO_TEST_CASE(a_wedged_worker_is_given_up_and_never_doubled) {
   caf::anon_send_exit(io, caf::exit_reason::user_shutdown);
 }
 
+// spec.tls (issue 26): a target that must be verified but has no CA file yet is refused before
+// any connection, never opened in plain text.
+BOOST_AUTO_TEST_CASE(a_tls_target_without_a_ca_file_is_never_opened_in_plain_text) {
+  auto io = spawn_site_io(sys);
+  auto cmd = command(mysql_op::probe, closed_port(), 2000ms);
+  cmd.target.tls_verify = true;
+  ask(io, 1, cmd);
+  auto got = a->wait(1);
+  BOOST_TEST_REQUIRE(got.has_value());
+  BOOST_TEST(!got->out.ok);
+  BOOST_TEST(got->out.error.find("needs a CA file") != std::string::npos, got->out.error);
+  BOOST_TEST(got->out.error_kind != "refused", got->out.error_kind);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // The start decision, as a table.

@@ -15,6 +15,7 @@ namespace {
 void apply_tls(mysql_target& t, const group_credentials& creds,
                const std::optional<config::tls_spec>& tls) {
   if (!tls) return;
+  t.tls_verify = true;
   t.tls_ca_file = creds.mysql_tls_ca_file.empty() ? tls->ca_file : creds.mysql_tls_ca_file;
   t.tls_cert_file = tls->cert_file;
   t.tls_key_file = tls->key_file;

@@ -155,7 +155,7 @@ mysql::connect_options options_for(const mysql_target& t, milliseconds timeout) 
   o.connect_timeout = timeout;
   o.read_timeout = timeout;
   o.write_timeout = timeout;
-  if (!t.tls_ca_file.empty()) {  // spec.tls: the server's certificate verified
+  if (t.tls_verify || !t.tls_ca_file.empty()) {  // spec.tls: verified (no CA file: refused)
     o.tls = mysql::tls_mode::verify_identity;
     o.tls_ca_file = t.tls_ca_file;
     o.tls_cert_file = t.tls_cert_file;
