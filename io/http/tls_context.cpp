@@ -3,7 +3,6 @@
 
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
-#include <sys/stat.h>
 
 #include <stdexcept>
 
@@ -21,13 +20,8 @@ tls_files::tls_files(tls_settings settings) : s_(std::move(settings)) {
 }
 
 tls_files::stamp_set tls_files::stamps() const {
-  auto of = [](const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return file_stamp{};
-    return file_stamp{static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec,
-                 static_cast<long long>(st.st_size)};
-  };
-  return {of(s_.cert_file), of(s_.key_file), s_.client_ca_file.empty() ? file_stamp{} : of(s_.client_ca_file)};
+  return {fs::stamp_of(s_.cert_file), fs::stamp_of(s_.key_file),
+          s_.client_ca_file.empty() ? fs::file_stamp{} : fs::stamp_of(s_.client_ca_file)};
 }
 
 std::shared_ptr<ssl::context> tls_files::load() const {

@@ -10,16 +10,10 @@
 #include <optional>
 #include <string>
 
+#include "io/fs/file_stamp.hpp"
 #include "io/http/message.hpp"
 
 namespace br::http::detail {
-
-/// A file's change time and size (size -1: missing).
-struct file_stamp {
-  long long mtime_ns = 0;
-  long long size = -1;
-  bool operator==(const file_stamp&) const = default;
-};
 
 /// What the server loads: its pair, and optionally the CA its clients' certificates must chain to.
 struct tls_settings {
@@ -41,7 +35,7 @@ class tls_files {
   bool verifies_clients() const { return !s_.client_ca_file.empty(); }
 
  private:
-  using stamp_set = std::array<file_stamp, 3>;  // cert, key, client CA
+  using stamp_set = std::array<fs::file_stamp, 3>;  // cert, key, client CA (io/fs/file_stamp.hpp)
   std::shared_ptr<boost::asio::ssl::context> load() const;  // throws
   stamp_set stamps() const;
 
