@@ -3,7 +3,9 @@
 # and a partition of the primary, per promotion policy, with the operator's phases shown separately.
 # Usage: tools/bench/run-rto.sh [--runs N=3] [--policies "Fast Safe"] [--faults "kill9 sigstop partition"]
 #                               [--poll-interval 1s] [--failure-threshold 3] [--deadline 90]
-#                               [--dragonfly off|reachable|stopped] [--semisync K] [--sites 2|3]
+#                               [--dragonfly off|reachable|stopped] [--semisync K] [--sites 2|3] [--tls]
+# --tls: the playground with TLS everywhere (`tools/playground up --tls`: MySQL requires verified TLS,
+# the writer connects over it, the APIs and HAProxy's checks over mutual TLS); policy column "Safe+tls".
 # --semisync K: spec.replication.semiSync with waitForReplicaCount K (gate rule 4: a hung or
 # partitioned primary is failed over once the standby's receiver is stopped); policy column "Safe+ssK".
 # With 2 sites and K=1 the new primary waits for the old one to come back before it acknowledges
@@ -33,7 +35,7 @@ export BR_PLAYGROUND_DIR=${BR_PLAYGROUND_DIR:-$ROOT/.playground}
 PG=$BR_PLAYGROUND_DIR
 
 runs=3 policies="Fast Safe" faults="kill9 sigstop partition" poll=1s threshold=3 deadline=90 dragonfly=off
-semisync=0 sites=2
+semisync=0 sites=2 tls=0
 while (($#)); do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -45,14 +47,19 @@ while (($#)); do
     --dragonfly) dragonfly=$2; shift 2 ;;
     --semisync) semisync=$2; shift 2 ;;
     --sites) sites=$2; shift 2 ;;
+    --tls) tls=1; shift ;;
     *) echo "run-rto: unknown option $1" >&2; exit 2 ;;
   esac
 done
 
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((10#$t / 1000)); }
 pv() { grep -m1 "^$1=" "$PG/ports.env" | cut -d= -f2-; }
-op() { echo "http://127.0.0.1:$(pv OPERATOR_PORT)"; }
-active() { curl -fsS -m 2 "$(op)/active-site?namespace=playground&group=demo" | jq -r '.activeSite // ""'; }
+tls_up() { [[ $(pv TLS) == 1 ]]; }
+op() { if tls_up; then echo "https://127.0.0.1:$(pv OPERATOR_PORT)"; else echo "http://127.0.0.1:$(pv OPERATOR_PORT)"; fi; }
+ocurl() { # curl against the operator; with TLS the router's (read-only) certificate, as tools/playground
+  if tls_up; then curl --cacert "$PG/tls/ca.crt" --cert "$PG/tls/router.pem" "$@"; else curl "$@"; fi
+}
+active() { ocurl -fsS -m 2 "$(op)/active-site?namespace=playground&group=demo" | jq -r '.activeSite // ""'; }
 log() { echo "# $*" >&2; }
 
 LOAD_PID=""
@@ -72,6 +79,7 @@ up() { # policy
   local df=()
   [[ $dragonfly == off ]] || df=(--dragonfly)
   [[ $semisync == 0 ]] || df+=(--semisync "$semisync")
+  ((tls == 0)) || df+=(--tls)
   "$PLAY" down >/dev/null 2>&1 || true
   "$PLAY" up --sites "$sites" --policy "$1" --poll-interval "$poll" --failure-threshold "$threshold" \
     --cooldown 5s "${df[@]}" >"$PG/bench/up.log" 2>&1 || { cat "$PG/bench/up.log" >&2; exit 1; }
@@ -83,12 +91,13 @@ up() { # policy
 tag() {
   local t=$1
   [[ $semisync == 0 ]] || t+="+ss$semisync"
+  ((tls == 0)) || t+="+tls"
   [[ $dragonfly == off ]] && echo "$t" || echo "$t+df-$dragonfly"
 }
 
 healthy() { # every site answers in /status: one writable (the active one), the rest read-only
   local st
-  st=$(curl -fsS -m 2 "$(op)/status") || return 1
+  st=$(ocurl -fsS -m 2 "$(op)/status") || return 1
   local want="read-only,writable"
   ((sites == 3)) && want="read-only,read-only,writable"
   [[ $(jq -r '[.["playground/demo"].sites[] | .state] | sort | join(",")' <<<"$st") == "$want" ]] || return 1
@@ -171,7 +180,7 @@ one_run() { # policy fault run -> one results line
   echo -e "$(tag "$policy")\t$fault\t$run\t$(diff_ms "$first_ok" "$last_ok")\t$(diff_ms "$init" "$t")\t$(diff_ms "$gate" "$init")\t$(diff_ms "$conf" "$gate")\t$(diff_ms "$first_ok" "$conf")\t$rebuilt"
 }
 
-log "rto bench: policies '$policies', faults '$faults', $runs runs each, pollInterval $poll, failureThreshold $threshold, deadline ${deadline}s; medians over runs with a value"
+log "rto bench: policies '$policies', faults '$faults'$( ((tls)) && echo ", TLS everywhere"), $runs runs each, pollInterval $poll, failureThreshold $threshold, deadline ${deadline}s; medians over runs with a value"
 log "load before: $(uptime)"
 for policy in $policies; do
   up "$policy"

@@ -153,19 +153,31 @@ wait_for() { # description seconds cmd...: poll every 0.2 s until cmd succeeds, 
   done
 }
 
-http_ok() { curl -fsS -m 2 -o /dev/null "$1"; }
+# TLS (`up --tls`, issue 26): MySQL requires verified TLS; the operator and sidecar APIs serve HTTPS
+# and require a client certificate of the playground's API CA ($PG/tls, `bloodraven tls-certs`).
+tls_on() { grep -qx 'TLS=1' "$PG/ports.env" 2>/dev/null; }
+api_curl() { # curl args...: against the operator/sidecar APIs; over TLS with the router's certificate
+  # (bloodraven://router: reads only) and the API CA, which also checks the host name
+  if tls_on; then
+    curl --cacert "$PG/tls/ca.crt" --cert "$PG/tls/router.pem" "$@"
+  else
+    curl "$@"
+  fi
+}
+api_scheme() { if tls_on; then echo https; else echo http; fi; }
+http_ok() { api_curl -fsS -m 2 -o /dev/null "$1"; }
 wait_http() { wait_for "$1" "$3" http_ok "$2"; }
 listening() { [[ -n $(ss -Htln "sport = :$1" 2>/dev/null) ]]; }
 wait_listen() { wait_for "$1 (port $2)" "$3" listening "$2"; }
 
-operator_url() { echo "http://127.0.0.1:$(pv OPERATOR_PORT)"; }
+operator_url() { echo "$(api_scheme)://127.0.0.1:$(pv OPERATOR_PORT)"; }
 
 active_site() { # the operator's active site ("" when none)
-  curl -fsS -m 2 "$(operator_url)/active-site?namespace=$GROUP_NS&group=$GROUP_NAME" | jq -r '.activeSite // ""'
+  api_curl -fsS -m 2 "$(operator_url)/active-site?namespace=$GROUP_NS&group=$GROUP_NAME" | jq -r '.activeSite // ""'
 }
 active_site_is() { [[ $(active_site) == "$1" ]]; }
 bootstrap_status() { # the group's status.bootstrap as JSON (null when none)
-  curl -fsS -m 2 "$(operator_url)/status" | jq -c --arg g "$GROUP_NS/$GROUP_NAME" '.[$g].bootstrap'
+  api_curl -fsS -m 2 "$(operator_url)/status" | jq -c --arg g "$GROUP_NS/$GROUP_NAME" '.[$g].bootstrap'
 }
 bootstrap_done() { [[ $(bootstrap_status | jq -r '.phase // ""') == Done ]]; }
 bootstrap_summary() { # "siteK Phase Ns, ..." from status.bootstrap.sites (startedAt/finishedAt)
@@ -200,11 +212,12 @@ chaos_mark() { # action target: one line in chaos.log (ms since the epoch), for 
 # --- SQL through HAProxy ----------------------------------------------------------------------
 
 mysql_app() { # port seconds sql: the sandbox chroot's client as app; output on stdout, client's rc
-  local out rc=0
-  # No TLS (RSA key exchange for caching_sha2_password instead): a third of the connect cost, so
-  # the writer samples availability more finely.
+  local out rc=0 tls=(--ssl-mode=DISABLED --get-server-public-key)
+  # No TLS unless the servers require it (RSA key exchange for caching_sha2_password instead): a
+  # third of the connect cost. With `up --tls`: verified (the sandbox CA as the chroot sees it).
+  tls_on && tls=(--ssl-mode=VERIFY_IDENTITY --ssl-ca=/etc/mysql/tls/ca.crt)
   out=$(timeout -k 1 "$2" chroot "$SANDBOX_ROOT" /usr/bin/mysql -h127.0.0.1 -P"$1" -uapp -papppw \
-    --ssl-mode=DISABLED --get-server-public-key --connect-timeout=2 -N -B -e "$3" appdb 2>&1 </dev/null) || rc=$?
+    "${tls[@]}" --connect-timeout=2 -N -B -e "$3" appdb 2>&1 </dev/null) || rc=$?
   out=${out//mysql: \[Warning\] Using a password on the command line interface can be insecure.$'\n'/}
   out=${out//mysql: \[Warning\] Using a password on the command line interface can be insecure./}
   echo "$out"
@@ -244,14 +257,15 @@ run_load() { # seconds interval_ms
   run=$(date -u +%Y%m%dT%H%M%S)-$$
   file=$PG/load/$run.tsv
   port=$(pv HAPROXY_PRIMARY_PORT)
-  local -a site_args=()
+  local -a site_args=() tls_args=()
+  tls_on && tls_args=(--tls-ca "$(pv MYSQL_TLS_CA)")
   for ((k = 1; k <= $(pv SITES); k++)); do site_args+=("$(pv "MYSQL_PORT_$k")=site$k"); done
   record_pid load $$
   echo "# seq start_ms end_ms result mysql_port (run $run)" >"$file"
   say "load: run $run, one INSERT per ${interval} ms through 127.0.0.1:$port for ${seconds}s; rows in $file"
   # The writer is a small C++ program (tools/playground.d/load_writer_main.cpp): a process per
   # write would cost more than the 50 ms between writes on a busy machine.
-  "$(pv WRITER_BIN)" "$port" "$run" "$seconds" "$interval" "$file" "${site_args[@]}" &
+  "$(pv WRITER_BIN)" "${tls_args[@]}" "$port" "$run" "$seconds" "$interval" "$file" "${site_args[@]}" &
   wpid=$!
   trap 'kill "$wpid" 2>/dev/null; rm -f "$PG/pids/load.pid"; exit 143' TERM INT
   trap 'rm -f "$PG/pids/load.pid"' EXIT

@@ -1,9 +1,11 @@
 // br_load_writer: the playground's writer: one INSERT per interval on a fresh connection, acks logged.
-// Usage: br_load_writer PORT RUN SECONDS INTERVAL_MS ROWS_FILE [MYSQL_PORT=SITE ...]
+// Usage: br_load_writer [--tls-ca FILE] PORT RUN SECONDS INTERVAL_MS ROWS_FILE [MYSQL_PORT=SITE ...]
 // Connects as app/apppw to 127.0.0.1:PORT (HAProxy's primary frontend), database appdb; each write
 // is "INSERT INTO playground_load (run, seq)" then "SELECT @@port" on the same fresh connection, so
 // an ok row names the server that acked it. ROWS_FILE gets "seq start_ms end_ms ok|fail port" per
 // write (epoch ms, flushed per line); stdout gets one summary line per second.
+// --tls-ca FILE: every connection over TLS, the server's certificate verified against FILE and
+// 127.0.0.1 (the servers' require_secure_transport; playground `up --tls`). Without it: plain TCP.
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -41,12 +43,18 @@ outcome write_one(const br::mysql::connect_options& opts, const std::string& run
 }  // namespace
 
 int main(int argc, char** argv) {
+  br::mysql::connect_options opts;
+  if (argc >= 3 && std::string(argv[1]) == "--tls-ca") {
+    opts.tls = br::mysql::tls_mode::verify_identity;
+    opts.tls_ca_file = argv[2];
+    argc -= 2;
+    argv += 2;
+  }
   if (argc < 6) {
-    std::fprintf(stderr,
-                 "usage: br_load_writer PORT RUN SECONDS INTERVAL_MS ROWS_FILE [MYSQL_PORT=SITE ...]\n");
+    std::fprintf(stderr, "usage: br_load_writer [--tls-ca FILE] PORT RUN SECONDS INTERVAL_MS ROWS_FILE "
+                         "[MYSQL_PORT=SITE ...]\n");
     return 2;
   }
-  br::mysql::connect_options opts;
   opts.port = static_cast<uint16_t>(std::stoi(argv[1]));
   const std::string run = argv[2];
   const long long seconds = std::stoll(argv[3]);
