@@ -231,6 +231,9 @@ result<promote_report> promote_with_switch(connection& conn, std::chrono::millis
                                            unsigned retries, promote_test_hooks hooks) {
   auto ensured = ensure_switch(conn, lease);
   if (!ensured) return ensured.error();
+  // A semi-sync fence that did not complete leaves offline_mode ON (fence_semisync.cpp): a
+  // writable primary must admit its applications and its replicas' receivers.
+  if (auto r = exec_void(conn, "SET GLOBAL offline_mode = OFF"); !r) return r.error();
   promote_report rep;
   for (unsigned attempt = 0; attempt <= retries; ++attempt) {
     rep.retries = attempt;

@@ -87,8 +87,9 @@ struct fence_report {
 /// source side OFF). Stops at the first failure; offline_mode then stays ON (a deposed primary
 /// that no application can reach) until a fence or a promotion ends it. A session the server
 /// refused to kill (1095: another account's SYSTEM_USER session, e.g. root's) stops the release
-/// only while it waits for an acknowledgement (its client would be answered OK); an idle one is
-/// left alone (offline_mode does not end sessions with CONNECTION_ADMIN either).
+/// while it is in a statement (a commit waiting for an acknowledgement, or queued behind one:
+/// its client would be answered OK); an idle one is left alone (offline_mode does not end
+/// sessions with CONNECTION_ADMIN either). promote_with_switch and promote end offline_mode.
 result<semisync_fence_steps> release_semisync_waits(connection& conn, const dialect& d,
                                                     const kill_policy& policy, fence_report& rep);
 

@@ -237,4 +237,32 @@ BOOST_AUTO_TEST_CASE(an_active_primary_without_its_source_side_is_switched_on) {
   BOOST_TEST(count<effect::semisync_source>() == 0u);
 }
 
+// A semi-sync failover rolled back (no no-loss candidate): the old primary is named again under a
+// new epoch and re-asserted, and its no_tx baseline follows it, so a retry while it is still dead
+// stays confirmed (review V6 M3: the raw count held commits released before it became primary).
+BOOST_AUTO_TEST_CASE(a_rolled_back_failover_keeps_the_old_primary_and_its_baseline) {
+  start();
+  auto p = primary(gtid(U1, 1, 9));
+  p.probe.semisync.no_tx = 3;
+  report(p);
+  report(replica("b", gtid(U1, 1, 9)));
+  report(replica("c", gtid(U1, 1, 9)));
+  report(rep("a", site_state::unreachable));
+  store_ok();
+  const auto epoch = st.durable.view.epoch;
+  plan_result r;
+  r.id = st.durable.plan.id;
+  r.ok = false;
+  r.reached = plan_phase::gating;
+  r.error = "gating: promotion gate timed out";
+  r.source_kept = true;
+  run(input::plan_done{r});
+  store_ok();
+  BOOST_TEST(st.durable.view.active_site == "a");
+  BOOST_TEST(st.durable.view.epoch > epoch);
+  BOOST_TEST_REQUIRE(st.semisync_no_tx_base.has_value());
+  BOOST_TEST(st.semisync_no_tx_base->epoch == st.durable.view.epoch);
+  BOOST_TEST(st.semisync_no_tx_base->no_tx == 3u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -163,6 +163,12 @@ void done_persisted(context& c, const change_plan_done& x, bool ok) {
                "); " + plan.old_primary + " stays the active primary" +
                (ok ? "" : " once the state is persisted"),
            plan.old_primary);
+    // A semi-sync failover rolled back: the old primary's no_tx baseline stays its own under the
+    // new epoch, so a retry while it is still dead reads the same delta (its raw count could
+    // hold commits released before it became primary and drop the no-loss requirement: review
+    // V6 M3).
+    if (ok && !switchover && c.st.semisync_no_tx_base)
+      c.st.semisync_no_tx_base->epoch = c.st.durable.view.epoch;
     if (ok) c.out.emplace_back(effect::reassert{plan.old_primary, c.rules.policy == gate_policy::safe,
                                                    c.rules.semisync_k});
     return;
