@@ -99,16 +99,19 @@ result<fence_report> fence_bounded(connection& conn, const dialect& d, const fen
     // A semi-sync source whose commits wait for acknowledgements that cannot come: only the
     // release ends their wait (a KILL does not). Once, after the first blocked attempt, so a
     // healthy semi-sync primary (a boot fence) keeps its clients and its receivers.
+    bool sessions_killed = false;  // by the release, just now: no kill round needed after it
     if (!released) {
       released = true;
-      if (auto rel = release_semisync_waits(conn, d, opts.policy, rep); !rel) {
+      auto rel = release_semisync_waits(conn, d, opts.policy, rep);
+      if (!rel) {
         auto e = rel.error();
         e.message = "semi-sync release during the fence: " + e.message;
         if (!connection_level(e)) restore_lock_wait(conn, d);
         return e;
       }
+      sessions_killed = rel->kill_sessions;
     }
-    if (auto k = kill_round(conn, d, opts.policy, rep); !k) {
+    if (auto k = sessions_killed ? result<void>{} : kill_round(conn, d, opts.policy, rep); !k) {
       // A dead session ends the fence; a refused listing (privileges) does not: the holder may
       // still let go before the budget is spent.
       if (connection_level(k.error())) return k.error();

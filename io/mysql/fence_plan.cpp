@@ -49,7 +49,7 @@ fence_next next_fence_step(const std::optional<mysql_error>& attempt_error,
 
 semisync_fence_steps plan_semisync_release(const semisync_fence_state& s) {
   if (!s.source_on) return {};
-  if (s.super_read_only) return {false, false, true};
+  if (s.fenced) return {false, false, true};
   return {!s.offline, true, true};
 }
 

@@ -54,7 +54,7 @@ fence_next next_fence_step(const std::optional<mysql_error>& attempt_error,
 /// (docs/safety.md "Fencing a semi-synchronous primary").
 struct semisync_fence_state {
   bool source_on = false;        ///< rpl_semi_sync_source_enabled = ON (plugin loaded)
-  bool super_read_only = false;  ///< already fenced (read_only applied)
+  bool fenced = false;           ///< @@read_only = 1: a fence already applied
   bool offline = false;          ///< offline_mode already ON (an administrator's, or a failed fence's)
 };
 

@@ -157,7 +157,7 @@ BOOST_AUTO_TEST_CASE(semisync_release_table) {
     semisync_fence_steps want;
   };
   const row rows[] = {
-      // source on, super_read_only, offline     go_offline, kill, source_off
+      // source on, fenced, offline              go_offline, kill, source_off
       {{false, false, false}, {false, false, false}},  // not semi-sync: a plain fence
       {{false, true, false}, {false, false, false}},
       {{false, false, true}, {false, false, false}},
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(semisync_release_table) {
       {{true, true, true}, {false, false, true}},
   };
   for (const auto& r : rows) {
-    BOOST_TEST_CONTEXT("source_on " << r.in.source_on << " super_read_only " << r.in.super_read_only
+    BOOST_TEST_CONTEXT("source_on " << r.in.source_on << " fenced " << r.in.fenced
                                     << " offline " << r.in.offline) {
       BOOST_TEST(plan_semisync_release(r.in) == r.want);
     }
