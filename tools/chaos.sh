@@ -2,12 +2,16 @@
 # tools/chaos.sh -- run the full chaos scenario set (tests/chaos) and print one line per scenario.
 #
 # Usage: tools/chaos.sh [--policy Safe|Fast] [--build-dir DIR] [--no-build] [--mutant-gate-open]
-#                       [--mutant-no-catch-up] [--mutant-gr-force-minority] [--label L] [SCENARIO...]
+#                       [--mutant-no-catch-up] [--mutant-gr-force-minority] [--tls] [--label L] [SCENARIO...]
 #   SCENARIO names a test case of tests/chaos/*scenarios_test.cpp (default: all of them); --label L
 #   runs the cases labelled L instead (e.g. planned: planned_scenarios_test.cpp; gr: the Group
 #   Replication scenarios of gr_scenarios_test.cpp, which the default set does not include;
 #   semisync: semisync_scenarios_test.cpp, semi-synchronous replication with
 #   waitForReplicaCount BR_CHAOS_SEMISYNC_K, 1 or 2, default 1).
+#   --tls: TLS everywhere (issue 26; BR_CHAOS_TLS=1): the servers require verified TLS, replication
+#   verifies its source, the operator and sidecar APIs serve mutual TLS; each scenario also fails
+#   on a TCP session without TLS or an unverified channel at its end (async scenarios only).
+#   `--tls --label smoke` is CI's chaos_smoke_tls.
 #   --mutant-gr-force-minority: in gr_majority_partition the isolated old primary is forced into a
 #   quorum of its own (a simulated broken operator): proves the GR two-primaries check.
 #   --mutant-gate-open: run against a deliberately broken operator whose promotion gate always
@@ -19,7 +23,8 @@
 # Needs root (network namespaces, iptables, the MySQL sandbox). Uses sandbox instances 31-33 only
 # (BR_CHAOS_FIRST_INSTANCE=N: N..N+2 instead, e.g. beside another engineer's run).
 # On exit (also on failure or Ctrl-C) it stops the runner, removes every namespace/veth/bridge a
-# run left behind and stops its three instances. The CI smoke subset is `ctest -R chaos_smoke`.
+# run left behind and stops its three instances. The CI smoke subset is `ctest -R chaos_smoke`
+# (chaos_smoke and chaos_smoke_tls).
 set -euo pipefail
 ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
 BUILD=${BR_BUILD_DIR:-$ROOT/build}
@@ -34,10 +39,11 @@ while (( $# )); do
     --build-dir) BUILD=$(realpath -m -- "$2"); shift 2 ;;
     --no-build) BUILD_IT=0; shift ;;
     --label) LABEL=$2; shift 2 ;;
+    --tls) export BR_CHAOS_TLS=1; shift ;;
     --mutant-gate-open) MUTANT=gate-open; shift ;;
     --mutant-no-catch-up) MUTANT=no-catch-up; shift ;;
     --mutant-gr-force-minority) export BR_CHAOS_GR_MUTANT=force-minority; shift ;;
-    -h | --help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "chaos.sh: unknown option $1" >&2; exit 2 ;;
     *) NAMES+=("$1"); shift ;;
   esac
@@ -71,6 +77,7 @@ cleanup() {
     "$ROOT/tools/mysql-sandbox" netns "$i" none >/dev/null 2>&1 || true
     "$ROOT/tools/mysql-sandbox" gr-off "$i" >/dev/null 2>&1 || true  # a GR run's options
     "$ROOT/tools/mysql-sandbox" semisync-off "$i" >/dev/null 2>&1 || true  # a semi-sync run's
+    "$ROOT/tools/mysql-sandbox" tls-off "$i" >/dev/null 2>&1 || true  # a TLS run's
   done
   echo "---- chaos summary ----"
   grep -E '^chaos: |^  (fail|note):' "$RESULTS" || echo "(no scenario finished)"

@@ -3,7 +3,8 @@
 # chaos_smoke runs its @smoke cases in CI; chaos_invariants tests the checker itself.
 set(BR_CHAOS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/scenarios_test.cpp ${CMAKE_CURRENT_LIST_DIR}/scenario.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/cluster.cpp ${CMAKE_CURRENT_LIST_DIR}/workload.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cluster.cpp ${CMAKE_CURRENT_LIST_DIR}/cluster_tls.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/workload.cpp
   ${CMAKE_CURRENT_LIST_DIR}/invariants.cpp ${CMAKE_CURRENT_LIST_DIR}/site_sql.cpp
   ${CMAKE_CURRENT_LIST_DIR}/chaos_proc.cpp
   ${CMAKE_CURRENT_LIST_DIR}/planned_scenarios_test.cpp ${CMAKE_CURRENT_LIST_DIR}/planned_checks.cpp
@@ -18,6 +19,10 @@ if(TARGET chaos_full)
   add_test(NAME chaos_smoke COMMAND chaos_full --run_test=@smoke --log_level=test_suite --report_level=short)
   set_tests_properties(chaos_smoke PROPERTIES LABELS "chaos;integration;mysql" RUN_SERIAL TRUE
     TIMEOUT 1200 ENVIRONMENT "${BR_TEST_ENV}")
+  # The smoke set with TLS everywhere (issue 26, label tls): tools/chaos.sh --tls --label smoke.
+  add_test(NAME chaos_smoke_tls COMMAND chaos_full --run_test=@smoke --log_level=test_suite --report_level=short)
+  set_tests_properties(chaos_smoke_tls PROPERTIES LABELS "chaos;integration;mysql;tls" RUN_SERIAL TRUE
+    TIMEOUT 1200 ENVIRONMENT "${BR_TEST_ENV};BR_CHAOS_TLS=1")
   # The planned-failover scenarios (label planned), DISABLED like chaos_full: tools/chaos.sh --label planned.
   add_test(NAME chaos_planned COMMAND chaos_full --run_test=@planned --log_level=test_suite --report_level=short)
   set_tests_properties(chaos_planned PROPERTIES LABELS "chaos;integration;mysql;planned" RUN_SERIAL TRUE

@@ -33,13 +33,6 @@ std::string source_dir() { return env_or("BR_SOURCE_DIR", "."); }
 
 std::string sandbox_dir() { return env_or("BR_SANDBOX_DIR", source_dir() + "/.sandbox"); }
 
-nlohmann::json get_json(const std::string& url) {
-  br::http::client c{br::http::client::options{1500ms, 700ms, {}}};
-  auto r = c.get(url);
-  if (r.status != 200) return nullptr;
-  return nlohmann::json::parse(r.body, nullptr, false);
-}
-
 }  // namespace
 
 int cluster::first_instance() {
@@ -58,7 +51,8 @@ int cluster::site_index(const std::string& name) {
 }
 
 std::string cluster::operator_url() const {
-  return "http://" + host_addr_ + ":" + std::to_string(operator_port_);
+  return (api_tls_dir_.empty() ? "http://" : "https://") + host_addr_ + ":" +
+         std::to_string(operator_port_);
 }
 
 std::string cluster::socket_path(int k) const {
@@ -148,9 +142,13 @@ void cluster::write_group_file() {
     << "  promotionPolicy: " << p_.policy << "\n"
     << "  promotionGateTimeout: " << p_.promotion_gate_timeout << "\n"
     << "  replication: {user: repl, password: replpw";
+  if (p_.tls) y << ", tls: true";
   if (p_.semisync_k > 0)
     y << ", semiSync: {enabled: true, waitForReplicaCount: " << p_.semisync_k << "}";
   y << "}\n";
+  if (p_.tls)  // the CA on this host (the operator's sessions) and as each chrooted mysqld sees it
+    y << "  tls: {caFile: \"" << mysql_ca_ << "\", mysqlCaFile: /etc/mysql/tls/ca.crt, "
+      << "requireSecureTransport: true}\n";
   if (!p_.prefer_site.empty()) y << "  splitBrainPolicy: {preferSite: " << p_.prefer_site << "}\n";
   if (!p_.relay_drain_timeout.empty()) y << "  relayDrainTimeout: " << p_.relay_drain_timeout << "\n";
   if (!p_.max_lag_wait.empty() || !p_.drain_timeout.empty()) {
@@ -181,6 +179,7 @@ cluster::cluster(cluster_params p, std::string work_dir) : p_(std::move(p)), dir
     setup_network();
     for (int k = 0; k < sites; ++k)
       sandbox_.must({"netns", std::to_string(instance(k)), netns_[k], addr_[k]});
+    if (p_.tls) setup_tls();
     if (p_.gr) {
       std::vector<std::string> args{"gr-config"};
       for (int k = 0; k < sites; ++k) args.push_back(std::to_string(instance(k)));
@@ -200,7 +199,10 @@ cluster::cluster(cluster_params p, std::string work_dir) : p_(std::move(p)), dir
     if (p_.gr) {
       setup_gr_members();
     } else {
-      for (int k = 1; k < sites; ++k) sandbox_.replicate(instance(k), instance(0));
+      for (int k = 1; k < sites; ++k) {
+        sandbox_.replicate(instance(k), instance(0));
+        if (p_.tls) verify_replication_tls(k);
+      }
       if (!sql(0).exec("CREATE TABLE appdb.chaos_writes (id BIGINT PRIMARY KEY, site VARCHAR(16) "
                        "NOT NULL, t_ms BIGINT NOT NULL)"))
         throw std::runtime_error("create table: " + sql(0).error());
@@ -227,13 +229,14 @@ cluster::cluster(cluster_params p, std::string work_dir) : p_(std::move(p)), dir
     for (int k = 0; k < sites; ++k) start_sidecar(k);
     // Healthy = every sidecar answers /healthz and the operator still names s1 (a sidecar that
     // fenced s1 at boot would have made it lose the view).
-    br::http::client c{br::http::client::options{1000ms, 500ms, {}}};
     auto until = std::chrono::steady_clock::now() + 60s;
     for (;;) {
       bool ok = true;
       for (int k = 0; k < sites; ++k)
-        ok = ok && c.get("http://" + addr_[k] + ":" + std::to_string(sidecar_port_) + "/healthz")
-                       .status == 200;
+        ok = ok && http_get((p_.tls ? "https://" : "http://") + addr_[k] + ":" +
+                                std::to_string(sidecar_port_) + "/healthz",
+                            1000ms)
+                           .status == 200;
       if (ok) break;
       if (std::chrono::steady_clock::now() > until)
         throw std::runtime_error("sidecars not healthy within 60 s (logs in " + dir_ + ")");
@@ -243,7 +246,7 @@ cluster::cluster(cluster_params p, std::string work_dir) : p_(std::move(p)), dir
     if (!wait_operator_view(site_name(0), 30))
       throw std::runtime_error("s1 lost the active view after the sidecars started: " +
                                active_view().dump());
-    note("cluster up: host " + host_addr_ + " operator :" + std::to_string(operator_port_) +
+    note(std::string("cluster up") + (p_.tls ? " (TLS)" : "") + ": host " + host_addr_ + " operator :" + std::to_string(operator_port_) +
          " sidecars :" + std::to_string(sidecar_port_));
   } catch (...) {
     shutdown();
@@ -275,6 +278,7 @@ void cluster::shutdown_all() {
     sandbox_.run({"netns", std::to_string(instance(k)), "none"});
     if (p_.gr) sandbox_.run({"gr-off", std::to_string(instance(k))});  // the next run may be async
     if (p_.semisync_k > 0) sandbox_.run({"semisync-off", std::to_string(instance(k))});
+    if (p_.tls) sandbox_.run({"tls-off", std::to_string(instance(k))});  // the next run may be plain
   }
 }
 
@@ -427,6 +431,7 @@ void cluster::start_operator() {
                                 "--metrics-listen", "",
                                 "--state-dir", dir_ + "/operator-state",
                                 "--mysql-user", "bloodraven"};
+  for (auto& a : api_tls_args("operator")) argv.push_back(std::move(a));
   argv.insert(argv.end(), p_.operator_extra_args.begin(), p_.operator_extra_args.end());
   auto env = p_.operator_env;
   env.emplace("BLOODRAVEN_MYSQL_PASSWORD", "bloodravenpw");
@@ -434,9 +439,8 @@ void cluster::start_operator() {
   env.emplace("BLOODRAVEN_KEYS_DIR", keys_dir_);
   operator_->start(argv, env, dir_ + "/operator.log");
   note("operator started pid " + std::to_string(operator_->pid()));
-  br::http::client c{br::http::client::options{500ms, 300ms, {}}};
   auto until = std::chrono::steady_clock::now() + 30s;
-  while (c.get(operator_url() + "/healthz").status != 200) {
+  while (http_get(operator_url() + "/healthz", 500ms).status != 200) {
     if (!operator_->running() || std::chrono::steady_clock::now() > until)
       throw std::runtime_error("operator did not answer /healthz (log " + dir_ + "/operator.log)");
     std::this_thread::sleep_for(50ms);
@@ -472,6 +476,13 @@ void cluster::start_sidecar(int k) {
       {"SIDECAR_STATE_DIR", dir_ + "/sidecar-state-" + site_name(k)},
       {"KEYS_DIR", keys_dir_},
   };
+  if (p_.tls) {  // its API over mutual TLS as site k; its own mysqld verified
+    auto flags = api_tls_args("site-" + site_name(k));
+    env["BLOODRAVEN_TLS_CERT_FILE"] = flags[1];
+    env["BLOODRAVEN_TLS_KEY_FILE"] = flags[3];
+    env["BLOODRAVEN_TLS_CA_FILE"] = flags[5];
+    env["MYSQL_TLS_CA"] = mysql_ca_;
+  }
   if (p_.gr) {
     env["REPLICATION_MODE"] = "groupReplication";
     env["GR_MEMBERS"] = std::to_string(sites);
@@ -562,10 +573,10 @@ void cluster::heal(int k) {
 
 std::pair<int, std::string> cluster::request_recover(const std::string& value) {
   note("quorum recovery requested: " + value);
-  br::test::child_process cli(br::test::binary_path("bloodraven"),
-                              {"recover", "--operator", operator_url(), "--keys-dir", keys_dir_,
-                               "--namespace", "chaos", "--group", "g", value},
-                              {});
+  std::vector<std::string> args{"recover", "--operator", operator_url(), "--keys-dir", keys_dir_,
+                                "--namespace", "chaos", "--group", "g", value};
+  for (auto& a : api_tls_args("operator")) args.push_back(std::move(a));
+  br::test::child_process cli(br::test::binary_path("bloodraven"), args, {});
   auto code = cli.wait_exit(20s);
   note("recover answer: " + cli.output());
   return {code.value_or(-1), cli.output()};
@@ -573,10 +584,10 @@ std::pair<int, std::string> cluster::request_recover(const std::string& value) {
 
 std::pair<int, std::string> cluster::request_switchover(const std::string& target) {
   note("switchover to " + target + " requested");
-  br::test::child_process cli(br::test::binary_path("bloodraven"),
-                    {"switchover", "--operator", operator_url(), "--keys-dir", keys_dir_,
-                     "--namespace", "chaos", "--group", "g", target},
-                    {});
+  std::vector<std::string> args{"switchover", "--operator", operator_url(), "--keys-dir", keys_dir_,
+                                "--namespace", "chaos", "--group", "g", target};
+  for (auto& a : api_tls_args("operator")) args.push_back(std::move(a));
+  br::test::child_process cli(br::test::binary_path("bloodraven"), args, {});
   auto code = cli.wait_exit(20s);
   note("switchover answer: " + cli.output());
   return {code.value_or(-1), cli.output()};

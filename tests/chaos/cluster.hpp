@@ -5,12 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "io/http/client.hpp"
 #include "tests/chaos/chaos_proc.hpp"
 #include "tests/chaos/site_sql.hpp"
 #include "tests/support/mysql_sandbox.hpp"
@@ -45,6 +47,14 @@ struct cluster_params {
   /// (`mysql-sandbox semisync-config`) before they start and the group file
   /// `replication.semiSync {enabled: true, waitForReplicaCount: semisync_k}`.
   int semisync_k = 0;
+  /// TLS everywhere (issue 26), default from BR_CHAOS_TLS=1 (`tools/chaos.sh --tls`, ctest
+  /// chaos_smoke_tls): every mysqld gets a certificate of the sandbox CA naming its namespace
+  /// address and requires secure transport, the group file has spec.tls and replication.tls,
+  /// replication verifies its source, the operator and sidecar APIs serve mutual TLS with the
+  /// certificates `bloodraven tls-certs` writes, and the harness's own clients (HTTP, the
+  /// workload's MySQL sessions, the CLIs) verify too. Not with gr (refused by the operator).
+  bool tls = tls_from_env();
+  static bool tls_from_env();
 };
 
 /// The group name of GR-mode runs.
@@ -71,6 +81,15 @@ class cluster {
   uint16_t mysql_port(int k) const { return mysql_port_[k]; }
   const std::string& host_addr() const { return host_addr_; }
   std::string operator_url() const;
+  /// The sandbox CA's host path when params().tls ("" otherwise): what the workload's MySQL
+  /// sessions verify against.
+  const std::string& mysql_tls_ca() const { return mysql_ca_; }
+  /// GET with the run's API client certificate (the operator's identity) when params().tls.
+  br::http::client_result http_get(const std::string& url, std::chrono::milliseconds timeout) const;
+  /// With params().tls: what contradicts "everything over verified TLS" on the servers that run
+  /// (require_secure_transport off, a TCP session without TLS, a replica channel without TLS or
+  /// without source verification or fetching the source's RSA key); `summary` gets the counts.
+  std::vector<std::string> tls_findings(std::string& summary);
   std::string socket_path(int k) const;
   br::test::mysql_sandbox& sandbox() { return sandbox_; }
   const std::string& work_dir() const { return dir_; }
@@ -131,6 +150,10 @@ class cluster {
   void wait_gr_bootstrapped();  ///< GR: the operator bootstrapped s1 and joined the others
   void net(const std::vector<std::string>& args);
   bool wait_operator_view(const std::string& site, int seconds);
+  void setup_tls();  ///< certificates and server options (after the network, before the resets)
+  void verify_replication_tls(int k);  ///< the replica channel: verified, no RSA key fetch
+  std::vector<std::string> api_tls_args(const std::string& cert) const;  ///< --tls-* flags
+  nlohmann::json get_json(const std::string& url) const;
 
   cluster_params p_;
   std::string dir_;
@@ -142,6 +165,7 @@ class cluster {
   std::array<uint16_t, sites> mysql_port_{};
   uint16_t sidecar_port_ = 0, operator_port_ = 0;
   std::string group_file_, keys_dir_;
+  std::string mysql_ca_, api_tls_dir_;  ///< with params().tls: sandbox CA, API certificates
   std::unique_ptr<process> operator_;
   std::array<std::unique_ptr<process>, sites> sidecar_;
   std::array<std::unique_ptr<site_sql>, sites> sql_;

@@ -241,6 +241,7 @@ scenario_result run_scenario(const scenario& s) {
   int64_t t_start = now_ms();
   std::ostringstream line;
   line << "chaos: scenario=" << s.name << " policy=" << s.params.policy;
+  if (s.params.tls) line << " tls=1";
   try {
     cluster c(s.params, dir);
     workload::options load;
@@ -293,6 +294,11 @@ scenario_result run_scenario(const scenario& s) {
     auto all_status = c.status();  // keyed "<namespace>/<group>"
     if (all_status.is_object() && all_status.contains("chaos/g")) report.status = all_status["chaos/g"];
     report.events = c.events();
+    if (s.params.tls) {  // while everything still runs: every session and channel over verified TLS
+      std::string summary;
+      for (const auto& x : c.tls_findings(summary)) res.failures.push_back("TLS: " + x);
+      ctx.notes.push_back("TLS: " + summary);
+    }
     size_t before = c.sanitizer_findings().size();
     auto exits = c.stop_processes();
     auto after = c.sanitizer_findings();

@@ -60,6 +60,10 @@ bool workload::write_one(writer_conn& w, int k, bool direct) {
     o.connect_timeout = 1s;
     o.read_timeout = 2s;
     o.write_timeout = 2s;
+    if (!c_.mysql_tls_ca().empty()) {  // TLS runs: verified like every client of the group
+      o.tls = br::mysql::tls_mode::verify_identity;
+      o.tls_ca_file = c_.mysql_tls_ca();
+    }
     auto r = br::mysql::connection::open(o);
     if (!r) return false;
     w.conn.emplace(std::move(r.value()));
