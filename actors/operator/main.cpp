@@ -10,6 +10,7 @@
 #include "actors/common/runtime.hpp"
 #include "actors/operator/group/group_supervisor.hpp"
 #include "actors/operator/kube/kube_mode.hpp"
+#include "actors/operator/kube/core/api_tls_plan.hpp"
 #include "actors/operator/kube/core/operator_ca.hpp"
 #include "actors/operator/kube/backup/pitr_catalogue.hpp"
 #include "actors/operator/kube/backup/trigger_backup.hpp"
@@ -124,6 +125,22 @@ std::vector<br::config::flag_def> operator_flags() {
        }},
   };
   for (auto& d : api_tls_flag_defs()) defs.push_back(std::move(d));  // --tls-*: the API (issue 26)
+  // The APIs over mutual TLS in Kubernetes mode (issue 26, api_tls_plan.hpp).
+  defs.push_back({"api-tls-ca-secret", "BLOODRAVEN_API_TLS_CA_SECRET", "",
+                  "Kubernetes mode: the operator and sidecar APIs over mutual TLS from a CA the operator "
+                  "generates and keeps in this Secret of its namespace: its own certificate "
+                  "(bloodraven://operator, --api-tls-service's names) written under --api-tls-dir, and "
+                  "a Secret mysql-<group>-<site>-api-tls per site the sidecars mount (empty: plain HTTP)",
+                  false, {}});
+  defs.push_back({"api-tls-service", "BLOODRAVEN_API_TLS_SERVICE", "bloodraven",
+                  "Kubernetes mode, with --api-tls-ca-secret: the operator's API Service in its namespace "
+                  "(the sidecars' BLOODRAVEN_ADDRESS; its certificate names <service>, .<namespace>, .svc, "
+                  ".svc.cluster.local)",
+                  false, {}});
+  defs.push_back({"api-tls-dir", "BLOODRAVEN_API_TLS_DIR", br::api_tls::default_dir,
+                  "Kubernetes mode, with --api-tls-ca-secret: where the operator writes its API "
+                  "certificate, key and CA (tls.crt, tls.key, ca.crt)",
+                  false, {}});
   return defs;
 }
 
@@ -235,6 +252,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bloodraven: %s\n", err.c_str());
     return 2;
   }
+  if (auto err = api_tls::operator_api_tls(flags.values["api-tls-ca-secret"], flags.values["api-tls-dir"],
+                                           !flags.values["standalone"].empty(), opts.api_tls);
+      !err.empty()) {
+    std::fprintf(stderr, "bloodraven: %s\n", err.c_str());
+    return 2;
+  }
 
   auto groups = std::make_shared<group_table>();
   operator_api_options api;
@@ -296,13 +319,41 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
+    std::optional<op_ca::operator_ca_options> api_ca;
+    if (!flags.values["api-tls-ca-secret"].empty()) {
+      // The API listener loads its files when it starts: they exist before run_process. Every
+      // replica keeps its own files; the leader's TLS controller issues the sites' Secrets.
+      api_ca.emplace();
+      api_ca->client = ko.source.client;
+      api_ca->ns = flags.values["namespace"];
+      api_ca->secret = flags.values["api-tls-ca-secret"];
+      api_ca->service = flags.values["api-tls-service"];
+      api_ca->names = api_tls::operator_cert_names(api_ca->service, api_ca->ns);
+      api_ca->client_auth = true;
+      api_ca->component = api_tls::ca_component;
+      api_ca->cert_file = opts.api_tls.cert_file;
+      api_ca->key_file = opts.api_tls.key_file;
+      api_ca->ca_file = opts.api_tls.ca_file;
+      api_ca->log_name = "API CA";
+      if (auto err = op_ca::prepare_operator_ca(*api_ca, std::chrono::seconds{60}); !err.empty()) {
+        std::fprintf(stderr, "bloodraven: API CA: %s\n", err.c_str());
+        return 1;
+      }
+      ko.tls_options.api_ca = api_ca;
+      ko.source.render.api_tls = true;  // the sidecars mount their site's API Secret
+    }
     api.pitr = backup_ctl::make_pitr_source(ko.source.client);  // GET /pitr-cutoff
     ko.source.ws = ws;  // GET /ws/status and the dashboard, fed by every running group
     // Any root-level failure (above all "leader lease lost") ends the process non-zero (S8);
     // group failures are handled inside the group source.
     opts.root_policy.max_restarts = 0;
-    children = [ko, ws, ca](caf::actor_system&) {
+    children = [ko, ws, ca, api_ca](caf::actor_system&) {
       auto out = kube_mode_children(ko);
+      if (api_ca)  // every replica, leader or not: each serves and calls with its own files
+        out.insert(out.begin(), child_spec{"api_ca", "api_ca",
+                                           [o = *api_ca](caf::local_actor* sup, const std::string&) {
+                                             return as_child(op_ca::spawn_operator_ca_keeper(sup->system(), o));
+                                           }});
       // Every replica keeps its webhook material, leader or not (all of them serve the webhook).
       if (ca)
         out.insert(out.begin(), child_spec{"webhook_ca", "webhook_ca",

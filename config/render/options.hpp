@@ -40,6 +40,10 @@ struct render_options {
   /// Used when spec.sidecarImage is empty (the operator's --sidecar-image).
   std::string default_sidecar_image = "ghcr.io/shipstream/bloodraven-sidecar:1.0.0";
   int reconciler_version = current_reconciler_version;
+  /// The operator's --api-tls-ca-secret (issue 26): the sidecars serve and call the APIs over
+  /// mutual TLS with the site's certificate Secret (api_tls_pod.hpp). Not a reconciler version:
+  /// switching the operator's setting rolls the pods once.
+  bool api_tls = false;
 };
 
 }  // namespace br::render

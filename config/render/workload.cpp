@@ -1,6 +1,7 @@
 // Per-site workload objects: the single-replica Deployment (mysql + sidecar) and its PVC.
 #include "config/render/workload.hpp"
 
+#include "config/render/api_tls_pod.hpp"
 #include "config/render/tls_pod.hpp"
 
 #include "config/render/accounts.hpp"
@@ -370,6 +371,7 @@ json render_deployment(const config::failover_group& g, std::size_t site_index,
           {{"secretName", keys_secret(group)}, {"defaultMode", 0440}, {"items", items}}}});
   }
   add_tls_volume(g, pod_spec);  // spec.tls (issue 26): the Secret at /etc/mysql/tls
+  if (opts.api_tls) add_api_tls(g, site_index, pod_spec);  // the APIs over mutual TLS (issue 26)
   if (has_sidecar_state(opts.reconciler_version)) {
     // An emptyDir lives as long as the pod: the view survives sidecar container restarts (the
     // liveness probe, a crash), not a new pod (rollout, eviction, node loss). A new pod's boot

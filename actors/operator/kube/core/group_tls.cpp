@@ -8,8 +8,10 @@
 #include <map>
 #include <sstream>
 
+#include "actors/operator/kube/core/api_tls_plan.hpp"
 #include "actors/operator/kube/core/guarded_pass.hpp"
 #include "actors/operator/kube/core/operator_ca.hpp"
+#include "config/render/api_tls_pod.hpp"
 #include "config/tls_spec.hpp"
 #include "io/crypto/x509_issue.hpp"
 #include "io/fs/atomic_file.hpp"
@@ -39,6 +41,8 @@ struct pass {
   pass_result out;
   std::optional<crypto::pem_pair> ca;  // the generated CA, read once per pass when needed
   bool ca_failed = false;
+  std::optional<crypto::pem_pair> api_ca;  // the API CA (o.api_ca), the same way
+  bool api_ca_failed = false;
 
   explicit pass(const controller_options& opts) : o(opts), c(*opts.client) {}
 
@@ -161,22 +165,67 @@ struct pass {
     }
   }
 
+  /// The CA of `co` (ensure_ca_secret), read once per pass into `slot`; false when unusable.
+  bool ensure_ca(const op_ca::operator_ca_options& co, std::optional<crypto::pem_pair>& slot, bool& failed_once) {
+    if (slot) return true;
+    if (failed_once) return false;
+    auto m = op_ca::ensure_ca_secret(co, std::chrono::system_clock::now());
+    if (auto* e = std::get_if<std::string>(&m)) {
+      failed_once = true;
+      failed("the generated CA", co.ns + "/" + co.secret, *e);
+      return false;
+    }
+    slot = std::get<op_ca::ca_material>(m).ca;
+    return true;
+  }
+
   bool ensure_ca() {
-    if (ca) return true;
-    if (ca_failed) return false;
     op_ca::operator_ca_options co;
     co.client = o.client;
     co.ns = o.operator_ns;
     co.secret = o.ca_secret;
     co.component = "mysql-tls-ca";  // no Service: the Secret keeps only the CA
-    auto m = op_ca::ensure_ca_secret(co, std::chrono::system_clock::now());
-    if (auto* e = std::get_if<std::string>(&m)) {
-      ca_failed = true;
-      failed("the generated CA", o.operator_ns + "/" + o.ca_secret, *e);
-      return false;
+    return ensure_ca(co, ca, ca_failed);
+  }
+
+  /// The Secret `name` in the group's namespace after decision `d` (decide_issue's steps): kept,
+  /// or written with `make(ca.crt, leaf)` for `names`; `current()` runs once it is (kept or
+  /// written, before the log line).
+  template <class Make, class Current>
+  void issue_from(const config::failover_group& g, const json& object, const crypto::pem_pair& from,
+                  const std::string& ca_secret, const std::string& name, const json& have,
+                  const issue_decision& d, const std::vector<std::string>& names, Make make, Current current) {
+    json want;
+    switch (d.step) {
+      case issue_step::keep:
+        current();
+        return;
+      case issue_step::conflict:
+        conflict(g, object, "Secret " + name + " in namespace " + g.metadata.namespace_name + ": " + d.why);
+        return;
+      case issue_step::no_ca:
+        failed("the generated CA", o.operator_ns + "/" + ca_secret, d.why);
+        return;
+      case issue_step::rewrite:
+        want = make(from.cert_pem, op_ca::material_of(have).serving);
+        break;
+      case issue_step::issue: {
+        auto leaf = crypto::issue_peer_cert(from, names, op_ca::serving_validity);
+        if (!leaf) {
+          failed("issue a certificate", g.metadata.namespace_name + "/" + name, "libcrypto could not issue it");
+          return;
+        }
+        want = make(from.cert_pem, *leaf);
+        break;
+      }
     }
-    ca = std::get<op_ca::ca_material>(m).ca;
-    return true;
+    if (have.is_object()) want["metadata"]["resourceVersion"] = have["metadata"].value("resourceVersion", "");
+    if (!write_secret(g.metadata.namespace_name, have, want)) return;
+    current();
+    log::info("group TLS: Secret written from the generated CA",
+              {{"secret", g.metadata.namespace_name + "/" + name}, {"reason", d.why}});
+    event(g, object, "Normal", reason_secret_issued,
+          "Secret " + name + " issued from the operator's CA (" + d.why + ")");
   }
 
   void generated(const config::failover_group& g, const json& object, const tls_settings& s) {
@@ -185,40 +234,27 @@ struct pass {
     if (!have) return;
     const auto names = group_cert_names(g).all();
     const auto d = decide_issue(facts_of(g, *ca, *have), names, std::chrono::system_clock::now());
-    json want;
-    switch (d.step) {
-      case issue_step::keep:
-        write_ca_file(g, ca->cert_pem);
-        return;
-      case issue_step::conflict:
-        conflict(g, object, "Secret " + s.secret_name + " in namespace " + g.metadata.namespace_name + ": " + d.why);
-        return;
-      case issue_step::no_ca:
-        failed("the generated CA", o.operator_ns + "/" + o.ca_secret, d.why);
-        return;
-      case issue_step::rewrite: {
-        const auto m = op_ca::material_of(*have);
-        want = group_secret(g, s, ca->cert_pem, m.serving.cert_pem, m.serving.key_pem);
-        break;
-      }
-      case issue_step::issue: {
-        auto leaf = crypto::issue_peer_cert(*ca, names, op_ca::serving_validity);
-        if (!leaf) {
-          failed("issue a certificate", g.metadata.namespace_name + "/" + s.secret_name,
-                 "libcrypto could not issue it");
-          return;
-        }
-        want = group_secret(g, s, ca->cert_pem, leaf->cert_pem, leaf->key_pem);
-        break;
-      }
-    }
-    if (have->is_object()) want["metadata"]["resourceVersion"] = (*have)["metadata"].value("resourceVersion", "");
-    if (write_secret(g.metadata.namespace_name, *have, want)) {
-      write_ca_file(g, ca->cert_pem);
-      log::info("group TLS: Secret written from the generated CA",
-                {{"secret", g.metadata.namespace_name + "/" + s.secret_name}, {"reason", d.why}});
-      event(g, object, "Normal", reason_secret_issued,
-            "Secret " + s.secret_name + " issued from the operator's CA (" + d.why + ")");
+    issue_from(
+        g, object, *ca, o.ca_secret, s.secret_name, *have, d, names,
+        [&](const std::string& ca_pem, const crypto::pem_pair& leaf) {
+          return group_secret(g, s, ca_pem, leaf.cert_pem, leaf.key_pem);
+        },
+        [&] { write_ca_file(g, ca->cert_pem); });
+  }
+
+  /// The APIs over mutual TLS (o.api_ca): every site's API Secret from the API CA.
+  void api_sites(const config::failover_group& g, const json& object) {
+    if (!o.api_ca || !ensure_ca(*o.api_ca, api_ca, api_ca_failed)) return;
+    for (const auto& site : g.spec.sites) {
+      const auto name = render::api_tls_secret_name(g.metadata.name, site.name);
+      auto have = read(g.metadata.namespace_name, name);
+      if (!have) continue;
+      const auto d = api_tls::decide_site(g, site.name, *api_ca, *have, std::chrono::system_clock::now());
+      issue_from(g, object, *api_ca, o.api_ca->secret, name, *have, d, api_tls::site_cert_names(g, site.name),
+                 [&](const std::string& ca_pem, const crypto::pem_pair& leaf) {
+                   return api_tls::site_secret(g, site.name, ca_pem, leaf);
+                 },
+                 [] {});
     }
   }
 
@@ -261,6 +297,7 @@ struct pass {
         continue;
       }
       const auto& g = parsed.group;
+      api_sites(g, item);  // every group, spec.tls or not
       auto s = settings_of(g);
       if (!s) {
         intents[key] = group_intent::other;

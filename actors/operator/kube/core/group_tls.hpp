@@ -27,6 +27,7 @@
 
 #include "actors/operator/kube/core/group_tls_plan.hpp"
 #include "actors/operator/kube/core/lease_lock.hpp"
+#include "actors/operator/kube/core/operator_ca.hpp"
 #include "io/kube/client.hpp"
 #include "io/kube/events.hpp"
 #include "messages/interfaces.hpp"
@@ -53,6 +54,11 @@ struct controller_options {
   std::shared_ptr<op::lease_guard> guard;  ///< no pass while it is not valid; null = none
   std::chrono::milliseconds interval{std::chrono::seconds(10)};
   std::string instance;  ///< Event reportingInstance
+  /// The APIs over mutual TLS (issue 26, --api-tls-ca-secret): the API CA's Secret (the same
+  /// options every replica's keeper uses for the operator's own certificate). Set: every site
+  /// of every group gets its API Secret (api_tls_plan.hpp), issued from that CA and issued again
+  /// when due. Unset: none.
+  std::optional<op_ca::operator_ca_options> api_ca;
   /// Events on the groups (de-duplicated across passes); made by spawn_tls_controller when null.
   std::shared_ptr<kube::event_recorder> events;
 };

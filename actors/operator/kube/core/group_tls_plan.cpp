@@ -154,9 +154,13 @@ copy_decision decide_copy(const config::failover_group& g, const tls_settings& s
 }
 
 issued_facts facts_of(const config::failover_group& g, const crypto::pem_pair& ca, const json& have) {
+  return facts_of(ours(have, g), ca, have);
+}
+
+issued_facts facts_of(bool is_ours, const crypto::pem_pair& ca, const json& have) {
   issued_facts f;
   f.exists = have.is_object();
-  f.ours = ours(have, g);
+  f.ours = is_ours;
   const auto m = have.is_object() ? op_ca::material_of(have) : op_ca::ca_material{};
   f.material = op_ca::facts_of({ca, m.serving});
   f.ca_pem_matches = !ca.cert_pem.empty() && m.ca.cert_pem == ca.cert_pem;

@@ -141,6 +141,9 @@ struct issued_facts {
 /// read, null when absent) against the CA pair `ca`.
 issued_facts facts_of(const config::failover_group& g, const crypto::pem_pair& ca, const json& have);
 
+/// The same with `ours` decided by the caller (the APIs' per-site Secrets, api_tls_plan.hpp).
+issued_facts facts_of(bool ours, const crypto::pem_pair& ca, const json& have);
+
 /// Pure, without cert-manager: conflict when the Secret exists and is not ours; no_ca when the CA
 /// is unusable; issue when the certificate is absent, not from the CA, not matching its key, for
 /// other names than `want_names` or due for renewal (2/3 of its lifetime, op_ca::due_for_renewal);

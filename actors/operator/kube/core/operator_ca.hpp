@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "actors/operator/kube/core/lease_lock.hpp"
 #include "actors/operator/kube/core/operator_ca_plan.hpp"
@@ -31,6 +32,13 @@ struct operator_ca_options {
   std::string component = "webhook-ca";  ///< the Secret's app.kubernetes.io/component label
   std::string webhook_configuration;  ///< the ValidatingWebhookConfiguration ("" = none to keep)
   std::string cert_file, key_file;    ///< where the serving pair is written for the HTTP server
+  /// Issue 26 (the APIs over mutual TLS): when not empty, the serving certificate's names instead
+  /// of service_dns_names(service) (URI SANs included); client_auth: it is also a client
+  /// certificate (issue_peer_cert); ca_file: where the CA is written too ("" = not written).
+  std::vector<std::string> names;
+  bool client_auth = false;
+  std::string ca_file;
+  std::string log_name = "webhook CA";  ///< what the log lines call this material
   std::chrono::milliseconds interval{std::chrono::minutes{1}};  ///< between passes
   /// Always null: every replica serves the webhook, so every replica keeps its material (the
   /// writes are conditional and converge on one CA). Here for guarded_pass_behavior.
@@ -49,10 +57,10 @@ inline const kube::resource_ref validating_webhook_configurations{
 /// to serve, or what failed.
 std::variant<ca_material, std::string> ensure_ca_secret(const operator_ca_options& o, time_point now);
 
-/// Writes the serving pair to `cert_file` (0644) and `key_file` (0600), each atomically and only
-/// when its content differs. "" or what failed.
+/// Writes the serving pair to `cert_file` (0644) and `key_file` (0600), and the CA to `ca_file`
+/// (0644, when not ""), each atomically and only when its content differs. "" or what failed.
 std::string write_serving_files(const ca_material& m, const std::string& cert_file,
-                                const std::string& key_file);
+                                const std::string& key_file, const std::string& ca_file = {});
 
 /// Patches the ValidatingWebhookConfiguration's caBundles to `ca_pem` when any differs
 /// (ca_bundle_patch). "" or what failed.

@@ -41,7 +41,10 @@ ca_decision decide_ca_material(const material_facts& f, const std::vector<std::s
   if (!f.serving) return {ca_step::issue_serving, "no serving certificate"};
   if (!f.serving_signed_by_ca) return {ca_step::issue_serving, "tls.crt is not signed by the CA"};
   if (!f.serving_key_matches) return {ca_step::issue_serving, "tls.key does not belong to tls.crt"};
-  if (!same_names(f.serving->names, want_names))
+  // URI subjectAltNames count as names (the APIs' bloodraven:// identities, issue 26).
+  auto have_names = f.serving->names;
+  have_names.insert(have_names.end(), f.serving->uris.begin(), f.serving->uris.end());
+  if (!same_names(have_names, want_names))
     return {ca_step::issue_serving, "tls.crt names other hosts"};
   if (due_for_renewal(f.serving->not_before, f.serving->not_after, now))
     return {ca_step::issue_serving, "the serving certificate is due for renewal"};
