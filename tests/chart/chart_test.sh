@@ -104,6 +104,15 @@ grep -q 'validatingwebhookconfigurations' "$work/default.yaml" && die "webhook (
 grep -q 'webhook.certificate must be certManager, helm or operator, not "vault"' "$work/tpl.log" ||
   die "webhook: no clear error for webhook.certificate=vault: $(cat "$work/tpl.log")"
 
+echo "chart_test: apiTLS.enabled (the APIs over mutual TLS from the operator's CA)"
+"$helm" template br "$chart" --namespace bloodraven-system --set apiTLS.enabled=true \
+  --show-only templates/deployment.yaml >"$work/apitls.yaml" 2>"$work/tpl.log" || { cat "$work/tpl.log"; die "helm template (apiTLS)"; }
+for a in --api-tls-ca-secret=br-bloodraven-api-ca --api-tls-service=bloodraven --tls-client-auth=request; do
+  grep -q -- "- $a\$" "$work/apitls.yaml" || die "apiTLS: operator not started with $a"
+done
+grep -q 'scheme: HTTPS' "$work/apitls.yaml" || die "apiTLS: the readiness probe is not HTTPS"
+grep -q 'api-tls\|scheme: HTTPS' "$work/default.yaml" && die "apiTLS: rendered although off by default"
+
 echo "chart_test: operator objects for deploy/examples/group.yaml"
 "$render_dump" "$src/deploy/examples/group.yaml" >"$work/operator.json" || die "br_render_dump failed"
 
