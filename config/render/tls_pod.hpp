@@ -19,4 +19,8 @@ inline constexpr const char* tls_volume = "tls";
 /// without it, nothing.
 void add_tls_volume(const config::failover_group& g, nlohmann::json& pod_spec);
 
+/// With spec.tls: the same Secret volume added to `pod_spec` and mounted read-only at
+/// /etc/mysql/tls in `container` only (a backup, restore or verify Job's); true when added.
+bool add_tls_volume_to(const config::failover_group& g, nlohmann::json& pod_spec, nlohmann::json& container);
+
 }  // namespace br::render

@@ -6,6 +6,7 @@
 #include "io/backup/gzip_file.hpp"
 #include "io/backup/jobs.hpp"
 #include "io/backup/job_common.hpp"
+#include "io/backup/tool_args.hpp"
 #include "io/binlog/manifest.hpp"
 #include "io/log/log.hpp"
 #include "io/mysql/group_replication.hpp"
@@ -67,15 +68,9 @@ backup_outcome run_backup(const backup_request& r) {
   if (!err.empty()) return fail(err);
   auto opt = write_option_file(dir, "client.cnf", r.source.user, r.source.password, err);
   if (!err.empty()) return fail(err);
-
-  std::vector<std::string> args = {"--defaults-file=" + opt, "--host=" + r.source.host,
-                                   "--port=" + std::to_string(r.source.port), "--protocol=TCP",
-                                   "--single-transaction", "--source-data=2", "--set-gtid-purged=ON",
-                                   "--routines", "--events", "--triggers", "--hex-blob",
-                                   "--default-character-set=utf8mb4", "--max-allowed-packet=1G",
-                                   "--databases"};
-  for (const auto& s : out.info.schemas) args.push_back(s);
-  std::vector<command> cmds = {tool_command(r.tools, "mysqldump", std::move(args))};
+  auto ca = stage_ca(dir, r.source.tls_ca_file, err);
+  if (!err.empty()) return fail(err);
+  std::vector<command> cmds = {tool_command(r.tools, "mysqldump", dump_args(r.source, opt, ca, out.info.schemas))};
 
   const std::string local = dir.host_path(dump_object);
   gzip_writer gz(local);

@@ -83,6 +83,9 @@ std::vector<std::string> ephemeral_run_args(const std::string& dir, const std::s
             "--innodb-buffer-pool-size=" + o.buffer_pool_size,
             // Thrown away afterwards: no durability needed, the restore goes faster without it.
             "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=OFF"});
+  if (!o.tls_cert_file.empty())
+    a.insert(a.end(), {"--ssl-ca=" + dir + "/tls-ca.pem", "--ssl-cert=" + dir + "/tls-cert.pem",
+                       "--ssl-key=" + dir + "/tls-key.pem", "--require-secure-transport=ON"});
   return a;
 }
 
@@ -162,6 +165,15 @@ std::string ephemeral_mysqld::start() {
     fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write, ec);
     if (auto e = give(path); !e.empty()) return e;
   }
+  if (!o_.tls_cert_file.empty()) {
+    // The server's files, the mysql user's (mysqld reads them after switching to it).
+    for (const auto& [from, name] : {std::pair{o_.tls_ca_file, "tls-ca.pem"}, std::pair{o_.tls_cert_file, "tls-cert.pem"},
+                                     std::pair{o_.tls_key_file, "tls-key.pem"}}) {
+      copy_into(*dir_, from, name, err);
+      if (!err.empty()) return "the scratch server's TLS files (spec.tls): " + err;
+      if (auto e = give(dir_->host_path(name)); !e.empty()) return e;
+    }
+  }
   const std::string inside = dir_->tool_path("");
   const std::string d = inside.substr(0, inside.size() - 1);  // tool_path("x") = <dir>/x
   auto env = tool_environment(*dir_);
@@ -179,6 +191,7 @@ std::string ephemeral_mysqld::start() {
   }
 
   target_.host = "127.0.0.1";
+  target_.tls_ca_file = o_.tls_ca_file;
   target_.user = verify_user;
   target_.password = password;
   const auto until = clock::now() + o_.start_timeout;

@@ -24,10 +24,18 @@ struct ephemeral_options {
   std::chrono::milliseconds start_timeout{std::chrono::minutes(2)};
   std::chrono::milliseconds stop_timeout{std::chrono::minutes(1)};
   std::string buffer_pool_size = "128M";
+  /// spec.tls (issue 26), PEM files on this host, all three or none: the server serves
+  /// tls_cert_file/tls_key_file (which must name 127.0.0.1) with require_secure_transport, and
+  /// every session to it verifies the certificate against tls_ca_file (target().tls_ca_file).
+  /// Copied into the scratch directory (the server reads them there, also inside a chroot).
+  std::string tls_ca_file;
+  std::string tls_cert_file;
+  std::string tls_key_file;
 };
 
 /// The mysqld arguments (pure). `dir` is the scratch directory as mysqld sees it; `user` is
-/// the --user value ("" = none: not running as root).
+/// the --user value ("" = none: not running as root). With o.tls_cert_file the run arguments
+/// name the copies <dir>/tls-ca.pem, tls-cert.pem, tls-key.pem and require secure transport.
 std::vector<std::string> ephemeral_init_args(const std::string& dir, const std::string& user,
                                              const ephemeral_options& o);
 std::vector<std::string> ephemeral_run_args(const std::string& dir, const std::string& user, uint16_t port,

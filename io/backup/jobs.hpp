@@ -22,6 +22,11 @@ struct mysql_target {
   uint16_t port = 3306;
   std::string user;
   std::string password;  ///< only ever written to the 0600 option file
+  /// spec.tls (issue 26): the CA (PEM, a path on this host) the server's certificate must chain
+  /// to; its name must be `host`. Sessions then use tls_mode::verify_identity and the tools
+  /// --ssl-mode=VERIFY_IDENTITY with a copy of the CA; no RSA key is fetched. "" = TLS when the
+  /// server offers it, unverified (no spec.tls).
+  std::string tls_ca_file;
   std::string describe() const { return host + ":" + std::to_string(port); }
 };
 

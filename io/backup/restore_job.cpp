@@ -5,11 +5,17 @@
 #include "io/backup/job_common.hpp"
 #include "io/backup/jobs.hpp"
 #include "io/backup/replace_target.hpp"
+#include "io/backup/tool_args.hpp"
 #include "io/binlog/binlog_file.hpp"
 #include "io/binlog/manifest.hpp"
 #include "io/log/log.hpp"
 
 namespace br::backup {
+
+void apply_tls(const mysql_target& t, mysql::connect_options& o) {
+  o.tls = t.tls_ca_file.empty() ? mysql::tls_mode::preferred : mysql::tls_mode::verify_identity;
+  o.tls_ca_file = t.tls_ca_file;
+}
 
 mysql::result<mysql::connection> open_session(const mysql_target& t) {
   mysql::connect_options o;
@@ -20,7 +26,7 @@ mysql::result<mysql::connection> open_session(const mysql_target& t) {
   o.connect_timeout = std::chrono::seconds(10);
   o.read_timeout = std::chrono::seconds(60);
   o.write_timeout = std::chrono::seconds(60);
-  o.tls = mysql::tls_mode::preferred;
+  apply_tls(t, o);
   return mysql::connection::open(o);
 }
 
@@ -183,6 +189,8 @@ restore_outcome run_restore(const restore_request& r) {
   if (!err.empty()) return fail(err);
   auto opt = write_option_file(dir, "client.cnf", r.target.user, r.target.password, err);
   if (!err.empty()) return fail(err);
+  const auto ca = stage_ca(dir, r.target.tls_ca_file, err);
+  if (!err.empty()) return fail(err);
   const std::string local = dir.host_path(dump_object);
   log::info("restore: downloading", {{"name", r.name}, {"key", b.dump_key}, {"sizeBytes", b.size_bytes}});
   if (auto st = r.backups->get_file(b.dump_key, local); !st)
@@ -235,10 +243,7 @@ restore_outcome run_restore(const restore_request& r) {
     if (auto x = c->exec(*reset); !x) return fail(*reset + " failed: " + x.error().to_string());
     mark_discarded.statement = mark_discarded_statement(*executed_before);
   }
-  std::vector<std::string> client_args = {"--defaults-file=" + opt, "--host=" + r.target.host,
-                                          "--port=" + std::to_string(r.target.port), "--protocol=TCP",
-                                          "--binary-mode", "--batch", "--default-character-set=utf8mb4",
-                                          "--max-allowed-packet=1G", "--connect-timeout=30"};
+  const auto client_args = load_args(r.target, opt, ca);
   {
     gzip_reader in(local);
     if (!in.error().empty()) return fail(in.error());

@@ -52,6 +52,21 @@ std::string client_option_text(const std::string& user, const std::string& passw
 std::string write_option_file(const private_dir& dir, const std::string& name, const std::string& user,
                               const std::string& password, std::string& error);
 
+/// Copies `host_file` (not empty, at most 1 MiB) into `dir` as `name` (0600); its tool path, or
+/// "" with `error` set.
+std::string copy_into(const private_dir& dir, const std::string& host_file, const std::string& name,
+                      std::string& error);
+
+/// The client tools' TLS arguments for a CA file as the tools see it (pure): "" -> none (the
+/// tools' default: TLS when the server offers it, unverified); else --ssl-mode=VERIFY_IDENTITY
+/// (CA chain and host name) and --ssl-ca (spec.tls, issue 26).
+std::vector<std::string> client_tls_args(const std::string& tool_ca_file);
+
+/// The CA at `host_ca_file` on this host copied into `dir` as ca.pem (the tools see it there, also
+/// inside a chroot); its tool path. "" -> "" (no spec.tls). `error` is set when the CA cannot be
+/// read or copied (never a fallback to unverified TLS).
+std::string stage_ca(const private_dir& dir, const std::string& host_ca_file, std::string& error);
+
 /// The command that runs `tool` with `args` as the settings say.
 command tool_command(const tool_settings& t, const std::string& tool, std::vector<std::string> args);
 

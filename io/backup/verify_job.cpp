@@ -96,7 +96,7 @@ verify_outcome run_verify(const verify_request& r) {
     // tools' deadline.
     o.read_timeout = r.max_duration.count() > 0 ? r.max_duration + std::chrono::seconds(1) : r.server.tools.timeout;
     o.write_timeout = std::chrono::seconds(60);
-    o.tls = mysql::tls_mode::preferred;
+    apply_tls(target, o);
     auto c = mysql::connection::open(o);
     if (!c) return fail("cannot connect for the sanity query: " + c.error().to_string());
     log::info("verify: the sanity query runs", {{"maxDurationMs", static_cast<int64_t>(r.max_duration.count())}});

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/duration_limits.hpp"
+#include "config/failover_group.hpp"
 #include "config/process_flags.hpp"
 #include "io/backup/jobs.hpp"
 #include "io/backup/verify.hpp"
@@ -78,6 +79,32 @@ std::string host_port_error(const std::string& flag, const std::string& v, backu
   t.host = v.substr(0, colon);
   if (t.host.size() > 2 && t.host.front() == '[' && t.host.back() == ']') t.host = t.host.substr(1, t.host.size() - 2);
   t.port = static_cast<uint16_t>(port);
+  return "";
+}
+
+/// --tls-ca and --standalone of `backup run` and `restore` (spec.tls, issue 26).
+std::vector<config::flag_def> tls_flags() {
+  return {{"tls-ca", "BLOODRAVEN_MYSQL_TLS_CA", "",
+           "spec.tls: the CA (PEM) the server's certificate must chain to; its name must be the host "
+           "dialled (sessions and tools with VERIFY_IDENTITY). Empty: --standalone's, else TLS when the "
+           "server offers it, unverified. Kubernetes Jobs: /etc/mysql/tls/ca.crt",
+           false, {}},
+          {"standalone", "", "", "standalone: the group file; its spec.tls.caFile is the CA (unless --tls-ca)",
+           false, {}}};
+}
+
+/// The CA the sessions and tools verify against: --tls-ca, else spec.tls.caFile of the
+/// --standalone group file (which must load as the operator loads it), else "". "" or the error.
+std::string tls_ca_error(std::map<std::string, std::string>& v, std::string& ca) {
+  ca = v["tls-ca"];
+  if (!ca.empty() || v["standalone"].empty()) return "";
+  std::ifstream f(v["standalone"], std::ios::binary);
+  if (!f) return "--standalone: cannot read the group file " + v["standalone"];
+  std::string text((std::istreambuf_iterator<char>(f)), {});
+  auto parsed = config::load_group_yaml(text, config::run_mode::standalone);
+  if (!parsed.ok())
+    return "--standalone: invalid group file " + v["standalone"] + ": " + parsed.errors.front().to_string();
+  if (parsed.group.spec.tls) ca = parsed.group.spec.tls->ca_file;
   return "";
 }
 
@@ -159,6 +186,7 @@ int backup_run(int argc, char** argv) {
                      "even the PRIMARY", false, {}},
                     {"creds-dir", "BLOODRAVEN_MYSQL_CREDS_DIR", "", "directory with files username and password", false, {}},
                     {"result-file", "", "", "also write the result JSON here (Jobs: /dev/termination-log)", false, {}}});
+  for (auto& d : tls_flags()) defs.push_back(std::move(d));
   config::parsed_flags f;
   if (int rc = parse("bloodraven backup run",
                      "Dumps a MySQL server (mysqldump --single-transaction, GTIDs recorded) into the backup "
@@ -186,6 +214,8 @@ int backup_run(int argc, char** argv) {
   result["name"] = name;
   backup::backup_request r;
   r.name = name;
+  std::string ca;
+  if (auto e = tls_ca_error(v, ca); !e.empty()) return failed(e);
   if (v["source"].find(',') != std::string::npos || !v["source-member"].empty()) {
     // A Group Replication group's members: dump the member decide/gr_backup_source.hpp picks.
     std::vector<backup::mysql_target> members;
@@ -209,7 +239,9 @@ int backup_run(int argc, char** argv) {
     if (auto e = host_port_error("--source", v["source"], r.source); !e.empty()) return failed(e);
     if (auto e = creds_error(v["creds-dir"], r.source); !e.empty()) return failed(e);
   }
+  r.source.tls_ca_file = ca;
   result["sourceHost"] = r.source.describe();
+  if (!ca.empty()) result["tlsVerified"] = true;
   auto st = open_store("BLOODRAVEN_BACKUP");
   if (!st.error.empty()) return failed(st.error);
   result["storageType"] = st.type;
@@ -303,6 +335,7 @@ int restore(int argc, char** argv) {
                      "bloodraven and the server's own, then RESET BINARY LOGS AND GTIDS, then loads",
                      true, {}},
                     {"result-file", "", "", "also write the result JSON here (Jobs: /dev/termination-log)", false, {}}});
+  for (auto& d : tls_flags()) defs.push_back(std::move(d));
   config::parsed_flags f;
   if (int rc = parse("bloodraven restore",
                      "Loads a backup into a fresh server (or, with --replace, over a fenced one), optionally replaying the archived binlogs of every "
@@ -324,6 +357,8 @@ int restore(int argc, char** argv) {
   if (auto e = host_port_error("--target", v["target"], r.target); !e.empty()) return failed(e);
   result["target"] = r.target.describe();
   if (auto e = creds_error(v["creds-dir"], r.target, v["user"]); !e.empty()) return failed(e);
+  if (auto e = tls_ca_error(v, r.target.tls_ca_file); !e.empty()) return failed(e);
+  if (!r.target.tls_ca_file.empty()) result["tlsVerified"] = true;
   if (!v["stop-datetime"].empty() && !v["stop-gtid"].empty())
     return failed("--stop-datetime and --stop-gtid exclude each other");
   if (!v["stop-datetime"].empty()) {
@@ -411,6 +446,12 @@ int backup_verify(int argc, char** argv) {
        {"buffer-pool-size", "", "128M", "the scratch server's innodb_buffer_pool_size", false, check_mysql_size},
        {"keep-on-failure", "", "false", "leave the scratch directory after a failure (the server is stopped anyway)",
         true, config::check_bool},
+       {"tls-ca", "BLOODRAVEN_MYSQL_TLS_CA", "",
+        "spec.tls: with --tls-cert and --tls-key, the scratch server serves that certificate (it must name "
+        "127.0.0.1) with require_secure_transport, and every session verifies it against this CA",
+        false, {}},
+       {"tls-cert", "BLOODRAVEN_MYSQL_TLS_CERT", "", "spec.tls: the scratch server's certificate (PEM)", false, {}},
+       {"tls-key", "BLOODRAVEN_MYSQL_TLS_KEY", "", "spec.tls: its key (PEM)", false, {}},
        {"result-file", "", "", "also write the result JSON here (Jobs: /dev/termination-log)", false, {}}});
   config::parsed_flags f;
   if (int rc = parse("bloodraven backup verify",
@@ -457,6 +498,12 @@ int backup_verify(int argc, char** argv) {
   r.server.start_timeout = ms_of(v["start-timeout"]);
   r.server.stop_timeout = ms_of(v["stop-timeout"]);
   r.server.buffer_pool_size = v["buffer-pool-size"];
+  const int tls_given = !v["tls-ca"].empty() + !v["tls-cert"].empty() + !v["tls-key"].empty();
+  if (tls_given != 0 && tls_given != 3) return failed("--tls-ca, --tls-cert and --tls-key go together");
+  r.server.tls_ca_file = v["tls-ca"];
+  r.server.tls_cert_file = v["tls-cert"];
+  r.server.tls_key_file = v["tls-key"];
+  if (tls_given == 3) result["tlsVerified"] = true;
   auto st = open_store("BLOODRAVEN_BACKUP");
   if (!st.error.empty()) return failed(st.error);
   result["storageType"] = st.type;
@@ -497,12 +544,15 @@ int backup_verify(int argc, char** argv) {
 
 constexpr const char* backup_usage =
     "usage: bloodraven backup run --name NAME --source HOST:PORT[,HOST:PORT...] [--source-member HOST:PORT] --creds-dir DIR [--result-file FILE]\n"
+    "                             [--tls-ca FILE | --standalone GROUP_FILE]\n"
     "       bloodraven backup delete --name NAME\n"
     "       bloodraven backup list\n"
     "       bloodraven backup verify [--name NAME] [--pitr latest | --stop-datetime T]\n"
     "                                [--sanity-query Q --expect-min-rows N --max-duration D] [--result-file FILE]\n"
+    "                                [--tls-ca FILE --tls-cert FILE --tls-key FILE]\n"
     "       bloodraven restore --name NAME --target HOST:PORT --creds-dir DIR\n"
     "                          [--stop-datetime T | --stop-gtid SET] [--replace] [--result-file FILE]\n"
+    "                          [--tls-ca FILE | --standalone GROUP_FILE]\n"
     "  storage: BLOODRAVEN_BACKUP_* (backups), BLOODRAVEN_PITR_* (binlog archive; restore with a stop)\n"
     "  each subcommand takes --help for its flags\n";
 

@@ -5,6 +5,8 @@
 #include "config/render/content_hash.hpp"
 #include "config/render/names.hpp"
 #include "config/render/pitr_sidecar.hpp"
+#include "config/render/tls_pod.hpp"
+#include "config/tls_spec.hpp"
 
 namespace br::backup_ctl {
 namespace {
@@ -111,6 +113,18 @@ void add_mysql_creds(const config::failover_group& g, json& pod_spec, json& cont
       {{"name", "mysql-creds"}, {"mountPath", mysql_creds_dir}, {"readOnly", true}});
 }
 
+void add_mysql_tls(const config::failover_group& g, json& pod_spec, json& container, bool server_files) {
+  if (!render::add_tls_volume_to(g, pod_spec, container)) return;
+  auto& args = container["args"];
+  args.push_back("--tls-ca");
+  args.push_back(std::string{config::mysql_tls_ca_file});
+  if (!server_files) return;
+  args.push_back("--tls-cert");
+  args.push_back(std::string{config::mysql_tls_cert_file});
+  args.push_back("--tls-key");
+  args.push_back(std::string{config::mysql_tls_key_file});
+}
+
 json storage_env(const config::backup_storage_spec& s, const std::string& prefix) {
   return render::storage_env(s, prefix, pvc_mount, aws_creds_dir);
 }
@@ -189,6 +203,7 @@ json render_backup_job(const json& backup, const config::failover_group& g,
   // only `bloodraven`). Optional keys: a Secret without them fails the Job at once ("cannot
   // read .../username"), not after activeDeadlineSeconds in ContainerCreating.
   add_mysql_creds(g, pod, c, "MYSQL_BACKUP_USER", "MYSQL_BACKUP_PASSWORD", true);
+  add_mysql_tls(g, pod, c);
   return out;
 }
 

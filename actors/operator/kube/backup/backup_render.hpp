@@ -59,6 +59,12 @@ void add_mysql_creds(const config::failover_group& g, json& pod_spec, json& cont
                      const std::string& user_key = "username",
                      const std::string& password_key = "password", bool optional = false);
 
+/// spec.tls (issue 26): the group's TLS Secret mounted read-only at /etc/mysql/tls in
+/// `container` and its args given `--tls-ca /etc/mysql/tls/ca.crt` (every session and tool
+/// verifies CA and host name); `server_files` adds --tls-cert/--tls-key (verify's scratch server
+/// serves the group certificate, which names 127.0.0.1). Without spec.tls, nothing.
+void add_mysql_tls(const config::failover_group& g, json& pod_spec, json& container, bool server_files = false);
+
 /// app.kubernetes.io/name of the CronJobs', Jobs' and their pods' labels: not "mysql", which the
 /// group's PodDisruptionBudget and Services select (a backup pod counted by the PDB's
 /// minAvailable could let every MySQL pod be evicted).

@@ -59,6 +59,7 @@ json restore_job(const config::failover_group& g, const std::string& name, const
          {"items", json::array({{{"key", "MYSQL_ROOT_PASSWORD"}, {"path", "password"}}})}}}});
   c["volumeMounts"].push_back(
       {{"name", "mysql-creds"}, {"mountPath", backup_ctl::mysql_creds_dir}, {"readOnly", true}});
+  backup_ctl::add_mysql_tls(g, pod, c);
   return job;
 }
 

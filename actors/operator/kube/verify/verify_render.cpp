@@ -64,6 +64,7 @@ json render_verify_job(const json& verification, const config::failover_group& g
         c["env"].push_back(e);
       backup_ctl::add_storage_volume(a->storage, pod, c, "pitr-archive", pitr_mount, pitr_creds_dir);
     }
+  backup_ctl::add_mysql_tls(g, pod, c, true);
   return job;
 }
 
