@@ -366,11 +366,9 @@ field_errors validate_spec(const group_spec& spec, run_mode mode) {
   c.pods();
   c.unimplemented();
   validate_replication_mode(spec, mode, c.errs);
+  // In groupReplication mode spec.tls also verifies the group communication and the recovery
+  // channel (messages/gr_tls.hpp).
   if (spec.tls) validate_tls(*spec.tls, mode, "spec.tls", c.errs);
-  if (spec.tls && spec.replication.mode == replication_mode::group_replication)
-    c.fail("spec.tls",
-           "not implemented with mode groupReplication yet (the members' group communication and "
-           "recovery channel are not verified); use spec.replication.tls or remove spec.tls");
   if (spec.backup) validate_backup(*spec.backup, "spec.backup", c.errs);
   if (spec.init_from_backup) {
     if (mode == run_mode::standalone)

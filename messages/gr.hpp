@@ -75,13 +75,16 @@ struct gr_settings {
   std::string exit_state_action;  ///< group_replication_exit_state_action
   int32_t auto_rejoin_tries = 3;  ///< group_replication_autorejoin_tries
   bool recovery_ssl = true;       ///< group_replication_recovery_use_ssl
+  /// spec.tls: the CA file as the member's mysqld sees it; set: verified TLS for the group
+  /// communication and distributed recovery (messages/gr_tls.hpp), whatever recovery_ssl says.
+  std::string ssl_ca;
   bool operator==(const gr_settings&) const = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, gr_settings& x) {
   return f(caf::meta::type_name("gr_settings"), x.group_name, x.local_address, x.group_seeds,
-           x.consistency, x.exit_state_action, x.auto_rejoin_tries, x.recovery_ssl);
+           x.consistency, x.exit_state_action, x.auto_rejoin_tries, x.recovery_ssl, x.ssl_ca);
 }
 
 /// A member whose site was removed from the spec, leaving the group (issue 23 scale-down):

@@ -1,8 +1,12 @@
 // Group Replication mode in Kubernetes: the member's address, seeds and my.cnf options.
 #include "config/render/gr_member.hpp"
 
+#include <algorithm>
+
 #include "config/render/names.hpp"
 #include "config/replication_mode.hpp"
+#include "config/tls_spec.hpp"
+#include "messages/gr_tls.hpp"
 
 namespace br::render {
 
@@ -55,9 +59,6 @@ std::map<std::string, std::string> gr_my_cnf_options(const config::failover_grou
       {"loose-group-replication-consistency", std::string{config::to_string(gr.consistency)}},
       {"loose-group-replication-exit-state-action", std::string{config::to_string(gr.exit_state_action)}},
       {"loose-group-replication-autorejoin-tries", std::to_string(gr.auto_rejoin_tries)},
-      {"loose-group-replication-recovery-use-ssl", spec.replication.tls ? "ON" : "OFF"},
-      {"loose-group-replication-ssl-mode", spec.replication.tls ? "REQUIRED" : "DISABLED"},
-      {"loose-group-replication-recovery-get-public-key", "ON"},
       // How the others (distributed recovery, the member table) reach this member's mysqld.
       {"report-host", address.substr(0, address.rfind(':'))},
       {"report-port", std::to_string(mysql_port)},
@@ -65,6 +66,14 @@ std::map<std::string, std::string> gr_my_cnf_options(const config::failover_grou
   // A pinned name is known before the first bootstrap; a generated one is set by the operator
   // (SET GLOBAL before every START), so the file does not change when it is generated.
   if (!gr.group_name.empty()) o["loose-group-replication-group-name"] = gr.group_name;
+  // TLS of the group communication and the recovery channel: the same values as the operator's
+  // SET GLOBAL (spec.tls verifies against the CA the pods mount; spec.replication.tls encrypts).
+  const std::string ca = spec.tls ? config::effective_mysql_ca_file(*spec.tls) : "";
+  for (const auto& t : gr_tls_settings(spec.replication.tls, ca)) {
+    std::string key = "loose-" + t.variable;
+    std::replace(key.begin(), key.end(), '_', '-');
+    o[key] = t.value;
+  }
   return o;
 }
 

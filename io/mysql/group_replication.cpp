@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "io/mysql/sql_text.hpp"
+#include "messages/gr_tls.hpp"
 
 namespace br::mysql {
 
@@ -85,13 +86,11 @@ std::vector<std::string> gr_settings_sql(const gr_settings& s, const sql_quoter&
       "SET GLOBAL group_replication_consistency = " + q(s.consistency),
       "SET GLOBAL group_replication_exit_state_action = " + q(s.exit_state_action),
       "SET GLOBAL group_replication_autorejoin_tries = " + std::to_string(s.auto_rejoin_tries),
-      std::string{"SET GLOBAL group_replication_recovery_use_ssl = "} +
-          (s.recovery_ssl ? "ON" : "OFF"),
-      // spec.replication.tls also encrypts the group communication between the members.
-      std::string{"SET GLOBAL group_replication_ssl_mode = "} +
-          (s.recovery_ssl ? "'REQUIRED'" : "'DISABLED'"),
-      "SET GLOBAL group_replication_recovery_get_public_key = ON",
   };
+  // The group communication and the recovery channel (and a clone for recovery): spec.tls
+  // verifies them, spec.replication.tls only encrypts them.
+  for (const auto& t : gr_tls_settings(s.recovery_ssl, s.ssl_ca))
+    out.push_back("SET GLOBAL " + t.variable + " = " + (t.quoted ? q(t.value) : t.value));
   return out;
 }
 

@@ -10,6 +10,8 @@
 # ready and before the operator starts (e.g. a restore into a member);
 # GR_DOORBELL=1 gives the sidecars the operator's address and keys, so each change of a member's
 # view rings the operator's doorbell (a signed gr-observed report; docs/group-replication.md).
+# GR_TLS=1 (issue 26): every server gets a sandbox certificate and require_secure_transport, the
+# spec gets `tls: {caFile: $GR_TLS_CA}` (default: the sandbox CA), the sidecars verify with it.
 ROOT=${BR_SOURCE_DIR:?BR_SOURCE_DIR}
 BIN=${BR_BINARY_DIR:?BR_BINARY_DIR}
 SB=$ROOT/tools/mysql-sandbox
@@ -31,6 +33,7 @@ gr_cleanup() {
   for i in "${IDS[@]}"; do "$SB" gr-stop "$i" >/dev/null 2>&1; done
   for i in "${IDS[@]}"; do "$SB" stop "$i" >/dev/null 2>&1; done
   for i in "${IDS[@]}"; do "$SB" gr-off "$i" >/dev/null 2>&1; done
+  if [[ ${GR_TLS:-0} == 1 ]]; then for i in "${IDS[@]}"; do "$SB" tls-off "$i" >/dev/null 2>&1; done; fi
   [[ ${KEEP:-0} == 1 ]] || rm -rf "$W"
 }
 fail() {
@@ -74,6 +77,12 @@ gr_stack_up() {
   say "servers ${IDS[*]}"
   "$SB" up-ids "${IDS[@]}" >"$W/sandbox.log" 2>&1 || fail "mysql-sandbox up-ids (see $W/sandbox.log)"
   "$SB" gr-config "${IDS[@]}" --group-name "$G" >>"$W/sandbox.log" 2>&1 || fail "gr-config"
+  if [[ ${GR_TLS:-0} == 1 ]]; then
+    for i in "${IDS[@]}"; do
+      { "$SB" tls-cert "$i" && "$SB" tls-config "$i"; } >>"$W/sandbox.log" 2>&1 || fail "TLS for $i"
+    done
+    GR_TLS_CA=${GR_TLS_CA:-$("$SB" tls-ca)}
+  fi
   for i in "${IDS[@]}"; do "$SB" reset "$i" >>"$W/sandbox.log" 2>&1 || fail "reset $i"; done
   for k in 0 1 2; do
     i=${IDS[$k]}
@@ -101,6 +110,7 @@ gr_stack_up() {
     echo "    tls: true"
     echo "    mode: groupReplication"
     [[ ${GR_PIN_NAME:-1} == 1 ]] && echo "    groupReplication: {groupName: $G}"
+    [[ ${GR_TLS:-0} == 1 ]] && echo "  tls: {caFile: \"$GR_TLS_CA\"}"
     echo "  sites:"
     for s in "${SITES[@]}"; do
       echo "    - name: $s"
@@ -115,7 +125,8 @@ gr_stack_up() {
 
   if declare -F gr_before_operator >/dev/null; then gr_before_operator; fi
   gr_start_operator
-  local doorbell=() pinned=()
+  local doorbell=() pinned=() tls=()
+  [[ ${GR_TLS:-0} == 1 ]] && tls=(--mysql-tls-ca "$GR_TLS_CA")
   [[ ${GR_PIN_NAME:-1} == 1 ]] && pinned=(--gr-group-name "$G")
   # The operator's keys (created at its start under the state dir) sign nothing of the sidecars';
   # each sidecar signs its reports with its own site key from there.
@@ -124,7 +135,7 @@ gr_stack_up() {
   for s in "${SITES[@]}"; do
     "$BIN/actors/bloodraven-sidecar" --listen "127.0.0.1:${SIDE[$s]}" --site "$s" \
       --mysql-host 127.0.0.1 --mysql-port "${PORT[$s]}" --mysql-creds-dir "$W/creds" \
-      --replication-mode groupReplication --gr-members 3 "${pinned[@]}" "${doorbell[@]}" \
+      --replication-mode groupReplication --gr-members 3 "${pinned[@]}" "${doorbell[@]}" "${tls[@]}" \
     >"$W/sidecar-$s.log" 2>&1 &
     PIDS+=($!)
   done

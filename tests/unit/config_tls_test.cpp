@@ -128,14 +128,32 @@ BOOST_AUTO_TEST_CASE(each_rule_reports_its_field_path) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(group_replication_mode_refuses_spec_tls) {
-  json doc = with_tls(run_mode::standalone, "{caFile: /ca.crt}");
-  doc["spec"]["replication"] = config_spec_test::json_of(
+// Group Replication with spec.tls (the group communication and recovery channel verified,
+// messages/gr_tls.hpp): taken in both modes, and each mode's rules still apply.
+BOOST_AUTO_TEST_CASE(group_replication_mode_takes_spec_tls) {
+  const auto gr = config_spec_test::json_of(
       "{mode: groupReplication, groupReplication: {groupName: "
       "9f1c2a3b-1111-4222-8333-0123456789ab}}");
-  auto errs = load(doc, run_mode::standalone);
-  BOOST_TEST(find_error(errs, "spec.tls", "not implemented with mode groupReplication"),
-             dump(errs));
+  json alone = with_tls(run_mode::standalone, "{caFile: /ca.crt}");
+  alone["spec"]["replication"] = gr;
+  int port = 3306;
+  for (auto& s : alone["spec"]["sites"]) {
+    s["groupReplication"] = {{"localAddress", "127.0.0.1:" + std::to_string(port++)}};
+    s["role"] = "primary-candidate";
+  }
+  auto errs = load(alone, run_mode::standalone);
+  BOOST_TEST(errs.empty(), dump(errs));
+  json kube = with_tls(run_mode::kubernetes, "{issuerRef: {name: ca}}");
+  kube["spec"]["replication"] = gr;
+  auto& sea = kube["spec"]["sites"][2];  // the base's read-only site: a member like the others
+  sea["role"] = "primary-candidate";
+  sea["lbIP"] = "10.0.0.3";
+  sea["taintNodeSelector"] = {{"shipstream.io/site.orders", "sea"}};
+  errs = load(kube, run_mode::kubernetes);
+  BOOST_TEST(errs.empty(), dump(errs));
+  kube = with_tls(run_mode::kubernetes, "{caFile: /ca.crt}");
+  kube["spec"]["replication"] = gr;
+  BOOST_TEST(find_error(load(kube, run_mode::kubernetes), "spec.tls.caFile", "standalone mode only"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

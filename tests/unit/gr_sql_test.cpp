@@ -109,4 +109,47 @@ BOOST_AUTO_TEST_CASE(settings_and_start_statements) {
   BOOST_TEST(gr_start_sql("", "", q) == "START GROUP_REPLICATION");
 }
 
+// The TLS statements (issue 26), one row per case: spec.tls (ssl_ca) verifies the group
+// communication and the recovery channel whatever spec.replication.tls says; without it
+// spec.replication.tls only encrypts. Each row lists the statement for each variable, or "" when
+// it must not be sent.
+BOOST_AUTO_TEST_CASE(tls_statements_per_case) {
+  struct row_t {
+    bool encrypt;
+    std::string ca;
+    std::string ssl_mode, use_ssl, ca_sql, verify, public_key;
+  };
+  const std::vector<row_t> rows = {
+      {true, "/etc/mysql/tls/ca.crt", "'VERIFY_IDENTITY'", "ON", "'/etc/mysql/tls/ca.crt'", "ON",
+       "OFF"},
+      {false, "/ca's.pem", "'VERIFY_IDENTITY'", "ON", "'/ca''s.pem'", "ON", "OFF"},
+      {true, "", "'REQUIRED'", "ON", "", "", "ON"},
+      {false, "", "'DISABLED'", "OFF", "", "", "ON"},
+  };
+  sql_quoter q;
+  for (const auto& rw : rows) {
+    BOOST_TEST_CONTEXT("encrypt " << rw.encrypt << " ca '" << rw.ca << "'") {
+      gr_settings s;
+      s.group_name = "8a94f357-aab4-11df-86ab-c80aa9429562";
+      s.recovery_ssl = rw.encrypt;
+      s.ssl_ca = rw.ca;
+      const auto sql = gr_settings_sql(s, q);
+      auto value_of = [&](const std::string& var) {
+        const std::string prefix = "SET GLOBAL " + var + " = ";
+        std::string found;
+        int n = 0;
+        for (const auto& x : sql)
+          if (x.starts_with(prefix)) found = x.substr(prefix.size()), ++n;
+        BOOST_TEST(n <= 1, var << " set " << n << " times");
+        return found;
+      };
+      BOOST_TEST(value_of("group_replication_ssl_mode") == rw.ssl_mode);
+      BOOST_TEST(value_of("group_replication_recovery_use_ssl") == rw.use_ssl);
+      BOOST_TEST(value_of("group_replication_recovery_ssl_ca") == rw.ca_sql);
+      BOOST_TEST(value_of("group_replication_recovery_ssl_verify_server_cert") == rw.verify);
+      BOOST_TEST(value_of("group_replication_recovery_get_public_key") == rw.public_key);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -118,6 +118,28 @@ BOOST_AUTO_TEST_CASE(pinned_name_tls_and_a_user_address_reach_the_file) {
              "mysql-orders-sea.db.svc.cluster.local:3306");
 }
 
+// spec.tls (issue 26): every member's file verifies the group communication and the recovery
+// channel against the CA the pods mount, the same values as the operator's SET GLOBAL.
+BOOST_AUTO_TEST_CASE(spec_tls_verifies_the_group_and_the_recovery_channel) {
+  json d = gr_doc();
+  d["spec"]["tls"] = json::object();
+  for (bool encrypt : {false, true}) {
+    d["spec"]["replication"]["tls"] = encrypt;
+    auto r = render(d);
+    for (const char* site : {"iad", "pdx", "sea"}) {
+      BOOST_TEST_CONTEXT(site << " replication.tls " << encrypt) {
+        auto o = options_of(cnf_of(r.objects, site));
+        BOOST_TEST(o["loose-group-replication-ssl-mode"] == "VERIFY_IDENTITY");
+        BOOST_TEST(o["loose-group-replication-recovery-use-ssl"] == "ON");
+        BOOST_TEST(o["loose-group-replication-recovery-ssl-ca"] == "/etc/mysql/tls/ca.crt");
+        BOOST_TEST(o["loose-group-replication-recovery-ssl-verify-server-cert"] == "ON");
+        BOOST_TEST(o["loose-group-replication-recovery-get-public-key"] == "OFF");
+        BOOST_TEST(o["ssl-ca"] == "/etc/mysql/tls/ca.crt");  // the server's own (tls_my_cnf)
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(mysql_conf_cannot_override_the_members_settings) {
   json d = gr_doc();
   d["spec"]["mysqlConf"] = {{"group_replication_bootstrap_group", "ON"},

@@ -153,6 +153,7 @@ gr_settings settings_for(const context& c, const std::string& site) {
   s.exit_state_action = c.rules.gr.exit_state_action;
   s.auto_rejoin_tries = c.rules.gr.auto_rejoin_tries;
   s.recovery_ssl = c.rules.gr.recovery_ssl;
+  s.ssl_ca = c.rules.gr.ssl_ca;
   return s;
 }
 

@@ -40,6 +40,7 @@ struct gr_rules {
   std::string exit_state_action = "READ_ONLY";
   int32_t auto_rejoin_tries = 3;
   bool recovery_ssl = true;
+  std::string ssl_ca;  ///< spec.tls: the members' CA file (gr_settings::ssl_ca); "" = not verified
   caf::timespan max_switchover_delay{std::chrono::seconds(60)};
   /// How long a START / bootstrap / STOP may take before it counts as failed.
   caf::timespan command_timeout{std::chrono::seconds(120)};

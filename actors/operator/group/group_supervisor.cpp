@@ -70,6 +70,8 @@ gr_rules gr_rules_of(const config::group_spec& spec) {
   g.exit_state_action = std::string{config::to_string(gr.exit_state_action)};
   g.auto_rejoin_tries = gr.auto_rejoin_tries;
   g.recovery_ssl = spec.replication.tls;  // recovery channel and group communication
+  // spec.tls: both verified against the group's CA (Kubernetes: the Secret's mount point).
+  if (spec.tls) g.ssl_ca = config::effective_mysql_ca_file(*spec.tls);
   g.max_switchover_delay = gr.max_switchover_delay;
   return g;
 }
