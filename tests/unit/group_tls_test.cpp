@@ -55,6 +55,25 @@ BOOST_AUTO_TEST_CASE(discovery_answer) {
   BOOST_TEST(!serves_certificates(json{}));
 }
 
+// Group Replication with spec.tls verifies each member's certificate against its localAddress
+// (VERIFY_IDENTITY): a user-given one is named too, an IP as an IP, once.
+BOOST_AUTO_TEST_CASE(names_cover_a_members_own_local_address) {
+  json d = render_test::base_doc();
+  d["spec"]["replication"]["mode"] = "groupReplication";
+  auto& sea = d["spec"]["sites"][2];
+  sea["role"] = "primary-candidate";
+  sea["lbIP"] = "10.0.0.3";
+  sea["taintNodeSelector"] = {{"shipstream.io/site.orders", "sea"}};
+  d["spec"]["sites"][1]["groupReplication"]["localAddress"] = "10.1.2.3:3306";
+  sea["groupReplication"]["localAddress"] = "db-sea.example.com:3306";
+  const auto n = group_cert_names(render_test::group_of(d));
+  BOOST_TEST((n.ips == std::vector<std::string>{"127.0.0.1", "10.1.2.3"}));
+  BOOST_TEST(std::count(n.dns.begin(), n.dns.end(), "db-sea.example.com") == 1);
+  BOOST_TEST(std::count(n.dns.begin(), n.dns.end(), "mysql-orders-readers") == 1);
+  // An async group's names do not change.
+  BOOST_TEST(group_cert_names(base_group()).ips.size() == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(names_cover_every_service) {
   const auto n = group_cert_names(base_group());
   // Three sites' Services, -primary and -replicas (no -readers outside Group Replication), four

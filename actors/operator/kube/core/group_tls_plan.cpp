@@ -1,6 +1,8 @@
 // A group's TLS certificate in Kubernetes mode: the pure decisions (see the header).
 #include "actors/operator/kube/core/group_tls_plan.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 
 #include "actors/operator/kube/core/generated_credentials.hpp"
@@ -48,6 +50,22 @@ cert_names group_cert_names(const config::failover_group& g) {
   }
   out.dns.push_back("localhost");
   out.ips.push_back("127.0.0.1");
+  // A Group Replication member's own localAddress: with spec.tls the others verify its
+  // certificate against that host name (group_replication_ssl_mode VERIFY_IDENTITY).
+  if (render::is_group_replication(g.spec))
+    for (const auto& s : g.spec.sites) {
+      if (!s.group_replication || s.group_replication->local_address.empty()) continue;
+      std::string host = s.group_replication->local_address;
+      host = host.substr(0, host.rfind(':'));
+      if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+      in6_addr buf{};
+      const bool ip = inet_pton(AF_INET, host.c_str(), &buf) == 1 ||
+                      inet_pton(AF_INET6, host.c_str(), &buf) == 1;
+      auto& list = ip ? out.ips : out.dns;
+      if (!host.empty() && std::find(list.begin(), list.end(), host) == list.end())
+        list.push_back(host);
+    }
   return out;
 }
 
