@@ -13,6 +13,9 @@
 #                                 mysqld reloads on the sidecar's word, no restart (about 40 s)
 #   integration_kube_kubelet_tls_e2e  spec.tls: the operator bootstraps 2 sites with every MySQL
 #                                 session and the replication channel verified (about 30 s)
+#   integration_kube_kubelet_api_tls  the operator/sidecar APIs over mutual TLS: 2 sites bootstrap,
+#                                 forged identities refused, a renewed site Secret served without
+#                                 a restart (about 55 s)
 # Usage: tools/kubelet-tests.sh [--build-dir DIR] [--no-build] [--repeat N] [TEST...]
 #   TEST: any name above (default: all). --repeat runs each N times and stops at the first
 #   failure. Phase timings of the e2e are printed (log level message).
@@ -27,13 +30,14 @@ while (( $# )); do
     --build-dir) BUILD=$(realpath -m -- "$2"); shift 2 ;;
     --no-build) BUILD_IT=0; shift ;;
     --repeat) REPEAT=$2; shift 2 ;;
-    -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "kubelet-tests.sh: unknown option $1" >&2; exit 2 ;;
     *) TESTS+=("$1"); shift ;;
   esac
 done
 (( ${#TESTS[@]} )) || TESTS=(integration_kube_kubelet integration_kube_kubelet_e2e integration_kube_kubelet_backup
-                          integration_kube_kubelet_tls integration_kube_kubelet_tls_e2e)
+                          integration_kube_kubelet_tls integration_kube_kubelet_tls_e2e
+                          integration_kube_kubelet_api_tls)
 [[ $EUID -eq 0 ]] || { echo "kubelet-tests.sh: must run as root" >&2; exit 2; }
 if (( BUILD_IT )); then
   [[ -f $BUILD/build.ninja ]] || { echo "kubelet-tests.sh: $BUILD is not a configured Ninja build dir" >&2; exit 2; }

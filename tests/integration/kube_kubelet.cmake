@@ -3,7 +3,7 @@
 # ClusterIPs + DNAT and a hosts file (SIMULATED kube-proxy/DNS). Needs root; RUN_SERIAL: one
 # kubelet per machine (bridge brk0, 10.244.0.0/24).
 br_library(br_process_kubelet FOLDER ${PROJECT_SOURCE_DIR}/tests/support/process_kubelet
-  LIBS br_io_kube br_io_codec br_config nlohmann_json::nlohmann_json Threads::Threads)
+  LIBS br_io_kube br_io_codec br_config nlohmann_json::nlohmann_json Threads::Threads OpenSSL::SSL)
 br_test(unit_kubelet_pod_config
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_kubelet_unit_test.cpp
   LIBS br_process_kubelet

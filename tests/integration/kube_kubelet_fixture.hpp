@@ -83,6 +83,10 @@ struct operator_on_kubelet {
   std::unique_ptr<http::server> api;
   br::test::temp_dir dir{"br-kubelet-e2e"};
   std::map<std::string, std::string> creds;  // the generated operator Secret
+  /// The APIs over mutual TLS (issue 26), set before start(): the operator's API served with
+  /// these files (client certificates required), its calls to the sidecars over HTTPS, the pods
+  /// rendered with their site's API Secret (render_options::api_tls). Off: plain HTTP.
+  config::api_tls_settings api_tls;
   /// Containers whose log tails are printed at the end of a test: (Deployment, container).
   std::vector<std::pair<std::string, std::string>> shown_logs;
 
@@ -141,16 +145,25 @@ struct operator_on_kubelet {
     op.spawn(*sys);
     operator_api_options ao;
     ao.groups = groups;
+    ao.client_certificates = api_tls.on();
     http::router r;
     install_operator_routes(r, *sys, ao);
     http::server_options so;
     so.address = "0.0.0.0";
     so.port = op_port;
+    if (api_tls.on()) {
+      so.tls_cert_file = api_tls.cert_file;
+      so.tls_key_file = api_tls.key_file;
+      so.tls_client_ca_file = api_tls.ca_file;
+      so.tls_require_client_cert = api_tls.require_client_cert;
+    }
     api = std::make_unique<http::server>(so, r);
     BOOST_TEST_REQUIRE(api->start() == op_port);
 
     auto o = br::kube_sim::test::fast_group_source(cluster.client(br::kube_sim::test::operator_identity), op.io);
     o.groups = groups;
+    o.api_tls = api_tls;
+    o.render.api_tls = api_tls.on();
     o.reconcile_interval = 1s;
     o.reconcile_busy_interval = 500ms;
     op.start(*sys, o);

@@ -25,6 +25,7 @@
 #include <sstream>
 
 #include "tests/support/process_kubelet/command.hpp"
+#include "tests/support/process_kubelet/https_probe.hpp"
 #include "tests/support/process_kubelet/job_controller.hpp"
 #include "tests/support/process_kubelet/pod_config.hpp"
 #include "tests/support/process_kubelet/pod_network.hpp"
@@ -120,7 +121,7 @@ int port_of(const json& port, const json& container) {
   return 0;
 }
 
-/// tcpSocket: connect; httpGet: a 2xx/3xx status. 1 s bound.
+/// tcpSocket: connect; httpGet: a 2xx/3xx status (scheme HTTPS: over TLS, unverified). 1 s bound.
 bool probe_once(const std::string& ip, const json& probe, const json& container) {
   json action;
   bool http = false;
@@ -149,7 +150,9 @@ bool probe_once(const std::string& ip, const json& probe, const json& container)
     ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
     ok = err == 0;
   }
-  if (ok && http) {
+  if (ok && http && action.value("scheme", std::string{"HTTP"}) == "HTTPS") {
+    ok = https_get_ok(fd, ip, action.value("path", "/"));
+  } else if (ok && http) {
     ok = false;
     const std::string req = "GET " + action.value("path", "/") + " HTTP/1.1\r\nHost: " + ip +
                             "\r\nConnection: close\r\n\r\n";
