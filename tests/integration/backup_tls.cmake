@@ -14,3 +14,11 @@ br_test(integration_backup_tls
 if(TARGET integration_backup_tls)
   set_tests_properties(integration_backup_tls PROPERTIES DISABLED TRUE)
 endif()
+# The same flags without MySQL (the real binary, about 1 s; in the default run): where the CA comes
+# from (--tls-ca, the --standalone group file's spec.tls.caFile, none) and the refusals.
+br_test(integration_backup_tls_flags
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/backup_tls_flags_test.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/child_process.cpp
+          ${PROJECT_SOURCE_DIR}/tests/support/mysql_sandbox.cpp
+  LIBS br_io_mysql
+  LABELS "integration;process;backup;tls" DEPENDS bloodraven TIMEOUT 120)
