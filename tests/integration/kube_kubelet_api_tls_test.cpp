@@ -223,7 +223,14 @@ BOOST_AUTO_TEST_CASE(operator_and_sidecars_talk_over_mutual_tls) {
   BOOST_TEST_REQUIRE(eventually([&] { return replicating_ok(other, first); }, 60s), "not replicating: " << describe());
   for (const auto& s : sites)
     BOOST_TEST(eventually([&] { return !report_seen(s).empty(); }, 30s), "no report of " << s << " accepted");
-  // Both pods Ready: the kubelet's readiness probe reached /ready over HTTPS without a certificate.
+  // Both sidecars Ready: the kubelet's readiness probe reached /ready over HTTPS without a
+  // client certificate (BLOODRAVEN_TLS_CLIENT_AUTH=request).
+  for (const auto& s : sites)
+    BOOST_TEST(eventually([&] {
+                 auto v = kubelet->container(dep(s), "sidecar");
+                 return v && v->ready;
+               }, 30s),
+               "sidecar of " << s << " not Ready");
   BOOST_TEST(log_capture::tail().find("\"status\":403") == std::string::npos, log_capture::tail());
 
   // -- 2. forged identities ------------------------------------------------------------------
