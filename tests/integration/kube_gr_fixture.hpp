@@ -37,6 +37,12 @@ struct kube_gr_fixture : kube_operator_fixture {
   const std::vector<std::string> sites;  ///< one per instance (default a, b, c)
   const std::string group;
   const std::string ns = "default";
+  /// spec.tls (issue 26): members_up gives every server a sandbox certificate and
+  /// require_secure_transport, the group gets `tls: {}`, and the operator's sessions verify
+  /// against `tls_ca_dir`/<ns>/<group>/ca.crt (the test writes the sandbox CA there: SIMULATED,
+  /// the group TLS controller does not run).
+  bool tls = false;
+  std::string tls_ca_dir;
 
   kube_gr_fixture(std::vector<int> ids, std::string name,
                   std::vector<std::string> site_names = {"a", "b", "c"})
@@ -63,7 +69,7 @@ struct kube_gr_fixture : kube_operator_fixture {
                    {"taintNodeSelector", {{"shipstream.io/site." + group, name}}},
                    {"storage", {{"size", "1Gi"}}},
                    {"groupReplication", {{"localAddress", address(instance_of(name))}}}});
-    return {{"apiVersion", "shipstream.io/v1alpha1"},
+    json o = {{"apiVersion", "shipstream.io/v1alpha1"},
             {"kind", "MysqlFailoverGroup"},
             {"metadata", {{"name", group}, {"namespace", ns}}},
             {"spec",
@@ -73,6 +79,8 @@ struct kube_gr_fixture : kube_operator_fixture {
               {"replication",
                {{"user", "repl"}, {"password", "replpw"}, {"mode", "groupReplication"}}},
               {"sites", s}}}};
+    if (tls) o["spec"]["tls"] = json::object();
+    return o;
   }
 
   /// Fresh empty servers with the plugin loaded (OFFLINE); the operator account may run the
@@ -87,6 +95,10 @@ struct kube_gr_fixture : kube_operator_fixture {
     gr_sandbox().must(up);
     gr_sandbox().must(conf);
     for (int i : instances) {
+      if (tls) {
+        gr_sandbox().must({"tls-cert", std::to_string(i)});
+        gr_sandbox().must({"tls-config", std::to_string(i)});
+      }
       gr_sandbox().reset(i);
       gr_sandbox().must({"sql", std::to_string(i),
                          "SET GLOBAL super_read_only=OFF; SET sql_log_bin=0; GRANT "
@@ -116,6 +128,7 @@ struct kube_gr_fixture : kube_operator_fixture {
     o.sidecar_address = [](const std::string&, const std::string&, const std::string&) {
       return std::string{};
     };
+    if (tls) o.tls_ca_dir = tls_ca_dir;
     op.start(sys, o);
     auto made = c->create(mfg_resource, ns, group_object());
     BOOST_TEST_REQUIRE(made.ok(), (made.ok() ? "" : made.error().describe()));
