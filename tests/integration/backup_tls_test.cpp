@@ -172,6 +172,17 @@ BOOST_AUTO_TEST_CASE(a_server_with_another_host_name_is_refused) {
   BOOST_TEST((msg.find("certificate") != std::string::npos || msg.find("TLS") != std::string::npos ||
               msg.find("SSL") != std::string::npos),
              msg);
+  // A Group Replication member list: the members are read over verified TLS for the pick too
+  // (these servers are no GR members: no source is picked, but each says how it was read).
+  auto [gok, gr] = run_cli({"backup", "run", "--name", "w3", "--source", addr(wrong) + "," + addr(source),
+                            "--creds-dir", env["CREDS_DIR"], "--tls-ca", ca_file()},
+                           env);
+  BOOST_TEST(!gok);
+  BOOST_TEST_REQUIRE(gr["sourceMembers"].size() == 2u, gr.dump());
+  BOOST_TEST(gr["sourceMembers"][0].get<std::string>().find("Validation of SSL server certificate failed") !=
+                 std::string::npos,
+             gr.dump());
+  BOOST_TEST(gr["sourceMembers"][1].get<std::string>().find("SSL") == std::string::npos, gr.dump());
   // Unverified (no CA: TLS when offered), the same server is backed up: the refusal above is the
   // verification's.
   auto [pok, plain] = run_cli({"backup", "run", "--name", "w2", "--source", addr(wrong), "--creds-dir",

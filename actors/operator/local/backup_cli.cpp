@@ -225,6 +225,7 @@ int backup_run(int argc, char** argv) {
       if (auto e = host_port_error("--source", v["source"].substr(from, comma - from), t); !e.empty())
         return failed(e);
       if (auto e = creds_error(v["creds-dir"], t); !e.empty()) return failed(e);
+      t.tls_ca_file = ca;  // the members are read (the pick) over verified TLS too
       members.push_back(std::move(t));
       if (comma == std::string::npos) break;
       from = comma + 1;
