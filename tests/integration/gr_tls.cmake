@@ -1,8 +1,9 @@
 # Group Replication over verified TLS (issue 26): the operator runs a group of three real MySQL 9.7
 # servers with require_secure_transport and spec.tls (sandbox instances 370-372): VERIFY_IDENTITY
 # group communication, the recovery channel verifying its donor, a member with another CA's
-# certificate refused, then joined through a clone over TLS once it has the group's. Labels gr;tls;
-# DISABLED in plain ctest (about 3 min). Run: tools/test-layer.sh tls, or
+# certificate refused, then joined through a clone over TLS once it has the group's, then refused
+# with a certificate for another host name. Labels gr;tls; DISABLED in plain ctest (about 3.5 min).
+# Run: tools/test-layer.sh tls, or
 #   BR_SOURCE_DIR=$PWD BR_BINARY_DIR=$PWD/build bash tests/integration/gr_tls_test.sh
 add_test(NAME integration_gr_tls COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/gr_tls_test.sh)
 set_tests_properties(integration_gr_tls PROPERTIES LABELS "integration;mysql;gr;tls" RUN_SERIAL TRUE
