@@ -504,9 +504,9 @@ void cluster::kill_sidecar(int k) {
 }
 
 void cluster::kill9_mysqld(int k) {
-  note("kill -9 mysqld " + site_name(k));
-  sql(k).close();
-  sandbox_.kill9(instance(k));
+  // By PID, not `mysql-sandbox kill9`: that one waits for the sandbox's lock, which another
+  // user's reset can hold for tens of seconds, moving the fault far from where the scenario put it.
+  kill9_mysqld_together({k});
 }
 
 void cluster::kill9_mysqld_together(const std::vector<int>& ks) {
@@ -518,7 +518,7 @@ void cluster::kill9_mysqld_together(const std::vector<int>& ks) {
     names += " " + site_name(k);
   }
   for (int k : ks) sql(k).close();
-  note("kill -9 mysqld together:" + names);
+  note("kill -9 mysqld" + names + (ks.size() > 1 ? " (together)" : ""));
   for (auto pid : pids) ::kill(pid, SIGKILL);
   auto until = std::chrono::steady_clock::now() + 20s;
   for (int k : ks)

@@ -95,7 +95,7 @@ class cluster {
   const std::string& work_dir() const { return dir_; }
 
   // faults
-  void kill9_mysqld(int k);
+  void kill9_mysqld(int k);  ///< SIGKILL by PID (no sandbox lock); stays down until start_mysqld
   /// SIGKILL to several sites' mysqld at the same instant (PIDs looked up first; one kill9 call
   /// per site would land seconds apart on a loaded host, long enough for a failover between them).
   /// The exit code 137 ends each restart loop, so they stay down until start_mysqld.
