@@ -107,6 +107,7 @@ BOOST_AUTO_TEST_SUITE(gr_step_rules)
 
 BOOST_AUTO_TEST_CASE(bootstrap_persists_name_and_member_before_the_start) {
   gr_fixture f;
+  f.rules.gr.ssl_ca = "/etc/mysql/tls/ca.crt";  // spec.tls: the members verify (messages/gr_tls.hpp)
   f.load();
   f.report(offline("b"));
   f.report(offline("c"));
@@ -126,6 +127,7 @@ BOOST_AUTO_TEST_CASE(bootstrap_persists_name_and_member_before_the_start) {
   BOOST_TEST(cmds[0].settings.group_name == G);
   BOOST_TEST(cmds[0].settings.local_address == "a:33061");
   BOOST_TEST(cmds[0].settings.group_seeds == "a:33061,b:33061,c:33061");
+  BOOST_TEST(cmds[0].settings.ssl_ca == "/etc/mysql/tls/ca.crt");
   // While it runs, nothing else is sent.
   f.report(offline("b"));
   BOOST_TEST(f.commands().empty());
