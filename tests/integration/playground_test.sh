@@ -2,6 +2,8 @@
 # tests/integration/playground_test.sh -- issue 6 acceptance 1: tools/playground up, load across
 # chaos kill-primary (writes continue on the new primary, no acked row lost), down leaves no process.
 # Uses the test build's binaries (BR_BINARY_DIR) and sandbox instances 21 and 22 only.
+# BR_PLAYGROUND_TEST_TLS=1 (integration_playground_tls, issue 26): the same with `up --tls`, every
+# API call over mutual TLS, and at the end every TCP session on the new primary over TLS.
 set -euo pipefail
 export LC_ALL=C
 SRC=${BR_SOURCE_DIR:?set by ctest}
@@ -29,13 +31,26 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$PLAY" up --sites 2 --policy Safe || fail "up failed"
+TLS=${BR_PLAYGROUND_TEST_TLS:-0}
+up_args=(--sites 2 --policy Safe)
+((TLS)) && up_args+=(--tls)
+"$PLAY" up "${up_args[@]}" || fail "up failed"
 ports_env=$PG/ports.env
 pv() { grep -m1 "^$1=" "$ports_env" | cut -d= -f2-; }
 site1_port=$(pv MYSQL_PORT_1)
 site2_port=$(pv MYSQL_PORT_2)
-op="http://127.0.0.1:$(pv OPERATOR_PORT)"
-[[ $(curl -fsS "$op/active-site?namespace=playground&group=demo" | jq -r .activeSite) == site1 ]] ||
+scheme=http
+((TLS)) && scheme=https
+api() { # curl args...: the operator/sidecar APIs, over mutual TLS with the router's certificate
+  if ((TLS)); then curl --cacert "$PG/tls/ca.crt" --cert "$PG/tls/router.pem" "$@"; else curl "$@"; fi
+}
+op="$scheme://127.0.0.1:$(pv OPERATOR_PORT)"
+if ((TLS)); then  # a plain request to the operator is not answered
+  if curl -fsS -m 3 "http://127.0.0.1:$(pv OPERATOR_PORT)/healthz" >/dev/null 2>&1; then
+    fail "the operator answered plain HTTP with --tls"
+  fi
+fi
+[[ $(api -fsS "$op/active-site?namespace=playground&group=demo" | jq -r .activeSite) == site1 ]] ||
   fail "site1 is not the active site after up"
 
 # The writer, then the fault once writes flow through site1.
@@ -71,7 +86,7 @@ echo "acked before the kill on site1: $before; acked after it on site2: $after; 
 [[ $(field acked) == $(awk '$4 == "ok"' "$tsv" | wc -l) ]] || fail "summary acked count disagrees with the log"
 [[ $(field final) == site2 ]] || fail "final primary is $(field final), expected site2"
 ((rc == 0)) || fail "load exited $rc"
-[[ $(curl -fsS "$op/active-site?namespace=playground&group=demo" | jq -r .activeSite) == site2 ]] ||
+[[ $(api -fsS "$op/active-site?namespace=playground&group=demo" | jq -r .activeSite) == site2 ]] ||
   fail "the operator does not name site2 active"
 
 # PITR: the new primary's sidecar archives the binlog a rotation seals (scan every 10 s).
@@ -80,22 +95,31 @@ sealed=$("$SRC/tools/mysql-sandbox" sql 22 "SHOW BINARY LOGS" | tail -n 2 | head
 manifest=$PG/pitr-archive/binlogs/manifest-site2.json
 deadline=$(($(now_ms) + 40000))
 until [[ -f $manifest ]] && jq -e --arg f "$sealed" 'any(.files[]; .name == $f)' "$manifest" >/dev/null 2>&1; do
-  (($(now_ms) < deadline)) || fail "site2's sidecar did not archive $sealed: $(curl -fsS "http://127.0.0.1:$(pv SIDECAR_PORT_2)/archiver/status")"
+  (($(now_ms) < deadline)) || fail "site2's sidecar did not archive $sealed: $(api -fsS "$scheme://127.0.0.1:$(pv SIDECAR_PORT_2)/archiver/status")"
   sleep 0.5
 done
 cmp -s "$("$SRC/tools/mysql-sandbox" datadir 22)/$sealed" "$PG/pitr-archive/binlogs/site2/$sealed" ||
   fail "the archived $sealed differs from site2's"
-[[ $(curl -fsS "http://127.0.0.1:$(pv SIDECAR_PORT_2)/archiver/status" | jq -r .primary) == true ]] ||
+[[ $(api -fsS "$scheme://127.0.0.1:$(pv SIDECAR_PORT_2)/archiver/status" | jq -r .primary) == true ]] ||
   fail "site2's archiver does not report itself primary"
 # The operator's /status folds the sidecars' reports into the group's pitr entry.
 deadline=$(($(now_ms) + 20000))
-until curl -fsS "$op/status" | jq -e '.["playground/demo"].pitr | .archivingSite == "site2" and .sites.site2.filesArchived >= 1' >/dev/null 2>&1; do
-  (($(now_ms) < deadline)) || fail "the operator's /status does not show site2 archiving: $(curl -fsS "$op/status" | jq -c '.["playground/demo"].pitr')"
+until api -fsS "$op/status" | jq -e '.["playground/demo"].pitr | .archivingSite == "site2" and .sites.site2.filesArchived >= 1' >/dev/null 2>&1; do
+  (($(now_ms) < deadline)) || fail "the operator's /status does not show site2 archiving: $(api -fsS "$op/status" | jq -c '.["playground/demo"].pitr')"
   sleep 0.5
 done
 pg_status=$("$PLAY" status) || fail "playground status failed"
 grep -q "^PITR archive: .*archiving site site2" <<<"$pg_status" || fail "playground status shows no PITR line: $pg_status"
 echo "PITR: site2's sidecar archived $sealed; the operator's /status shows it"
+if ((TLS)); then  # every TCP session on the new primary (operator, sidecars, writer) over TLS
+  q="SELECT CONNECTION_TYPE, COUNT(*) FROM performance_schema.threads WHERE CONNECTION_TYPE IN ('TCP/IP', 'SSL/TLS') GROUP BY CONNECTION_TYPE"
+  sessions=$("$SRC/tools/mysql-sandbox" sql 22 "$q") || fail "cannot read site2's sessions"
+  ! grep -q '^TCP/IP' <<<"$sessions" || fail "TCP sessions without TLS on site2: $sessions"
+  grep -q '^SSL/TLS' <<<"$sessions" || fail "no TLS session on site2: $sessions"
+  [[ $("$SRC/tools/mysql-sandbox" sql 22 "SELECT @@global.require_secure_transport") == 1 ]] ||
+    fail "site2 does not require secure transport"
+  echo "TLS: site2's TCP sessions: $(tr '\t\n' ': ' <<<"$sessions")"
+fi
 
 # down: every recorded process gone, nothing left that runs from the playground dir, MySQL stopped.
 declare -A recorded=()
@@ -120,4 +144,4 @@ for i in 21 22; do
     fail "sandbox instance $i still running after down"
 done
 "$PLAY" down >/dev/null || fail "a second down is not idempotent"
-echo "PASS: playground up, writes continued across kill-primary ($after acked on site2), no acked row lost, down left nothing"
+echo "PASS: playground up$( ((TLS)) && echo " --tls"), writes continued across kill-primary ($after acked on site2), no acked row lost, down left nothing"
