@@ -21,14 +21,13 @@
 #include <thread>
 
 #include "actors/operator/kube/core/api_tls_plan.hpp"
-#include "actors/operator/kube/core/group_tls.hpp"
 #include "config/render/api_tls_pod.hpp"
 #include "config/render/names.hpp"
 #include "io/codec/base64.hpp"
 #include "io/crypto/x509_inspect.hpp"
 #include "io/crypto/x509_issue.hpp"
 #include "io/http/client.hpp"
-#include "tests/integration/kube_kubelet_fixture.hpp"
+#include "tests/integration/kube_kubelet_tls_fixture.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
@@ -40,30 +39,7 @@ namespace {
 
 const std::string group = "ka";
 const std::vector<std::string> sites = {"a", "b"};
-const std::string op_ns = "bloodraven-system";  // the chart release's namespace
-
-json group_object() {
-  json list = json::array();
-  for (const auto& s : sites)
-    list.push_back({{"name", s},
-                    {"role", "primary-candidate"},
-                    {"zone", "zone-" + s},
-                    {"taintNodeSelector", {{"shipstream.io/site." + group, s}}},
-                    {"lbIP", "192.0.2.9" + std::to_string(list.size() + 1)},
-                    {"storage", {{"size", "1Gi"}}}});
-  return {{"apiVersion", "shipstream.io/v1alpha1"},
-          {"kind", "MysqlFailoverGroup"},
-          {"metadata", {{"name", group}, {"namespace", "default"}}},
-          {"spec",
-           {{"credentials", {{"operatorSecret", group + "-operator"}}},
-            {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
-            {"pollInterval", "500ms"},
-            {"failureThreshold", 3},
-            {"recoveryThreshold", 1},
-            {"cloneTimeout", 300},
-            {"sidecar", {{"leaseTimeout", "8s"}, {"peerCheckInterval", "1s"}, {"fenceTimeout", "5s"}}},
-            {"sites", list}}}};
-}
+json group_object() { return br::test::kubelet_e2e::tls_suite_group(group, sites, "192.0.2.9"); }
 
 std::string item(const json& secret, const char* key) {
   return base64_decode(secret["data"].value(key, std::string{})).value_or(std::string{});
@@ -85,18 +61,8 @@ struct pem_files {
   std::string cert, key;
 };
 
-struct api_tls_e2e_fixture : br::test::kubelet_e2e::operator_on_kubelet {
-  api_tls_e2e_fixture() : operator_on_kubelet(::group, ::sites) {}
-  ticking_actor tls;
-  ~api_tls_e2e_fixture() {
-    if (tls) caf::anon_send_exit(tls, caf::exit_reason::user_shutdown);
-  }
-  std::string describe() { return "status: " + status().dump() + "\noperator log tail:\n" + log_capture::tail(); }
-
-  json secret(const std::string& in, const std::string& name) {
-    auto got = c->get(kube::resources::secrets, in, name);
-    return got ? *got : json(nullptr);
-  }
+struct api_tls_e2e_fixture : br::test::kubelet_e2e::operator_with_tls_on_kubelet {
+  api_tls_e2e_fixture() : operator_with_tls_on_kubelet(::group, ::sites) {}
 
   pem_files files(const std::string& name, const std::string& cert, const std::string& key) {
     pem_files f{(dir.path / (name + ".crt")).string(), (dir.path / (name + ".key")).string()};
@@ -179,10 +145,7 @@ BOOST_FIXTURE_TEST_SUITE(kube_kubelet_api_tls, api_tls_e2e_fixture)
 
 BOOST_AUTO_TEST_CASE(operator_and_sidecars_talk_over_mutual_tls) {
   const auto t0 = std::chrono::steady_clock::now();
-  BOOST_TEST_REQUIRE(cluster.install_crds(true).empty());
-  BOOST_TEST_REQUIRE(cluster.create(kube::resources::namespaces, "",
-                                    {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", op_ns}}}})
-                         .empty());
+  install();
   // The operator's own certificate from its API CA, as --api-tls-ca-secret writes it before the
   // listener starts; it names the "bloodraven" Service of the pods' namespace they dial.
   op_ca::operator_ca_options api;
@@ -202,25 +165,10 @@ BOOST_AUTO_TEST_CASE(operator_and_sidecars_talk_over_mutual_tls) {
   api_tls = {api.cert_file, api.key_file, api.ca_file, true};
   op_files = {api.cert_file, api.key_file};
 
-  auto made = c->create(mfg_resource, ns, group_object());
-  BOOST_TEST_REQUIRE(made.ok(), (made.ok() ? "" : made.error().describe()));
-  start();
-  group_tls::controller_options to;
-  to.client = cluster.client(br::kube_sim::test::operator_identity);
-  to.operator_ns = op_ns;
-  to.namespaces = {ns};
-  to.interval = 1s;
-  to.api_ca = api;
-  tls = group_tls::spawn_tls_controller(*sys, to);
+  start_with_tls(group_object(), api);
 
   // -- 1. bootstrap: view pushes and reports over mutual TLS ------------------------------------
-  BOOST_TEST_REQUIRE(eventually([&] { return status().value("bootstrap", json::object()).value("phase", "") == "Done"; }, 420s),
-                     "no bootstrap with the APIs over mutual TLS: " << describe());
-  phase("apply to bootstrap Done", t0);
-  const std::string first = active();
-  BOOST_TEST_REQUIRE(!first.empty());
-  const std::string other = first == "a" ? "b" : "a";
-  BOOST_TEST_REQUIRE(eventually([&] { return replicating_ok(other, first); }, 60s), "not replicating: " << describe());
+  const auto [first, other] = bootstrapped("with the APIs over mutual TLS", t0);
   for (const auto& s : sites)
     BOOST_TEST(eventually([&] { return !report_seen(s).empty(); }, 30s), "no report of " << s << " accepted");
   // Both sidecars Ready: the kubelet's readiness probe reached /ready over HTTPS without a
@@ -291,10 +239,7 @@ BOOST_AUTO_TEST_CASE(operator_and_sidecars_talk_over_mutual_tls) {
   std::this_thread::sleep_for(20s);
   BOOST_TEST(active() == first, describe());
   BOOST_TEST(qs(first, "SELECT @@super_read_only") == "0", "the primary fenced itself: " << describe());
-  q(primary_service(), "CREATE DATABASE IF NOT EXISTS app");
-  q(primary_service(), "CREATE TABLE IF NOT EXISTS app.t (id INT PRIMARY KEY)");
-  q(primary_service(), "INSERT INTO app.t VALUES (1)");
-  BOOST_TEST(eventually([&] { return qs(other, "SELECT COUNT(*) FROM app.t") == "1"; }, 30s));
+  write_reaches(other);
   phase("total", t0);
 }
 

@@ -12,54 +12,33 @@
 
 #include <filesystem>
 
-#include "actors/operator/kube/core/group_tls.hpp"
-#include "tests/integration/kube_kubelet_fixture.hpp"
+#include "tests/integration/kube_kubelet_tls_fixture.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
 using nlohmann::json;
-using br::test::kubelet_e2e::eventually;
-using br::test::kubelet_e2e::log_capture;
 
 namespace {
 
 const std::string group = "kx";
 const std::vector<std::string> sites = {"a", "b"};
-const std::string op_ns = "bloodraven-system";  // the chart release's namespace
 
 json group_object() {
-  json list = json::array();
-  for (const auto& s : sites)
-    list.push_back({{"name", s},
-                    {"role", "primary-candidate"},
-                    {"zone", "zone-" + s},
-                    {"taintNodeSelector", {{"shipstream.io/site." + group, s}}},
-                    {"lbIP", "192.0.2.8" + std::to_string(list.size() + 1)},
-                    {"storage", {{"size", "1Gi"}}}});
-  return {{"apiVersion", "shipstream.io/v1alpha1"},
-          {"kind", "MysqlFailoverGroup"},
-          {"metadata", {{"name", group}, {"namespace", "default"}}},
-          {"spec",
-           {{"credentials", {{"operatorSecret", group + "-operator"}}},
-            {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
-            {"pollInterval", "500ms"},
-            {"failureThreshold", 3},
-            {"recoveryThreshold", 1},
-            {"cloneTimeout", 300},
-            {"sidecar", {{"leaseTimeout", "8s"}, {"peerCheckInterval", "1s"}, {"fenceTimeout", "5s"}}},
-            {"tls", {{"requireSecureTransport", false}}},
-            {"sites", list}}}};
+  json g = br::test::kubelet_e2e::tls_suite_group(group, sites, "192.0.2.8");
+  g["spec"]["tls"] = {{"requireSecureTransport", false}};
+  return g;
 }
 
-struct tls_e2e_fixture : br::test::kubelet_e2e::operator_on_kubelet {
-  tls_e2e_fixture() : operator_on_kubelet(::group, ::sites) {}
-  ticking_actor tls;
+struct tls_e2e_fixture : br::test::kubelet_e2e::operator_with_tls_on_kubelet {
+  tls_e2e_fixture() : operator_with_tls_on_kubelet(::group, ::sites) {}
   ~tls_e2e_fixture() {
     if (tls) caf::anon_send_exit(tls, caf::exit_reason::user_shutdown);
+    remove_ca_files();
+  }
+  void remove_ca_files() {
     std::error_code ec;
     std::filesystem::remove_all(std::string{group_tls::default_ca_dir} + "/" + ns + "/" + group, ec);
   }
-  std::string describe() { return "status: " + status().dump() + "\noperator log tail:\n" + log_capture::tail(); }
 };
 
 }  // namespace
@@ -68,31 +47,13 @@ BOOST_FIXTURE_TEST_SUITE(kube_kubelet_tls_e2e, tls_e2e_fixture)
 
 BOOST_AUTO_TEST_CASE(operator_bootstraps_a_group_over_verified_tls) {
   const auto t0 = std::chrono::steady_clock::now();
-  BOOST_TEST_REQUIRE(cluster.install_crds(true).empty());
-  BOOST_TEST_REQUIRE(cluster.create(kube::resources::namespaces, "",
-                                    {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", op_ns}}}})
-                         .empty());
-  std::error_code ec;
-  std::filesystem::remove_all(std::string{group_tls::default_ca_dir} + "/" + ns + "/" + group, ec);
-  // The group TLS controller beside the group source, as kube_mode starts it (same CA directory:
-  // both defaults), under the chart's RBAC.
-  auto made = c->create(mfg_resource, ns, group_object());
-  BOOST_TEST_REQUIRE(made.ok(), (made.ok() ? "" : made.error().describe()));
-  start();
-  group_tls::controller_options to;
-  to.client = cluster.client(br::kube_sim::test::operator_identity);
-  to.operator_ns = op_ns;
-  to.namespaces = {ns};
-  to.interval = 1s;
-  tls = group_tls::spawn_tls_controller(*sys, to);
+  install();
+  remove_ca_files();
+  // The group TLS controller beside the group source, as kube_mode starts it, under the chart's
+  // RBAC.
+  start_with_tls(group_object());
 
-  BOOST_TEST_REQUIRE(eventually([&] { return status().value("bootstrap", json::object()).value("phase", "") == "Done"; }, 420s),
-                     "no bootstrap over TLS: " << describe());
-  phase("apply to bootstrap Done", t0);
-  const std::string first = active();
-  BOOST_TEST_REQUIRE(!first.empty());
-  const std::string other = first == "a" ? "b" : "a";
-  BOOST_TEST_REQUIRE(eventually([&] { return replicating_ok(other, first); }, 60s), "not replicating: " << describe());
+  const auto [first, other] = bootstrapped("over TLS", t0);
 
   // The replica's channel: encrypted, the source's certificate verified against the mounted CA.
   BOOST_TEST(qs(other, "SELECT CONCAT(SSL_ALLOWED, ' ', SSL_VERIFY_SERVER_CERTIFICATE, ' ', SSL_CA_FILE) FROM "
@@ -111,10 +72,7 @@ BOOST_AUTO_TEST_CASE(operator_bootstraps_a_group_over_verified_tls) {
                                             creds["username"] + "','" + creds["MYSQL_REPLICATION_USER"] +
                                             "') AND CONNECTION_TYPE = 'SSL/TLS'")) > 0);
   // Writes through the -primary Service reach the replica.
-  q(primary_service(), "CREATE DATABASE IF NOT EXISTS app");
-  q(primary_service(), "CREATE TABLE IF NOT EXISTS app.t (id INT PRIMARY KEY)");
-  q(primary_service(), "INSERT INTO app.t VALUES (1)");
-  BOOST_TEST(eventually([&] { return qs(other, "SELECT COUNT(*) FROM app.t") == "1"; }, 30s));
+  write_reaches(other);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
