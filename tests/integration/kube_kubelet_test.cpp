@@ -20,64 +20,25 @@
 #include <thread>
 
 #include "actors/operator/kube/core/generated_credentials.hpp"
-#include "config/failover_group.hpp"
 #include "config/render/group_objects.hpp"
 #include "config/render/names.hpp"
 #include "io/codec/base64.hpp"
-#include "io/kube/client.hpp"
-#include "io/log/log.hpp"
-#include "tests/support/kube_sim/harness/root_query.hpp"
-#include "tests/support/eventually.hpp"
-#include "tests/support/kube_sim/harness/cluster.hpp"
-#include "tests/support/kube_sim/test_support.hpp"
+#include "tests/integration/kube_kubelet_rendered_fixture.hpp"
 #include "tests/support/process_kubelet/command.hpp"
-#include "tests/support/process_kubelet/kubelet.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
 using nlohmann::json;
-namespace kl = br::test::kubelet;
+using namespace br::test::kubelet_rendered;
 
 namespace {
 
-const std::string group = "kt";
-const std::string ns = "default";
 const std::string dep_a = "mysql-kt-a", dep_b = "mysql-kt-b";
 
-bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout) {
-  return br::test::eventually(pred, timeout, 200ms);
-}
-
-json group_document() {
-  auto site = [](const std::string& name) {
-    return json{{"name", name},
-                {"role", "primary-candidate"},
-                {"lbIP", name == "a" ? "192.0.2.71" : "192.0.2.72"},
-                {"zone", "zone-" + name},
-                {"taintNodeSelector", {{"shipstream.io/site." + group, name}}},
-                {"storage", {{"size", "1Gi"}}}};
-  };
-  json doc = {{"apiVersion", "shipstream.io/v1alpha1"},
-              {"kind", "MysqlFailoverGroup"},
-              {"metadata", {{"name", group}, {"namespace", ns}}},
-              {"spec",
-               {{"credentials", {{"operatorSecret", group + "-operator"}}},
-                {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
-                {"replication", {{"user", "repl"}, {"password", "replpw"}, {"tls", true}}},
-                {"sites", json::array({site("a"), site("b")})}}}};
+json replication_group_document() {
+  json doc = group_document();
+  doc["spec"]["replication"] = {{"user", "repl"}, {"password", "replpw"}, {"tls", true}};
   return doc;
-}
-
-/// The group as the operator would parse it (uid: the simulator's, so the objects' owner
-/// references resolve and its garbage collector keeps them).
-config::failover_group parsed_group(json doc, const std::string& uid) {
-  doc["metadata"]["uid"] = uid;
-  auto r = config::load_group_json(doc.dump(), config::run_mode::kubernetes);
-  std::string errs;
-  for (const auto& e : r.errors) errs += e.path + ": " + e.message + "; ";
-  BOOST_TEST_REQUIRE(r.ok(), "group: " << errs);
-  r.group.metadata.uid = uid;
-  return r.group;
 }
 
 std::string http_status_line(const std::string& ip, int port, const std::string& path) {
@@ -114,39 +75,12 @@ std::string resolve(const std::string& name) {
   return buf;
 }
 
-struct kubelet_fixture {
-  br::kube_sim::test::sim_cluster cluster{false};  // no operator runs here
-  std::shared_ptr<kube::client> c = cluster.client("test");
-  std::unique_ptr<kl::process_kubelet> kubelet;
+struct kubelet_fixture : rendered_pods_on_kubelet {
   config::failover_group g;
-  std::map<std::string, std::string> creds;  // the generated operator Secret's data
 
-  kubelet_fixture() {
-    log::set_level(log::level::warn);
-    auto o = kl::options::from_test_env();
-    o.ns = ns;
-    kubelet = std::make_unique<kl::process_kubelet>(cluster.client("process-kubelet"), o);
-  }
   ~kubelet_fixture() {
     if (boost::unit_test::framework::current_test_case().p_name.get().empty()) return;
-    for (const auto& d : {dep_a, dep_b})
-      for (const char* cn : {"mysql", "sidecar"}) {
-        auto log = kubelet->container_log(d, cn);
-        if (log.size() > 20000) log = log.substr(log.size() - 20000);
-        BOOST_TEST_MESSAGE("---- " << d << "/" << cn << " log tail ----\n" << log);
-      }
-    kubelet->stop();
-  }
-
-  void must_create(const kube::resource_ref& r, const json& obj) {
-    auto made = c->create(r, r.namespaced ? ns : "", obj);
-    BOOST_TEST_REQUIRE(made.ok(), "create " << obj["metadata"].value("name", "") << ": "
-                                            << (made.ok() ? "" : made.error().describe()));
-  }
-
-  json get(const kube::resource_ref& r, const std::string& name) {
-    auto got = c->get(r, ns, name);
-    return got ? *got : json(nullptr);
+    show_logs({dep_a, dep_b});
   }
 
   std::optional<kl::container_view> mysql(const std::string& d) { return kubelet->container(d, "mysql"); }
@@ -156,11 +90,6 @@ struct kubelet_fixture {
     return "pod " + kubelet->pod_name(d) + " ip " + kubelet->pod_ip(d) + " mysql " +
            (m ? std::to_string(m->pid) + " " + m->waiting_reason + ": " + m->waiting_message : "none") +
            "; kubelet error: " + kubelet->error();
-  }
-
-  /// One value as root over TCP, "" when the server cannot be reached.
-  std::string scalar(const std::string& host, const std::string& sql) {
-    return br::kube_sim::test::root_scalar(host, creds.at("MYSQL_ROOT_PASSWORD"), sql);
   }
 
   void set_role(const std::string& deployment, const std::string& role) {
@@ -177,15 +106,12 @@ struct kubelet_fixture {
 BOOST_FIXTURE_TEST_SUITE(kube_kubelet, kubelet_fixture)
 
 BOOST_AUTO_TEST_CASE(rendered_pods_run_for_real) {
-  BOOST_TEST_REQUIRE(kubelet->start(), "kubelet: " << kubelet->error());
-  std::string dns_err;
-  BOOST_TEST_REQUIRE(kl::use_cluster_dns(kubelet->hosts_file(), dns_err), dns_err);
+  start_kubelet();
 
   // -- the group, the rendered objects, the generated Secrets ----------------------------------
-  must_create(kube::resources::crds, br::kube_sim::test::yaml_to_json(YAML::LoadFile(
-      std::string(std::getenv("BR_SOURCE_DIR")) + "/charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml")));
-  must_create(br::kube_sim::test::mfg_ref, group_document());
-  g = parsed_group(group_document(), get(br::kube_sim::test::mfg_ref, group)["metadata"].value("uid", ""));
+  create_crd();
+  must_create(br::kube_sim::test::mfg_ref, replication_group_document());
+  g = parsed_group(replication_group_document(), get(br::kube_sim::test::mfg_ref, group)["metadata"].value("uid", ""));
   auto rendered = render::render_group(g, {});
   BOOST_TEST_REQUIRE(rendered.ok());
   auto secret = generated_operator_secret(g, random_password);

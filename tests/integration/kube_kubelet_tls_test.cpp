@@ -11,10 +11,6 @@
 //     changes while neither container restarted (same pids, restartCount 0).
 #include <boost/test/unit_test.hpp>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "actors/operator/kube/core/generated_credentials.hpp"
 #include "actors/operator/kube/core/group_tls.hpp"
 #include "config/render/group_objects.hpp"
@@ -22,86 +18,28 @@
 #include "io/codec/base64.hpp"
 #include "io/crypto/x509_inspect.hpp"
 #include "io/crypto/x509_issue.hpp"
-#include "io/log/log.hpp"
-#include "tests/support/eventually.hpp"
-#include "tests/support/kube_sim/harness/cluster.hpp"
-#include "tests/support/kube_sim/harness/root_query.hpp"
-#include "tests/support/kube_sim/test_support.hpp"
-#include "tests/support/process_kubelet/command.hpp"
-#include "tests/support/process_kubelet/kubelet.hpp"
+#include "tests/integration/kube_kubelet_rendered_fixture.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
 using nlohmann::json;
-namespace kl = br::test::kubelet;
+using namespace br::test::kubelet_rendered;
 
 namespace {
 
-const std::string group = "kt";
-const std::string ns = "default";
 const std::string op_ns = "bloodraven-system";
 const std::string dep_a = "mysql-kt-a";
 
-bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout) {
-  return br::test::eventually(pred, timeout, 200ms);
-}
-
-json group_document() {
-  auto site = [](const std::string& name) {
-    return json{{"name", name},
-                {"role", "primary-candidate"},
-                {"lbIP", name == "a" ? "192.0.2.71" : "192.0.2.72"},
-                {"zone", "zone-" + name},
-                {"taintNodeSelector", {{"shipstream.io/site." + group, name}}},
-                {"storage", {{"size", "1Gi"}}}};
-  };
+json tls_group_document() {
+  json doc = group_document();
   // requireSecureTransport off: the test's root queries (MariaDB Connector/C, no TLS asked) read
   // the server's status; the sidecar's sessions verify the server either way (MYSQL_TLS_CA).
-  return {{"apiVersion", "shipstream.io/v1alpha1"},
-          {"kind", "MysqlFailoverGroup"},
-          {"metadata", {{"name", group}, {"namespace", ns}}},
-          {"spec",
-           {{"credentials", {{"operatorSecret", group + "-operator"}}},
-            {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
-            {"tls", {{"requireSecureTransport", false}}},
-            {"sites", json::array({site("a"), site("b")})}}}};
+  doc["spec"]["tls"] = {{"requireSecureTransport", false}};
+  return doc;
 }
 
-struct kubelet_tls_fixture {
-  br::kube_sim::test::sim_cluster cluster{false};  // no RBAC: no operator runs here
-  std::shared_ptr<kube::client> c = cluster.client("test");
-  std::unique_ptr<kl::process_kubelet> kubelet;
-  std::map<std::string, std::string> creds;
-
-  kubelet_tls_fixture() {
-    log::set_level(log::level::warn);
-    auto o = kl::options::from_test_env();
-    o.ns = ns;
-    kubelet = std::make_unique<kl::process_kubelet>(cluster.client("process-kubelet"), o);
-  }
-  ~kubelet_tls_fixture() {
-    for (const char* cn : {"mysql", "sidecar"}) {
-      auto log = kubelet->container_log(dep_a, cn);
-      if (log.size() > 20000) log = log.substr(log.size() - 20000);
-      BOOST_TEST_MESSAGE("---- " << dep_a << "/" << cn << " log tail ----\n" << log);
-    }
-    kubelet->stop();
-  }
-
-  void must_create(const kube::resource_ref& r, const json& obj) {
-    auto made = c->create(r, r.namespaced ? obj["metadata"].value("namespace", ns) : "", obj);
-    BOOST_TEST_REQUIRE(made.ok(), "create " << obj["metadata"].value("name", "") << ": "
-                                            << (made.ok() ? "" : made.error().describe()));
-  }
-
-  json get(const kube::resource_ref& r, const std::string& in, const std::string& name) {
-    auto got = c->get(r, in, name);
-    return got ? *got : json(nullptr);
-  }
-
-  std::string scalar(const std::string& host, const std::string& sql) {
-    return br::kube_sim::test::root_scalar(host, creds.at("MYSQL_ROOT_PASSWORD"), sql);
-  }
+struct kubelet_tls_fixture : rendered_pods_on_kubelet {
+  ~kubelet_tls_fixture() { show_logs({dep_a}); }
 
   /// The certificate mysqld serves, as it reports it (global status: what it loaded).
   std::string served_not_after(const std::string& ip) {
@@ -119,20 +57,13 @@ std::string item(const json& secret, const char* key) {
 BOOST_FIXTURE_TEST_SUITE(kube_kubelet_tls, kubelet_tls_fixture)
 
 BOOST_AUTO_TEST_CASE(renewed_secret_reaches_mysqld_without_a_restart) {
-  BOOST_TEST_REQUIRE(kubelet->start(), "kubelet: " << kubelet->error());
-  std::string dns_err;
-  BOOST_TEST_REQUIRE(kl::use_cluster_dns(kubelet->hosts_file(), dns_err), dns_err);
+  start_kubelet();
 
   // -- the group, its TLS Secret from the controller, the rendered objects of site a ----------
-  must_create(kube::resources::crds, br::kube_sim::test::yaml_to_json(YAML::LoadFile(
-      br::kube_sim::test::source_path("charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml"))));
+  create_crd();
   must_create(kube::resources::namespaces, {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", op_ns}}}});
-  must_create(br::kube_sim::test::mfg_ref, group_document());
-  json doc = group_document();
-  doc["metadata"]["uid"] = get(br::kube_sim::test::mfg_ref, ns, group)["metadata"].value("uid", "");
-  auto parsed = config::load_group_json(doc.dump(), config::run_mode::kubernetes);
-  BOOST_TEST_REQUIRE(parsed.ok(), config::to_string(parsed.errors));
-  const auto& g = parsed.group;
+  must_create(br::kube_sim::test::mfg_ref, tls_group_document());
+  const auto g = parsed_group(tls_group_document(), get(br::kube_sim::test::mfg_ref, group)["metadata"].value("uid", ""));
 
   group_tls::controller_options to;
   to.client = c;
