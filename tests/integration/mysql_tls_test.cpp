@@ -13,6 +13,8 @@
 #include <fstream>
 
 #include "actors/sidecar/runtime/tls_watcher.hpp"
+#include "io/crypto/x509_issue.hpp"
+#include "io/fs/atomic_file.hpp"
 #include "io/mysql/clone.hpp"
 #include "io/mysql/replication.hpp"
 #include "io/mysql/tls_reload.hpp"
@@ -242,6 +244,63 @@ BOOST_AUTO_TEST_CASE(sidecar_watcher_reloads_rotated_files) {
   bool changed = eventually([&] { return served() != before; }, 10s);
   BOOST_TEST(changed, "the rotated certificate was not served; still " << before);
   caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+}
+
+BOOST_AUTO_TEST_CASE(sidecar_watcher_reloads_a_certificate_of_a_new_ca) {
+  // Review V7 H1: the CA file and the server certificate change together (a CA replaced, a
+  // cert-manager SelfSigned issuer at every renewal). mysqld still serves the old CA's
+  // certificate until it reloads, so a reload session trusting only the new CA is refused and
+  // mysqld never reloads. The watcher's session trusts both (trust_file) and the reload happens.
+  rotate(source);
+  const fs::path tmp = fs::temp_directory_path() / ("br-tls-newca-" + std::to_string(::getpid()));
+  fs::create_directories(tmp);
+  const auto client_ca = (tmp / "ca.crt").string();
+  fs::copy_file(tls_dir() + "/ca.crt", client_ca, fs::copy_options::overwrite_existing);
+  caf::actor_system_config cfg;
+  cfg.set("logger.verbosity", caf::atom("quiet"));
+  caf::actor_system sys{cfg};
+  br::sidecar::tls_watcher_options o;
+  const auto dir = tls_dir() + "/" + std::to_string(source);
+  o.files = {client_ca, dir + "/tls.crt", dir + "/tls.key"};
+  o.mysql = verified(source, "bloodraven", client_ca);
+  o.interval = 1s;
+  o.trust_file = (tmp / "trust.pem").string();
+  auto w = br::sidecar::spawn_tls_watcher(sys, o);
+  std::this_thread::sleep_for(1500ms);
+  // A new CA and a certificate of it for 127.0.0.1 (what the server is dialled at).
+  auto ca = br::crypto::make_ca("bloodraven test CA 2", std::chrono::hours{24});
+  BOOST_TEST_REQUIRE(ca.has_value());
+  auto leaf = br::crypto::issue_peer_cert(*ca, {"127.0.0.1", "localhost"}, std::chrono::hours{24});
+  BOOST_TEST_REQUIRE(leaf.has_value());
+  // mysqld's own ssl-ca (the sandbox's shared CA file, as in a pod the Secret's ca.crt) must
+  // hold the new CA or mysqld refuses the new certificate ("Invalid certificates"): the sandbox
+  // CA and the new one there (the sandbox CA stays, so other instances are unaffected), put back
+  // at the end.
+  const auto shared_ca = tls_dir() + "/ca.crt";
+  std::string sandbox_ca;
+  {
+    std::ifstream in{shared_ca, std::ios::binary};
+    sandbox_ca.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  BOOST_TEST_REQUIRE(!sandbox_ca.empty());
+  BOOST_TEST_REQUIRE(br::fs::write_file_atomic(shared_ca, sandbox_ca + ca->cert_pem, 0644).empty());
+  BOOST_TEST_REQUIRE(br::fs::write_file_atomic(dir + "/tls.key", leaf->key_pem, 0644).empty());
+  BOOST_TEST_REQUIRE(br::fs::write_file_atomic(dir + "/tls.crt", leaf->cert_pem, 0644).empty());
+  BOOST_TEST_REQUIRE(br::fs::write_file_atomic(client_ca, ca->cert_pem, 0644).empty());
+  // Verified against the new CA alone: only once mysqld serves the new certificate.
+  std::string last;
+  bool served = eventually(
+      [&] {
+        auto c = m::connection::open(verified(source, "bloodraven", client_ca));
+        last = c.ok() ? "" : c.error().to_string();
+        return c.ok();
+      },
+      15s);
+  BOOST_TEST(served, "mysqld never served the new CA's certificate (the reload session was refused): " << last);
+  caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+  BOOST_TEST(br::fs::write_file_atomic(shared_ca, sandbox_ca, 0644).empty());
+  rotate(source);  // back to a certificate of the sandbox CA
+  fs::remove_all(tmp);
 }
 
 BOOST_AUTO_TEST_CASE(clone_verifies_the_donor_ca) {

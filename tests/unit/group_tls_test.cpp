@@ -89,6 +89,30 @@ BOOST_AUTO_TEST_CASE(names_cover_every_service) {
   BOOST_TEST(n.all().size() == n.dns.size() + 1);
 }
 
+BOOST_AUTO_TEST_CASE(ca_file_keeps_the_cas_before_the_current_one) {
+  auto pem = [](const std::string& body) {
+    return "-----BEGIN CERTIFICATE-----\n" + body + "\n-----END CERTIFICATE-----\n";
+  };
+  const auto a = pem("A"), b = pem("B"), c = pem("C"), d = pem("D"), e = pem("E");
+  struct row {
+    const char* name;
+    std::string now, existing, want;
+  };
+  const std::vector<row> rows = {
+      {"first write: the CA alone", a, "", a},
+      {"unchanged: the CA alone", a, a, a},
+      {"a new CA: it first, the previous one kept", b, a, b + a},
+      {"stable once written", b, b + a, b + a},
+      {"back to an earlier CA: not listed twice", a, b + a, a + b},
+      {"at most three earlier CAs, newest first", e, d + c + b + a, e + d + c + b},
+      {"a bundle as the CA: none of its certificates repeated", b + a, a + c, b + a + c},
+      {"garbage in the old file: ignored", b, "not a pem", b},
+      {"a CA without a final newline gets one", "-----BEGIN CERTIFICATE-----\nB\n-----END CERTIFICATE-----", a, b + a},
+  };
+  for (const auto& r : rows)
+    BOOST_TEST_CONTEXT(r.name) { BOOST_TEST(ca_file_bundle(r.now, r.existing) == r.want); }
+}
+
 BOOST_AUTO_TEST_CASE(ca_file_path) {
   BOOST_TEST(group_ca_file(default_ca_dir, "db", "orders") == "/tmp/bloodraven-tls/db/orders/ca.crt");
 }

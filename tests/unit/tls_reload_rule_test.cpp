@@ -38,6 +38,24 @@ BOOST_AUTO_TEST_CASE(rules_in_order) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(the_reload_trusts_the_old_ca_while_the_ca_changes) {
+  using br::sidecar::reload_trust;
+  struct row {
+    const char* name;
+    std::string current, trusted, want;
+  };
+  const std::vector<row> rows = {
+      {"unchanged: the file alone", "CA1\n", "CA1\n", "CA1\n"},
+      {"nothing trusted yet: the file alone", "CA1\n", "", "CA1\n"},
+      {"a new CA: the new one first, then the one the served certificate chains to", "CA2\n",
+       "CA1\n", "CA2\nCA1\n"},
+      {"no newline at the end of the new file", "CA2", "CA1\n", "CA2\nCA1\n"},
+      {"file unreadable: the trusted one", "", "CA1\n", "CA1\n"},
+  };
+  for (const auto& r : rows)
+    BOOST_TEST_CONTEXT(r.name) { BOOST_TEST(reload_trust(r.current, r.trusted) == r.want); }
+}
+
 BOOST_AUTO_TEST_CASE(stamps_follow_the_file) {
   auto path = std::string{"/tmp/br-tls-stamp-"} + std::to_string(::getpid());
   BOOST_TEST(br::fs::stamp_of(path).missing());

@@ -103,6 +103,7 @@ std::vector<child_spec> sidecar_children(const config::sidecar_config& cfg,
     to.files = cfg.mysql_tls_watch;
     to.mysql = connect_opts(mo, mo.probe_timeout);
     to.interval = to_ms(cfg.mysql_tls_watch_interval);
+    if (!dir.empty()) to.trust_file = dir + "/tls-reload-ca.pem";
     out.push_back(spec("tls_watcher", "tls_watcher", [to](caf::local_actor* sup) {
       return as_child(spawn_tls_watcher(sup->system(), to));
     }));

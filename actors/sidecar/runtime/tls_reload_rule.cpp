@@ -24,4 +24,10 @@ tls_reload_action decide_tls_reload(const std::vector<fs::file_stamp>& loaded,
   return tls_reload_action::reload;
 }
 
+std::string reload_trust(const std::string& current, const std::string& trusted) {
+  if (trusted.empty() || current == trusted) return current;
+  if (current.empty()) return trusted;
+  return current + (current.back() == '\n' ? "" : "\n") + trusted;
+}
+
 }  // namespace br::sidecar

@@ -90,13 +90,16 @@ struct pass {
     return true;
   }
 
-  /// The group's CA as the operator's MySQL sessions read it (written when it differs).
-  void write_ca_file(const config::failover_group& g, const std::string& ca_pem) {
+  /// The group's CA as the operator's MySQL sessions read it, with the CAs before it
+  /// (ca_file_bundle; written when it differs).
+  void write_ca_file(const config::failover_group& g, const std::string& ca_pem_now) {
     const auto path = group_ca_file(o.ca_dir, g.metadata.namespace_name, g.metadata.name);
+    std::string ca_pem;
     {
       std::ifstream in{path, std::ios::binary};
       std::stringstream b;
       b << in.rdbuf();
+      ca_pem = ca_file_bundle(ca_pem_now, in ? b.str() : std::string{});
       if (in && b.str() == ca_pem) return;
     }
     std::error_code ec;

@@ -73,6 +73,38 @@ std::string group_ca_file(const std::string& dir, const std::string& ns, const s
   return dir + "/" + ns + "/" + group + "/ca.crt";
 }
 
+namespace {
+
+/// The PEM certificate blocks of `text`, each with its END line and a newline.
+std::vector<std::string> pem_blocks(const std::string& text) {
+  static const std::string begin = "-----BEGIN CERTIFICATE-----", end = "-----END CERTIFICATE-----";
+  std::vector<std::string> out;
+  for (std::size_t at = text.find(begin); at != std::string::npos; at = text.find(begin, at)) {
+    auto stop = text.find(end, at);
+    if (stop == std::string::npos) break;
+    stop += end.size();
+    out.push_back(text.substr(at, stop - at) + "\n");
+    at = stop;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ca_file_bundle(const std::string& ca_pem, const std::string& existing) {
+  const auto fresh = pem_blocks(ca_pem);
+  std::string out = ca_pem;
+  if (!out.empty() && out.back() != '\n') out += "\n";
+  int kept = 0;
+  for (const auto& b : pem_blocks(existing)) {
+    if (kept == 3) break;
+    if (std::find(fresh.begin(), fresh.end(), b) != fresh.end() || out.find(b) != std::string::npos) continue;
+    out += b;
+    ++kept;
+  }
+  return out;
+}
+
 std::string certificate_name(const std::string& group_ns, const std::string& group) {
   return "mysql-" + group_ns + "." + group + "-tls";
 }

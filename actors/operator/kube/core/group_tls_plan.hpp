@@ -158,6 +158,15 @@ inline constexpr const char* default_ca_dir = "/tmp/bloodraven-tls";
 /// "<dir>/<namespace>/<group>/ca.crt".
 std::string group_ca_file(const std::string& dir, const std::string& ns, const std::string& group);
 
+/// What the operator's CA file holds once the group's CA is `ca_pem` and the file held
+/// `existing`: `ca_pem` first, then the certificates of `existing` it lacks (at most 3: the CAs
+/// before it, newest first). Pods take a minute or more to serve a certificate of a new CA (the
+/// kubelet's sync, then the sidecar's reload); trusting only the new CA at once would make every
+/// site unreachable meanwhile, and a site that reloaded first reachable while the primary is not
+/// (a failover of a healthy primary: review V7 M2). The cost: a replaced CA stays trusted by the
+/// operator until two more changes.
+std::string ca_file_bundle(const std::string& ca_pem, const std::string& existing);
+
 /// What a group is, for the clean-up of the operator's namespace.
 enum class group_intent {
   absent,        ///< no such group object (deleted), or terminating
