@@ -430,6 +430,27 @@ field_errors validate(const failover_group& group, run_mode mode) {
                         "the verification CronJob name mysql-" + name + "-verify-" + p.name +
                             " is longer than 52 characters; use a shorter profile name"});
     }
+  // Kubernetes + spec.tls + Group Replication: the operator's CA (or the issuer) signs the
+  // member's certificate for the host of its localAddress, so that host must be the site's own
+  // Service (review V7 H2: any other name would be a certificate for someone else's host, its
+  // key in this namespace).
+  if (mode == run_mode::kubernetes && group.spec.tls && is_dns_label(name) &&
+      group.spec.replication.mode == replication_mode::group_replication)
+    for (std::size_t i = 0; i < group.spec.sites.size(); ++i) {
+      const auto& s = group.spec.sites[i];
+      if (!s.group_replication || s.group_replication->local_address.empty()) continue;
+      const auto& local = s.group_replication->local_address;
+      const auto host = local.substr(0, local.rfind(':'));
+      const std::string svc = "mysql-" + name + "-" + s.name;
+      const std::string ns = group.metadata.namespace_name;
+      if (host == svc || host == svc + "." + ns || host == svc + "." + ns + ".svc" ||
+          host == svc + "." + ns + ".svc.cluster.local")
+        continue;
+      errs.push_back({site_path(i, "groupReplication.localAddress"),
+                      "with spec.tls the member's certificate names its site Service only: the "
+                      "host must be " + svc + " (or ." + ns + ", .svc, .svc.cluster.local forms), got " +
+                          in_quotes(host) + "; or leave it empty"});
+    }
   // A selector may only pick nodes of its own site, so a group cannot taint arbitrary nodes.
   if (is_dns_label(name))
     for (std::size_t i = 0; i < group.spec.sites.size(); ++i) {

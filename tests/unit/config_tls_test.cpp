@@ -156,4 +156,47 @@ BOOST_AUTO_TEST_CASE(group_replication_mode_takes_spec_tls) {
   BOOST_TEST(find_error(load(kube, run_mode::kubernetes), "spec.tls.caFile", "standalone mode only"));
 }
 
+// Review V7 H2: in Kubernetes mode the member certificate is issued for its localAddress host, so
+// with spec.tls that host must be the site's own Service; any other name is refused.
+BOOST_AUTO_TEST_CASE(kubernetes_gr_local_address_must_be_the_site_service_with_tls) {
+  const auto gr = config_spec_test::json_of(
+      "{mode: groupReplication, groupReplication: {groupName: "
+      "9f1c2a3b-1111-4222-8333-0123456789ab}}");
+  auto group = [&](bool tls, const std::string& local) {
+    json g = with_tls(run_mode::kubernetes, "{issuerRef: {name: ca}}");
+    if (!tls) g["spec"].erase("tls");
+    g["spec"]["replication"] = gr;
+    auto& sea = g["spec"]["sites"][2];
+    sea["role"] = "primary-candidate";
+    sea["lbIP"] = "10.0.0.3";
+    sea["taintNodeSelector"] = {{"shipstream.io/site.orders", "sea"}};
+    g["spec"]["sites"][0]["groupReplication"] = {{"localAddress", local}};
+    return g;
+  };
+  const json base = group(true, "x:1");
+  const std::string site0 = "mysql-" + base["metadata"]["name"].get<std::string>() + "-" +
+                            base["spec"]["sites"][0]["name"].get<std::string>();
+  const std::string ns = base["metadata"].value("namespace", "");
+  const std::string path = "spec.sites[0].groupReplication.localAddress";
+  struct row {
+    std::string local;
+    bool tls, refused;
+  };
+  const std::vector<row> rows = {
+      {site0 + ":3306", true, false},
+      {site0 + "." + ns + ":3306", true, false},
+      {site0 + "." + ns + ".svc:3306", true, false},
+      {site0 + "." + ns + ".svc.cluster.local:33061", true, false},
+      {"mysql-victim-s1.victims.svc.cluster.local:3306", true, true},
+      {"10.1.2.3:3306", true, true},
+      {site0 + ".other:3306", true, true},
+      {"mysql-victim-s1.victims.svc.cluster.local:3306", false, false},  // no certificate issued
+  };
+  for (const auto& r : rows)
+    BOOST_TEST_CONTEXT(r.local << (r.tls ? " with" : " without") << " spec.tls") {
+      auto errs = load(group(r.tls, r.local), run_mode::kubernetes);
+      BOOST_TEST((find_error(errs, path, "site Service") != nullptr) == r.refused, dump(errs));
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
