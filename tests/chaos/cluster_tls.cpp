@@ -120,6 +120,7 @@ std::vector<std::string> cluster::tls_findings(std::string& summary) {
     auto ch = sql(k).query("SELECT SSL_ALLOWED, SSL_VERIFY_SERVER_CERTIFICATE, GET_PUBLIC_KEY, SSL_CA_FILE "
                            "FROM performance_schema.replication_connection_configuration "
                            "WHERE CHANNEL_NAME=''");
+    if (!ch) out.push_back(who + "replication channels unreadable: " + sql(k).error());
     if (ch)
       for (const auto& r : *ch) {
         ++channels;
