@@ -22,9 +22,9 @@
 #include "config/failover_group.hpp"
 #include "config/render/haproxy_cfg.hpp"
 #include "io/crypto/x509_issue.hpp"
-#include "io/http/client.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/eventually.hpp"
+#include "tests/support/mtls_client.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace std::chrono_literals;
@@ -32,20 +32,15 @@ using br::test::binary_path;
 using br::test::child_process;
 using br::test::free_port;
 using json = nlohmann::json;
+using br::test::mtls_call;
+using br::test::write_text;
 
 namespace {
 
 constexpr auto safety = 60s;  // safety bound only: the calls run every second
 const std::string nonce = "0123456789abcdef0123456789abcdef";
 
-void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream f{p, std::ios::binary | std::ios::trunc};
-  f << text;
-}
-
-struct identity {
-  std::string cert, key;
-};
+using identity = br::test::pem_files;
 
 /// A CA and one certificate per process, as files.
 struct pki {
@@ -56,14 +51,14 @@ struct pki {
     std::filesystem::create_directories(dir);
     ca = *br::crypto::make_ca("api tls test CA", std::chrono::hours{24});
     ca_file = (dir / "ca.crt").string();
-    write_file(ca_file, ca.cert_pem);
+    write_text(ca_file, ca.cert_pem);
   }
   identity issue(const std::string& stem, const std::vector<std::string>& names) const {
     auto p = br::crypto::issue_peer_cert(ca, names, std::chrono::hours{24});
     BOOST_REQUIRE(p);
     identity id{(dir / (stem + ".crt")).string(), (dir / (stem + ".key")).string()};
-    write_file(id.cert, p->cert_pem);
-    write_file(id.key, p->key_pem);
+    write_text(id.cert, p->cert_pem);
+    write_text(id.key, p->key_pem);
     return id;
   }
 };
@@ -87,22 +82,6 @@ std::vector<std::string> tls_flags(const cli_pki& p, const identity& id) {
   return {"--tls-cert-file", id.cert, "--tls-key-file", id.key, "--tls-ca-file", p.ca_file};
 }
 
-br::http::client_result call(const std::string& method, const std::string& url,
-                             const std::string& ca_file, const identity* id,
-                             const std::string& body = {}) {
-  br::http::client_request req;
-  req.method = method;
-  req.url = url;
-  req.body = body;
-  if (!body.empty()) req.headers = {{"Content-Type", "application/json"}};
-  req.ca_file = ca_file;
-  if (id) {
-    req.cert_file = id->cert;
-    req.key_file = id->key;
-  }
-  req.timeout = 10s;
-  return br::http::perform(req);
-}
 
 /// Whether `needle` appears anywhere in the child's output (earlier lines included) within
 /// `deadline`.
@@ -113,12 +92,7 @@ bool saw(child_process& c, const std::string& needle, std::chrono::milliseconds 
 }
 
 /// A report body that passes every check before the identity one (it is not signed).
-std::string report_of(const std::string& site) {
-  return json{{"site", site},          {"namespace", "ns"},        {"group", "g"},
-              {"epochSeen", 0},        {"fenced", false},          {"selfFenced", false},
-              {"mysqlReachable", false}, {"sentAtMs", 1}}
-      .dump();
-}
+std::string report_of(const std::string& site) { return br::test::unsigned_report("ns", "g", site); }
 
 struct group_fixture {
   br::test::temp_dir tmp;
@@ -151,10 +125,10 @@ struct group_fixture {
       << "  sidecar: {bloodravenAddress: \"127.0.0.1:" << op_port
       << "\", leaseTimeout: 6s, peerCheckInterval: 1s}\n  pollInterval: 1s\n";
     g.close();
-    write_file(dir / "operator-password", "pw");
+    write_text(dir / "operator-password", "pw");
     std::filesystem::create_directories(dir / "creds");
-    write_file(dir / "creds" / "username", "u");
-    write_file(dir / "creds" / "password", "p");
+    write_text(dir / "creds" / "username", "u");
+    write_text(dir / "creds" / "password", "p");
 
     std::vector<std::string> oargs = {"--standalone", (dir / "group.yaml").string(),
                                       "--listen", "127.0.0.1:" + std::to_string(op_port),
@@ -196,7 +170,7 @@ BOOST_FIXTURE_TEST_CASE(operator_and_sidecars_over_mutual_tls, group_fixture) {
   // sidecar -> operator: POST /sidecar/report with each site's certificate. The status (read on
   // the operator's plain metrics listener) shows each site's sidecar report once one was accepted.
   auto reported = [&] {
-    auto r = call("GET", op_plain_url() + "/status", "", nullptr);
+    auto r = mtls_call("GET", op_plain_url() + "/status", "", nullptr);
     if (!r.ok()) return false;
     auto j = json::parse(r.body, nullptr, false);
     if (!j.contains("ns/g")) return false;
@@ -234,39 +208,39 @@ BOOST_FIXTURE_TEST_CASE(operator_and_sidecars_over_mutual_tls, group_fixture) {
 BOOST_FIXTURE_TEST_CASE(calls_without_the_right_certificate_are_refused, group_fixture) {
   const std::string peer_path = "/peer/active-site?nonce=" + nonce;
   // A sidecar call without a client certificate: the handshake is refused (no HTTP status).
-  auto none = call("GET", sc_url(0) + peer_path, p.ca_file, nullptr);
+  auto none = mtls_call("GET", sc_url(0) + peer_path, p.ca_file, nullptr);
   BOOST_TEST(none.status == 0, none.message);
   BOOST_TEST(to_string(none.error) == "other");
   // Plain HTTP to the TLS port: no answer either.
-  auto plain = call("GET", "http://127.0.0.1:" + std::to_string(sc_port[0]) + peer_path, "", nullptr);
+  auto plain = mtls_call("GET", "http://127.0.0.1:" + std::to_string(sc_port[0]) + peer_path, "", nullptr);
   BOOST_TEST(plain.status == 0, plain.message);
   // A certificate from another CA, naming the operator: refused at the handshake.
   pki other{tmp.path / "other-pki"};
   auto forged = other.issue("operator", {"127.0.0.1", std::string(br::auth::operator_identity_uri)});
-  auto foreign = call("GET", sc_url(0) + peer_path, p.ca_file, &forged);
+  auto foreign = mtls_call("GET", sc_url(0) + peer_path, p.ca_file, &forged);
   BOOST_TEST(foreign.status == 0, foreign.message);
   // The same call with site2's certificate is served: a site of the group may probe.
-  auto peer = call("GET", sc_url(0) + peer_path, p.ca_file, &s2_id);
+  auto peer = mtls_call("GET", sc_url(0) + peer_path, p.ca_file, &s2_id);
   BOOST_TEST((peer.status == 200 || peer.status == 204), peer.status << " " << peer.body);
   // PUT /view is the operator's: site2's certificate is refused before the body is read.
-  auto push = call("PUT", sc_url(0) + "/view", p.ca_file, &s2_id, "{}");
+  auto push = mtls_call("PUT", sc_url(0) + "/view", p.ca_file, &s2_id, "{}");
   BOOST_TEST(push.status == 403, push.body);
   BOOST_TEST(push.body.find("not bloodraven://operator") != std::string::npos, push.body);
-  auto op_push = call("PUT", sc_url(0) + "/view", p.ca_file, &op_id, "{}");
+  auto op_push = mtls_call("PUT", sc_url(0) + "/view", p.ca_file, &op_id, "{}");
   BOOST_TEST(op_push.status == 400, op_push.body);  // past the identity check: the body is wrong
   // A report claiming site1 with site2's certificate: 403 naming both.
-  auto claim = call("POST", op_url() + "/sidecar/report", p.ca_file, &s2_id, report_of("site1"));
+  auto claim = mtls_call("POST", op_url() + "/sidecar/report", p.ca_file, &s2_id, report_of("site1"));
   BOOST_TEST(claim.status == 403, claim.body);
   BOOST_TEST(claim.body.find("site/ns/g/site2, not bloodraven://site/ns/g/site1") != std::string::npos,
              claim.body);
   // ... and on the operator's plain listener (no certificate at all): 403 as well.
-  auto plain_claim = call("POST", op_plain_url() + "/sidecar/report", "", nullptr, report_of("site1"));
+  auto plain_claim = mtls_call("POST", op_plain_url() + "/sidecar/report", "", nullptr, report_of("site1"));
   BOOST_TEST(plain_claim.status == 403, plain_claim.body);
   // With site1's own certificate it passes the identity check and fails on the signature (401).
-  auto own = call("POST", op_url() + "/sidecar/report", p.ca_file, &s1_id, report_of("site1"));
+  auto own = mtls_call("POST", op_url() + "/sidecar/report", p.ca_file, &s1_id, report_of("site1"));
   BOOST_TEST(own.status == 401, own.body);
   // The admin requests are the operator's: a site's certificate is refused.
-  auto admin = call("POST", op_url() + "/admin/switchover", p.ca_file, &s1_id, "{}");
+  auto admin = mtls_call("POST", op_url() + "/admin/switchover", p.ca_file, &s1_id, "{}");
   BOOST_TEST(admin.status == 403, admin.body);
   // `bloodraven switchover` over TLS: with the operator's certificate the request reaches the
   // coordinator (which refuses it: the group has no primary), with a site's it is refused (403).
@@ -284,9 +258,9 @@ BOOST_FIXTURE_TEST_CASE(calls_without_the_right_certificate_are_refused, group_f
   const auto as_site = switchover(s1_id);
   BOOST_TEST(as_site.rfind("403 ", 0) == 0, as_site);
   // The operator refuses a certificate-less handshake too.
-  auto op_none = call("GET", op_url() + "/status", p.ca_file, nullptr);
+  auto op_none = mtls_call("GET", op_url() + "/status", p.ca_file, nullptr);
   BOOST_TEST(op_none.status == 0, op_none.message);
-  BOOST_TEST(call("GET", op_url() + "/status", p.ca_file, &s1_id).status == 200);
+  BOOST_TEST(mtls_call("GET", op_url() + "/status", p.ca_file, &s1_id).status == 200);
 }
 
 // The standalone router follows the sidecars over TLS: HAProxy's checks (check-ssl, the CA, and a
@@ -310,14 +284,14 @@ BOOST_FIXTURE_TEST_CASE(haproxy_checks_the_sidecars_over_tls, group_fixture) {
     auto cfg = br::render::render_haproxy_cfg(g.group, o);
     BOOST_REQUIRE(cfg.ok());
     const auto file = tmp.path / (with_crt ? "haproxy-crt.cfg" : "haproxy-nocrt.cfg");
-    write_file(file, cfg.text);
+    write_text(file, cfg.text);
     child_process haproxy{"/usr/sbin/haproxy", {"-db", "-f", file.string()}};
     // GET /;csv of the stats listener: the check_status column of backend primary's servers.
     std::map<std::string, std::string> status;
     br::test::eventually(
         [&] {
           status.clear();
-          auto r = call("GET", "http://127.0.0.1:" + std::to_string(o.stats_port) + "/;csv", "", nullptr);
+          auto r = mtls_call("GET", "http://127.0.0.1:" + std::to_string(o.stats_port) + "/;csv", "", nullptr);
           if (!r.ok()) return false;
           std::istringstream in(r.body);
           std::string header, line;

@@ -24,73 +24,38 @@
 #include "io/codec/base64.hpp"
 #include "io/crypto/x509_inspect.hpp"
 #include "io/crypto/x509_issue.hpp"
-#include "io/http/client.hpp"
 #include "io/log/log.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/kube_sim/harness/cluster.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
+#include "tests/integration/kube_tls_sim_fixture.hpp"
+#include "tests/support/mtls_client.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
 using nlohmann::json;
+using namespace br::test::tls_sim;
+using br::test::mtls_call;
+using br::test::read_text;
+using br::test::secret_item;
+using br::test::write_pem_files;
+using br::test::write_text;
 
 namespace {
-
-const std::string ns = "default";
-const std::string op_ns = "bloodraven-system";  // the chart release's namespace (chart_rbac.hpp)
-
-json site(const std::string& name, const std::string& group) {
-  return {{"name", name},
-          {"zone", "z-" + name},
-          {"lbIP", "192.0.2.1"},
-          {"taintNodeSelector", {{"shipstream.io/site." + group, name}}},
-          {"storage", {{"size", "1Gi"}}}};
-}
-
-json group_object(const std::string& name) {
-  return {{"apiVersion", "shipstream.io/v1alpha1"},
-          {"kind", "MysqlFailoverGroup"},
-          {"metadata", {{"name", name}, {"namespace", ns}}},
-          {"spec",
-           {{"credentials", {{"operatorSecret", name + "-operator"}}},
-            {"dns", {{"hostname", name + ".example.com"}}},
-            {"sites", json::array({site("a", name), site("b", name)})}}}};
-}
-
-template <class R>
-std::string why(const R& r) {
-  return r.ok() ? std::string{} : r.error().describe();
-}
-
-std::string item(const json& secret, const char* key) {
-  return base64_decode(secret["data"].value(key, std::string{})).value_or(std::string{});
-}
-
-void write(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream out{p, std::ios::binary};
-  out << text;
-}
-
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in{p, std::ios::binary};
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
 
 /// `openssl verify -purpose <purpose>` of `cert_pem` against `ca_pem` (the OpenSSL tool, not the
 /// project's libcrypto code): true when it prints OK.
 bool openssl_verifies(const std::filesystem::path& dir, const std::string& ca_pem, const std::string& cert_pem,
                       const char* purpose) {
-  write(dir / "verify-ca.pem", ca_pem);
-  write(dir / "verify-cert.pem", cert_pem);
+  write_text(dir / "verify-ca.pem", ca_pem);
+  write_text(dir / "verify-cert.pem", cert_pem);
   const auto out = dir / "verify.out";
   const std::string cmd = "timeout 20 openssl verify -purpose " + std::string{purpose} + " -CAfile '" +
                           (dir / "verify-ca.pem").string() + "' '" + (dir / "verify-cert.pem").string() +
                           "' >'" + out.string() + "' 2>&1";
   const int rc = std::system(cmd.c_str());
-  const auto text = read(out);
+  const auto text = read_text(out);
   BOOST_TEST_MESSAGE("openssl verify -purpose " << purpose << ": " << text);
   return rc == 0 && text.find(": OK") != std::string::npos;
 }
@@ -107,43 +72,8 @@ op_ca::operator_ca_options api_ca_options(std::shared_ptr<kube::client> c, const
   return o;
 }
 
-struct api_tls_fixture {
-  kube_sim::test::sim_cluster cluster;  // the chart's RBAC for the operator's identity
-  std::shared_ptr<kube::client> c = cluster.client("test");
-  kube_sim::test::temp_dir dir;
-  group_tls::controller_options o;
-
-  api_tls_fixture() {
-    log::set_level(log::level::warn);
-    must(cluster.install_crds(false));
-    must(cluster.create(kube::resources::namespaces, "",
-                        {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", op_ns}}}}));
-    o.client = cluster.client(kube_sim::test::operator_identity);
-    o.operator_ns = op_ns;
-    o.namespaces = {"default"};
-    o.ca_dir = dir.path.string();
-    o.instance = kube_sim::test::operator_identity;
-    o.events = std::make_shared<kube::event_recorder>(*o.client, kube::event_recorder_options{});
-    o.api_ca = api_ca_options(o.client, op_ns);
-  }
-
-  ~api_tls_fixture() {
-    auto denied = cluster.denials();
-    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
-  }
-
-  void must(const std::string& error) { BOOST_TEST_REQUIRE(error.empty(), error); }
-
-  json get(const kube::resource_ref& r, const std::string& in, const std::string& name) {
-    auto got = c->get(r, in, name);
-    return got ? *got : json(nullptr);
-  }
-
-  group_tls::pass_result pass() {
-    auto r = group_tls::reconcile_tls_once(o);
-    BOOST_TEST(r.failures == 0);
-    return r;
-  }
+struct api_tls_fixture : br::test::tls_sim::tls_controller_fixture {
+  api_tls_fixture() : tls_controller_fixture({"default"}) { o.api_ca = api_ca_options(o.client, op_ns); }
 };
 
 }  // namespace
@@ -156,24 +86,24 @@ BOOST_AUTO_TEST_CASE(site_secrets_issued_verified_and_renewed) {
   auto ca_secret = get(kube::resources::secrets, op_ns, api_tls::default_ca_secret);
   BOOST_TEST_REQUIRE(ca_secret.is_object());
   BOOST_TEST(ca_secret["metadata"]["labels"]["app.kubernetes.io/component"] == "api-ca");
-  const std::string ca_pem = item(ca_secret, "ca.crt");
+  const std::string ca_pem = secret_item(ca_secret, "ca.crt");
   // Not the MySQL CA: a group's MySQL certificate (no bloodraven:// name) must not pass here.
   BOOST_TEST(get(kube::resources::secrets, op_ns, "bloodraven-mysql-ca").is_null());
   // The operator's own pair in the same Secret: bloodraven://operator, server and client use.
-  auto op_info = crypto::inspect_cert(item(ca_secret, "tls.crt"));
+  auto op_info = crypto::inspect_cert(secret_item(ca_secret, "tls.crt"));
   BOOST_TEST_REQUIRE(op_info.has_value());
   BOOST_TEST((op_info->uris == std::vector<std::string>{"bloodraven://operator"}));
-  BOOST_TEST(openssl_verifies(dir.path, ca_pem, item(ca_secret, "tls.crt"), "sslclient"));
-  BOOST_TEST(openssl_verifies(dir.path, ca_pem, item(ca_secret, "tls.crt"), "sslserver"));
+  BOOST_TEST(openssl_verifies(dir.path, ca_pem, secret_item(ca_secret, "tls.crt"), "sslclient"));
+  BOOST_TEST(openssl_verifies(dir.path, ca_pem, secret_item(ca_secret, "tls.crt"), "sslserver"));
   for (const std::string s : {"a", "b"}) {
     auto sec = get(kube::resources::secrets, ns, "mysql-orders-" + s + "-api-tls");
     BOOST_TEST_REQUIRE(sec.is_object(), s);
     BOOST_TEST(sec["type"] == "kubernetes.io/tls");
-    BOOST_TEST(item(sec, "ca.crt") == ca_pem);
-    BOOST_TEST(crypto::key_matches(item(sec, "tls.crt"), item(sec, "tls.key")), s);
-    BOOST_TEST(openssl_verifies(dir.path, ca_pem, item(sec, "tls.crt"), "sslserver"), s);
-    BOOST_TEST(openssl_verifies(dir.path, ca_pem, item(sec, "tls.crt"), "sslclient"), s);
-    auto info = crypto::inspect_cert(item(sec, "tls.crt"));
+    BOOST_TEST(secret_item(sec, "ca.crt") == ca_pem);
+    BOOST_TEST(crypto::key_matches(secret_item(sec, "tls.crt"), secret_item(sec, "tls.key")), s);
+    BOOST_TEST(openssl_verifies(dir.path, ca_pem, secret_item(sec, "tls.crt"), "sslserver"), s);
+    BOOST_TEST(openssl_verifies(dir.path, ca_pem, secret_item(sec, "tls.crt"), "sslclient"), s);
+    auto info = crypto::inspect_cert(secret_item(sec, "tls.crt"));
     BOOST_TEST_REQUIRE(info.has_value());
     BOOST_TEST((info->uris == std::vector<std::string>{auth::site_identity_uri(ns, "orders", s)}), s);
     const std::string dialled = "mysql-orders-" + s + ".default.svc.cluster.local";  // sidecar_peer_address
@@ -187,7 +117,7 @@ BOOST_AUTO_TEST_CASE(site_secrets_issued_verified_and_renewed) {
   BOOST_TEST_REQUIRE((other && forged));
   BOOST_TEST(!openssl_verifies(dir.path, ca_pem, forged->cert_pem, "sslclient"));
   auto a = get(kube::resources::secrets, ns, "mysql-orders-a-api-tls");
-  const std::string first = item(a, "tls.crt");
+  const std::string first = secret_item(a, "tls.crt");
   BOOST_TEST(pass().writes == 0);  // current: kept
 
   // Due (a certificate past 2/3 of its life: a 0-hour one from the same CA): issued again.
@@ -195,7 +125,7 @@ BOOST_AUTO_TEST_CASE(site_secrets_issued_verified_and_renewed) {
   BOOST_TEST_REQUIRE(info.has_value());
   auto names = info->names;
   names.insert(names.end(), info->uris.begin(), info->uris.end());
-  auto due = crypto::issue_peer_cert({ca_pem, item(ca_secret, "ca.key")}, names, 0h);
+  auto due = crypto::issue_peer_cert({ca_pem, secret_item(ca_secret, "ca.key")}, names, 0h);
   BOOST_TEST_REQUIRE(due.has_value());
   a["data"]["tls.crt"] = base64_encode(due->cert_pem);
   a["data"]["tls.key"] = base64_encode(due->key_pem);
@@ -203,10 +133,10 @@ BOOST_AUTO_TEST_CASE(site_secrets_issued_verified_and_renewed) {
   BOOST_TEST_REQUIRE(u.ok(), why(u));
   BOOST_TEST(pass().writes == 1);
   a = get(kube::resources::secrets, ns, "mysql-orders-a-api-tls");
-  BOOST_TEST(item(a, "tls.crt") != due->cert_pem);
-  BOOST_TEST(item(a, "tls.crt") != first);
-  BOOST_TEST(openssl_verifies(dir.path, ca_pem, item(a, "tls.crt"), "sslclient"));
-  BOOST_TEST(item(get(kube::resources::secrets, op_ns, api_tls::default_ca_secret), "ca.crt") == ca_pem);
+  BOOST_TEST(secret_item(a, "tls.crt") != due->cert_pem);
+  BOOST_TEST(secret_item(a, "tls.crt") != first);
+  BOOST_TEST(openssl_verifies(dir.path, ca_pem, secret_item(a, "tls.crt"), "sslclient"));
+  BOOST_TEST(secret_item(get(kube::resources::secrets, op_ns, api_tls::default_ca_secret), "ca.crt") == ca_pem);
   // A site added: its Secret too.
   auto g = get(kube::resources::mysqlfailovergroups, ns, "orders");
   g["spec"]["sites"].push_back(site("c", "orders"));
@@ -228,39 +158,7 @@ BOOST_AUTO_TEST_SUITE_END()
 
 namespace {
 
-struct pem_files {
-  std::string cert, key;
-};
-
-pem_files files_of(const std::filesystem::path& dir, const std::string& name, const std::string& cert,
-                   const std::string& key) {
-  pem_files f{(dir / (name + ".crt")).string(), (dir / (name + ".key")).string()};
-  write(f.cert, cert);
-  write(f.key, key);
-  return f;
-}
-
-http::client_result call(const std::string& method, const std::string& url, const std::string& ca_file,
-                         const pem_files* id, const std::string& body = {}) {
-  http::client_request req;
-  req.method = method;
-  req.url = url;
-  req.body = body;
-  if (!body.empty()) req.headers = {{"Content-Type", "application/json"}};
-  req.ca_file = ca_file;
-  if (id) {
-    req.cert_file = id->cert;
-    req.key_file = id->key;
-  }
-  req.timeout = 10s;
-  return http::perform(req);
-}
-
-std::string report_of(const std::string& group, const std::string& s) {
-  return json{{"site", s},     {"namespace", ns},          {"group", group},          {"epochSeen", 0},
-              {"fenced", false}, {"selfFenced", false}, {"mysqlReachable", false}, {"sentAtMs", 1}}
-      .dump();
-}
+std::string report_of(const std::string& group, const std::string& s) { return br::test::unsigned_report(ns, group, s); }
 
 }  // namespace
 
@@ -268,28 +166,13 @@ std::string report_of(const std::string& group, const std::string& s) {
 // the CA it creates before the API listener starts, serves mutual TLS with it, and once it leads
 // issues the sites' Secrets; a site's certificate from its Secret is accepted by the operator
 // (verified by the client against the CA and the host name 127.0.0.1).
-BOOST_AUTO_TEST_CASE(the_operator_binary_serves_mutual_tls_from_its_own_ca) {
-  kube_sim::simulator sim;
-  sim.start();
-  kube_sim::test::temp_dir dir;
-  kube::client_options co;
-  co.identity = "test-driver";
-  kube::client c(kube_sim::test::sim_config(sim), co);
-  BOOST_TEST_REQUIRE(c.create(kube::resources::crds, "",
-                              kube_sim::test::yaml_to_json(YAML::LoadFile(kube_sim::test::source_path(
-                                  "charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml"))))
-                         .ok());
+BOOST_FIXTURE_TEST_CASE(the_operator_binary_serves_mutual_tls_from_its_own_ca, operator_binary_on_sim) {
   const std::string name = "apitls";
-  auto made = c.create(kube::resources::mysqlfailovergroups, ns, group_object(name));
-  BOOST_TEST_REQUIRE(made.ok(), why(made));
+  create_group(group_object(name));
   const auto api_dir = dir.path / "api";
   const uint16_t port = br::test::free_port();
-  br::test::child_process p(br::test::binary_path("bloodraven"),
-                            {"--kubeconfig", sim.write_kubeconfig(dir.path.string()), "--listen",
-                             "127.0.0.1:" + std::to_string(port), "--metrics-listen", "", "--namespace", ns,
-                             "--api-tls-ca-secret", "bloodraven-api-ca", "--api-tls-dir", api_dir.string()},
-                            {{"POD_NAME", "op-api-tls"}});
-  BOOST_TEST_REQUIRE(p.wait_for_line("leading; starting group work", 30s).has_value(), p.output());
+  auto& p = start_operator("127.0.0.1:" + std::to_string(port), "op-api-tls",
+                           {"--api-tls-ca-secret", "bloodraven-api-ca", "--api-tls-dir", api_dir.string()});
   json sa;
   BOOST_TEST_REQUIRE(br::test::eventually(
                          [&] {
@@ -301,36 +184,36 @@ BOOST_AUTO_TEST_CASE(the_operator_binary_serves_mutual_tls_from_its_own_ca) {
                      p.output());
   auto ca = c.get(kube::resources::secrets, ns, "bloodraven-api-ca");
   BOOST_TEST_REQUIRE(ca.ok(), why(ca));
-  const std::string ca_pem = item(*ca, "ca.crt");
+  const std::string ca_pem = secret_item(*ca, "ca.crt");
   // The operator's own files: the CA and a certificate from it naming bloodraven://operator.
-  BOOST_TEST(read(api_dir / "ca.crt") == ca_pem);
-  auto op_info = crypto::inspect_cert(read(api_dir / "tls.crt"));
+  BOOST_TEST(read_text(api_dir / "ca.crt") == ca_pem);
+  auto op_info = crypto::inspect_cert(read_text(api_dir / "tls.crt"));
   BOOST_TEST_REQUIRE(op_info.has_value());
   BOOST_TEST((op_info->uris == std::vector<std::string>{"bloodraven://operator"}));
-  BOOST_TEST(openssl_verifies(dir.path, ca_pem, read(api_dir / "tls.crt"), "sslserver"));
-  BOOST_TEST(openssl_verifies(dir.path, ca_pem, item(sa, "tls.crt"), "sslclient"));
+  BOOST_TEST(openssl_verifies(dir.path, ca_pem, read_text(api_dir / "tls.crt"), "sslserver"));
+  BOOST_TEST(openssl_verifies(dir.path, ca_pem, secret_item(sa, "tls.crt"), "sslclient"));
 
   const std::string url = "https://127.0.0.1:" + std::to_string(port);
   const std::string ca_file = (api_dir / "ca.crt").string();
-  const auto site_a = files_of(dir.path, "site-a", item(sa, "tls.crt"), item(sa, "tls.key"));
+  const auto site_a = write_pem_files(dir.path, "site-a", secret_item(sa, "tls.crt"), secret_item(sa, "tls.key"));
   // A site's certificate: served (the client verified the operator's certificate: CA and host).
-  auto ok = call("GET", url + "/healthz", ca_file, &site_a);
+  auto ok = mtls_call("GET", url + "/healthz", ca_file, &site_a);
   BOOST_TEST(ok.status == 200, ok.message << " " << ok.body);
   // Its own report passes the identity check and fails on the signature (401, once the group
   // source has registered the group: 404 before); one claiming site b with it: 403.
   http::client_result own;
   BOOST_TEST(br::test::eventually(
                  [&] {
-                   own = call("POST", url + "/sidecar/report", ca_file, &site_a, report_of(name, "a"));
+                   own = mtls_call("POST", url + "/sidecar/report", ca_file, &site_a, report_of(name, "a"));
                    return own.status != 404;
                  },
                  30s, 100ms),
              own.body);
   BOOST_TEST(own.status == 401, own.status << " " << own.body);
-  auto claim = call("POST", url + "/sidecar/report", ca_file, &site_a, report_of(name, "b"));
+  auto claim = mtls_call("POST", url + "/sidecar/report", ca_file, &site_a, report_of(name, "b"));
   BOOST_TEST(claim.status == 403, claim.body);
   // Without a certificate, and with site a's identity from another CA: refused at the handshake.
-  auto none = call("GET", url + "/healthz", ca_file, nullptr);
+  auto none = mtls_call("GET", url + "/healthz", ca_file, nullptr);
   BOOST_TEST(none.status == 0, none.status);
   auto other = crypto::make_ca("other", 24h);
   BOOST_TEST_REQUIRE(other.has_value());
@@ -339,8 +222,8 @@ BOOST_AUTO_TEST_CASE(the_operator_binary_serves_mutual_tls_from_its_own_ca) {
   g.metadata.namespace_name = ns;
   auto forged = crypto::issue_peer_cert(*other, api_tls::site_cert_names(g, "a"), 24h);
   BOOST_TEST_REQUIRE(forged.has_value());
-  const auto forged_files = files_of(dir.path, "forged", forged->cert_pem, forged->key_pem);
-  auto refused = call("GET", url + "/healthz", ca_file, &forged_files);
+  const auto forged_files = write_pem_files(dir.path, "forged", forged->cert_pem, forged->key_pem);
+  auto refused = mtls_call("GET", url + "/healthz", ca_file, &forged_files);
   BOOST_TEST(refused.status == 0, refused.status);
   // The group source renders the sidecars with their site's API Secret (render_options::api_tls).
   json dep;

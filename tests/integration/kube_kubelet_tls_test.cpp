@@ -19,6 +19,7 @@
 #include "io/crypto/x509_inspect.hpp"
 #include "io/crypto/x509_issue.hpp"
 #include "tests/integration/kube_kubelet_rendered_fixture.hpp"
+#include "tests/support/mtls_client.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
@@ -48,9 +49,7 @@ struct kubelet_tls_fixture : rendered_pods_on_kubelet {
   }
 };
 
-std::string item(const json& secret, const char* key) {
-  return base64_decode(secret["data"].value(key, std::string{})).value_or(std::string{});
-}
+using br::test::secret_item;
 
 }  // namespace
 
@@ -73,7 +72,7 @@ BOOST_AUTO_TEST_CASE(renewed_secret_reaches_mysqld_without_a_restart) {
   BOOST_TEST_REQUIRE(pass.failures == 0);
   const json tls_secret = get(kube::resources::secrets, ns, "kt-tls");
   BOOST_TEST_REQUIRE(tls_secret.is_object());
-  const auto first = crypto::inspect_cert(item(tls_secret, "tls.crt"));
+  const auto first = crypto::inspect_cert(secret_item(tls_secret, "tls.crt"));
   BOOST_TEST_REQUIRE(first.has_value());
 
   auto rendered = render::render_group(g, {});
@@ -109,7 +108,7 @@ BOOST_AUTO_TEST_CASE(renewed_secret_reaches_mysqld_without_a_restart) {
 
   // -- 2. a renewal: same CA, a 30-day certificate instead of the 90-day one ------------------
   const json ca_secret = get(kube::resources::secrets, op_ns, "bloodraven-mysql-ca");
-  auto renewed = crypto::issue_peer_cert({item(ca_secret, "ca.crt"), item(ca_secret, "ca.key")},
+  auto renewed = crypto::issue_peer_cert({secret_item(ca_secret, "ca.crt"), secret_item(ca_secret, "ca.key")},
                                          first->names, 24h * 30);
   BOOST_TEST_REQUIRE(renewed.has_value());
   json s = get(kube::resources::secrets, ns, "kt-tls");

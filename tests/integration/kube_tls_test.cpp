@@ -26,34 +26,22 @@
 #include "tests/support/child_process.hpp"
 #include "tests/support/kube_sim/harness/cluster.hpp"
 #include "tests/support/kube_sim/test_support.hpp"
+#include "tests/integration/kube_tls_sim_fixture.hpp"
+#include "tests/support/mtls_client.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
 using nlohmann::json;
+using namespace br::test::tls_sim;
 
 namespace {
 
-const std::string ns = "default";
-const std::string op_ns = "bloodraven-system";  // the chart release's namespace (chart_rbac.hpp)
 const std::string cert_name = "mysql-default.orders-tls";
 
-json site(const std::string& name, const std::string& group = "orders") {
-  return {{"name", name},
-          {"zone", "z-" + name},
-          {"lbIP", "192.0.2.1"},
-          {"taintNodeSelector", {{"shipstream.io/site." + group, name}}},
-          {"storage", {{"size", "1Gi"}}}};
-}
-
 json group_object(const std::string& name, const json& tls) {
-  return {{"apiVersion", "shipstream.io/v1alpha1"},
-          {"kind", "MysqlFailoverGroup"},
-          {"metadata", {{"name", name}, {"namespace", ns}}},
-          {"spec",
-           {{"credentials", {{"operatorSecret", name + "-operator"}}},
-            {"dns", {{"hostname", name + ".example.com"}}},
-            {"sites", json::array({site("a", name), site("b", name)})},
-            {"tls", tls}}}};
+  json g = br::test::tls_sim::group_object(name);
+  g["spec"]["tls"] = tls;
+  return g;
 }
 
 /// cert-manager's Certificate CRD, reduced to what the simulator needs to serve the kind.
@@ -75,51 +63,10 @@ json certificate_crd() {
                               {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}}})}}}};
 }
 
-template <class R>
-std::string why(const R& r) {
-  return r.ok() ? std::string{} : r.error().describe();
-}
+using br::test::secret_item;
 
-std::string item(const json& secret, const char* key) {
-  return base64_decode(secret["data"].value(key, std::string{})).value_or(std::string{});
-}
-
-struct tls_fixture {
-  kube_sim::test::sim_cluster cluster;  // the chart's RBAC for the operator's identity
-  std::shared_ptr<kube::client> c = cluster.client("test");
-  kube_sim::test::temp_dir dir;  // the operator's CA files
-  group_tls::controller_options o;
-
-  tls_fixture() {
-    log::set_level(log::level::warn);
-    must(cluster.install_crds(false));
-    must(cluster.create(kube::resources::namespaces, "",
-                        {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", op_ns}}}}));
-    o.client = cluster.client(kube_sim::test::operator_identity);
-    o.operator_ns = op_ns;
-    o.namespaces = {"default", "shop"};
-    o.ca_dir = dir.path.string();
-    o.instance = kube_sim::test::operator_identity;
-    o.events = std::make_shared<kube::event_recorder>(*o.client, kube::event_recorder_options{});
-  }
-
-  ~tls_fixture() {
-    auto denied = cluster.denials();
-    BOOST_TEST(denied.empty(), "operator requests refused by the chart's RBAC:\n" << denied);
-  }
-
-  void must(const std::string& error) { BOOST_TEST_REQUIRE(error.empty(), error); }
-
-  json get(const kube::resource_ref& r, const std::string& in, const std::string& name) {
-    auto got = c->get(r, in, name);
-    return got ? *got : json(nullptr);
-  }
-
-  group_tls::pass_result pass() {
-    auto r = group_tls::reconcile_tls_once(o);
-    BOOST_TEST(r.failures == 0);
-    return r;
-  }
+struct tls_fixture : br::test::tls_sim::tls_controller_fixture {
+  tls_fixture() : tls_controller_fixture({"default", "shop"}) {}
 
   std::vector<std::string> reasons() {
     std::vector<std::string> out;
@@ -179,8 +126,16 @@ BOOST_AUTO_TEST_CASE(cert_manager_certificate_copy_renewal_and_cleanup) {
   must(cluster.create(kube::resources::mysqlfailovergroups, ns,
                       group_object("orders", {{"issuerRef", {{"name", "ca-issuer"}, {"kind", "ClusterIssuer"}}}})));
 
-  // 1. The Certificate, in the operator's namespace; nothing copied before cert-manager issued.
+  // 0. A ClusterIssuer the operator was not given (--tls-cluster-issuers): nothing requested, a
+  // Warning on the group (review V7 H2).
   auto r = pass();
+  BOOST_TEST(get(group_tls::certificates, op_ns, cert_name).is_null());
+  const auto before = reasons();
+  BOOST_TEST((std::find(before.begin(), before.end(), "TLSIssuerNotAllowed") != before.end()));
+  o.cluster_issuers = {"ca-issuer"};
+
+  // 1. The Certificate, in the operator's namespace; nothing copied before cert-manager issued.
+  r = pass();
   BOOST_TEST((r.cert_manager == std::optional<bool>{true}));
   auto cert = get(group_tls::certificates, op_ns, cert_name);
   BOOST_TEST_REQUIRE(cert.is_object());
@@ -205,9 +160,9 @@ BOOST_AUTO_TEST_CASE(cert_manager_certificate_copy_renewal_and_cleanup) {
   auto copy = get(kube::resources::secrets, ns, "orders-tls");
   BOOST_TEST_REQUIRE(copy.is_object());
   BOOST_TEST(copy["type"] == "kubernetes.io/tls");
-  BOOST_TEST(item(copy, "tls.crt") == first.cert_pem);
-  BOOST_TEST(item(copy, "tls.key") == first.key_pem);
-  BOOST_TEST(item(copy, "ca.crt") == ca->cert_pem);
+  BOOST_TEST(secret_item(copy, "tls.crt") == first.cert_pem);
+  BOOST_TEST(secret_item(copy, "tls.key") == first.key_pem);
+  BOOST_TEST(secret_item(copy, "ca.crt") == ca->cert_pem);
   const auto group = get(kube::resources::mysqlfailovergroups, ns, "orders");
   BOOST_TEST(copy["metadata"]["ownerReferences"][0]["uid"] == group["metadata"]["uid"]);
   BOOST_TEST(has_event(group_tls::reason_secret_copied));
@@ -219,9 +174,9 @@ BOOST_AUTO_TEST_CASE(cert_manager_certificate_copy_renewal_and_cleanup) {
   const auto renewed = issue_as_cert_manager(*ca, issued_rv);
   BOOST_TEST(pass().writes == 1);
   copy = get(kube::resources::secrets, ns, "orders-tls");
-  BOOST_TEST(item(copy, "tls.crt") == renewed.cert_pem);
-  BOOST_TEST(item(copy, "tls.key") == renewed.key_pem);
-  BOOST_TEST(item(copy, "tls.crt") != first.cert_pem);
+  BOOST_TEST(secret_item(copy, "tls.crt") == renewed.cert_pem);
+  BOOST_TEST(secret_item(copy, "tls.key") == renewed.key_pem);
+  BOOST_TEST(secret_item(copy, "tls.crt") != first.cert_pem);
 
   // 4. A site added: the Certificate's names follow (cert-manager then re-issues).
   auto g = get(kube::resources::mysqlfailovergroups, ns, "orders");
@@ -252,24 +207,24 @@ BOOST_AUTO_TEST_CASE(generated_ca_without_cert_manager) {
   auto ca_secret = get(kube::resources::secrets, op_ns, "bloodraven-mysql-ca");
   BOOST_TEST_REQUIRE(ca_secret.is_object());
   BOOST_TEST(!ca_secret["data"].contains("tls.crt"));  // only the CA
-  const std::string ca_pem = item(ca_secret, "ca.crt");
+  const std::string ca_pem = secret_item(ca_secret, "ca.crt");
   auto s = get(kube::resources::secrets, ns, "orders-tls");
   BOOST_TEST_REQUIRE(s.is_object());
-  BOOST_TEST(item(s, "ca.crt") == ca_pem);
-  BOOST_TEST(crypto::signed_by(item(s, "tls.crt"), ca_pem));
-  BOOST_TEST(crypto::key_matches(item(s, "tls.crt"), item(s, "tls.key")));
-  auto info = crypto::inspect_cert(item(s, "tls.crt"));
+  BOOST_TEST(secret_item(s, "ca.crt") == ca_pem);
+  BOOST_TEST(crypto::signed_by(secret_item(s, "tls.crt"), ca_pem));
+  BOOST_TEST(crypto::key_matches(secret_item(s, "tls.crt"), secret_item(s, "tls.key")));
+  auto info = crypto::inspect_cert(secret_item(s, "tls.crt"));
   BOOST_TEST_REQUIRE(info.has_value());
   for (const std::string want : {"mysql-orders-a.default.svc.cluster.local", "mysql-orders-b", "127.0.0.1"})
     BOOST_TEST((std::find(info->names.begin(), info->names.end(), want) != info->names.end()), want);
   BOOST_TEST(has_event(group_tls::reason_secret_issued));
   BOOST_TEST(ca_file("orders") == ca_pem);
-  const std::string first = item(s, "tls.crt");
+  const std::string first = secret_item(s, "tls.crt");
   BOOST_TEST(pass().writes == 0);  // kept
 
   // Due for renewal (a certificate past 2/3 of its life: here a 0-hour one from the same CA):
   // re-issued from the same CA.
-  auto due = crypto::issue_peer_cert({ca_pem, item(ca_secret, "ca.key")}, info->names, 0h);
+  auto due = crypto::issue_peer_cert({ca_pem, secret_item(ca_secret, "ca.key")}, info->names, 0h);
   BOOST_TEST_REQUIRE(due.has_value());
   s["data"]["tls.crt"] = base64_encode(due->cert_pem);
   s["data"]["tls.key"] = base64_encode(due->key_pem);
@@ -277,10 +232,10 @@ BOOST_AUTO_TEST_CASE(generated_ca_without_cert_manager) {
   BOOST_TEST_REQUIRE(u.ok(), why(u));
   BOOST_TEST(pass().writes == 1);
   s = get(kube::resources::secrets, ns, "orders-tls");
-  BOOST_TEST(item(s, "tls.crt") != due->cert_pem);
-  BOOST_TEST(item(s, "tls.crt") != first);
-  BOOST_TEST(crypto::signed_by(item(s, "tls.crt"), ca_pem));
-  BOOST_TEST(item(get(kube::resources::secrets, op_ns, "bloodraven-mysql-ca"), "ca.crt") == ca_pem);  // same CA
+  BOOST_TEST(secret_item(s, "tls.crt") != due->cert_pem);
+  BOOST_TEST(secret_item(s, "tls.crt") != first);
+  BOOST_TEST(crypto::signed_by(secret_item(s, "tls.crt"), ca_pem));
+  BOOST_TEST(secret_item(get(kube::resources::secrets, op_ns, "bloodraven-mysql-ca"), "ca.crt") == ca_pem);  // same CA
 }
 
 BOOST_AUTO_TEST_CASE(crd_without_issuer_and_a_foreign_secret) {
@@ -298,10 +253,10 @@ BOOST_AUTO_TEST_CASE(crd_without_issuer_and_a_foreign_secret) {
   BOOST_TEST(get(group_tls::certificates, op_ns, cert_name).is_null());
   auto s = get(kube::resources::secrets, ns, "orders-tls");
   BOOST_TEST_REQUIRE(s.is_object());
-  BOOST_TEST(crypto::signed_by(item(s, "tls.crt"),
-                               item(get(kube::resources::secrets, op_ns, "bloodraven-mysql-ca"), "ca.crt")));
+  BOOST_TEST(crypto::signed_by(secret_item(s, "tls.crt"),
+                               secret_item(get(kube::resources::secrets, op_ns, "bloodraven-mysql-ca"), "ca.crt")));
   auto mine = get(kube::resources::secrets, ns, "mine");
-  BOOST_TEST(item(mine, "tls.crt") == "MINE");
+  BOOST_TEST(secret_item(mine, "tls.crt") == "MINE");
   BOOST_TEST(has_event(group_tls::reason_secret_conflict));
 }
 
@@ -310,35 +265,19 @@ BOOST_AUTO_TEST_SUITE_END()
 // The wiring: the real bloodraven binary in Kubernetes mode starts the group TLS controller once
 // it leads (kube_mode), which issues the group's Secret from the generated CA it creates in the
 // operator's namespace (--namespace) and writes the CA file the group's sessions read.
-BOOST_AUTO_TEST_CASE(the_operator_binary_runs_the_controller_once_leading) {
-  kube_sim::simulator sim;
-  sim.start();
-  kube_sim::test::temp_dir dir;
-  kube::client_options co;
-  co.identity = "test-driver";
-  kube::client c(kube_sim::test::sim_config(sim), co);
-  BOOST_TEST_REQUIRE(c.create(kube::resources::crds, "",
-                              kube_sim::test::yaml_to_json(YAML::LoadFile(kube_sim::test::source_path(
-                                  "charts/bloodraven/crds/shipstream.io_mysqlfailovergroups.yaml"))))
-                         .ok());
+BOOST_FIXTURE_TEST_CASE(the_operator_binary_runs_the_controller_once_leading, operator_binary_on_sim) {
   const std::string name = "tlsproc";
-  json g = group_object(name, json::object());
-  auto made = c.create(kube::resources::mysqlfailovergroups, ns, g);
-  BOOST_TEST_REQUIRE(made.ok(), why(made));
+  create_group(group_object(name, json::object()));
   const std::string ca_path = group_tls::group_ca_file(group_tls::default_ca_dir, ns, name);
   std::error_code ec;
   std::filesystem::remove(ca_path, ec);
-  br::test::child_process p(br::test::binary_path("bloodraven"),
-                            {"--kubeconfig", sim.write_kubeconfig(dir.path.string()), "--listen", "127.0.0.1:0",
-                             "--metrics-listen", "", "--namespace", ns},
-                            {{"POD_NAME", "op-tls"}});
-  BOOST_TEST_REQUIRE(p.wait_for_line("leading; starting group work", 30s).has_value(), p.output());
+  auto& p = start_operator("127.0.0.1:0", "op-tls");
   BOOST_TEST_REQUIRE(p.wait_for_line("group TLS: Secret written from the generated CA", 30s).has_value(), p.output());
   auto s = c.get(kube::resources::secrets, ns, name + "-tls");
   BOOST_TEST_REQUIRE(s.ok(), why(s));
   auto ca = c.get(kube::resources::secrets, ns, "bloodraven-mysql-ca");
   BOOST_TEST_REQUIRE(ca.ok(), why(ca));
-  BOOST_TEST(crypto::signed_by(item(*s, "tls.crt"), item(*ca, "ca.crt")));
+  BOOST_TEST(crypto::signed_by(secret_item(*s, "tls.crt"), secret_item(*ca, "ca.crt")));
   BOOST_TEST(std::filesystem::exists(ca_path));
   p.signal(SIGTERM);
   BOOST_TEST(p.wait_exit(30s).has_value());
