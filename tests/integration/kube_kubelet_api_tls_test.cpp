@@ -26,8 +26,8 @@
 #include "io/codec/base64.hpp"
 #include "io/crypto/x509_inspect.hpp"
 #include "io/crypto/x509_issue.hpp"
-#include "io/http/client.hpp"
 #include "tests/integration/kube_kubelet_tls_fixture.hpp"
+#include "tests/support/mtls_client.hpp"
 
 using namespace br;
 using namespace std::chrono_literals;
@@ -39,58 +39,29 @@ namespace {
 
 const std::string group = "ka";
 const std::vector<std::string> sites = {"a", "b"};
-json group_object() { return br::test::kubelet_e2e::tls_suite_group(group, sites, "192.0.2.9"); }
+json group_object() { return br::test::kubelet_e2e::kubelet_group_object(group, sites, "192.0.2.9"); }
 
-std::string item(const json& secret, const char* key) {
-  return base64_decode(secret["data"].value(key, std::string{})).value_or(std::string{});
-}
-
-void write(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream out{p, std::ios::binary};
-  out << text;
-}
-
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in{p, std::ios::binary};
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
-
-struct pem_files {
-  std::string cert, key;
-};
+using br::test::pem_files;
+using br::test::read_text;
+using br::test::secret_item;
+using br::test::write_text;
 
 struct api_tls_e2e_fixture : br::test::kubelet_e2e::operator_with_tls_on_kubelet {
   api_tls_e2e_fixture() : operator_with_tls_on_kubelet(::group, ::sites) {}
 
   pem_files files(const std::string& name, const std::string& cert, const std::string& key) {
-    pem_files f{(dir.path / (name + ".crt")).string(), (dir.path / (name + ".key")).string()};
-    write(f.cert, cert);
-    write(f.key, key);
-    return f;
+    return br::test::write_pem_files(dir.path, name, cert, key);
   }
 
   /// A site's certificate and key from its API Secret, as files.
   pem_files site_files(const std::string& s) {
     const auto sec = secret(ns, render::api_tls_secret_name(group, s));
-    return files("site-" + s, item(sec, "tls.crt"), item(sec, "tls.key"));
+    return files("site-" + s, secret_item(sec, "tls.crt"), secret_item(sec, "tls.key"));
   }
 
   http::client_result call(const std::string& method, const std::string& url, const pem_files* id,
                            const std::string& body = {}) {
-    http::client_request req;
-    req.method = method;
-    req.url = url;
-    req.body = body;
-    if (!body.empty()) req.headers = {{"Content-Type", "application/json"}};
-    req.ca_file = api_tls.ca_file;
-    if (id) {
-      req.cert_file = id->cert;
-      req.key_file = id->key;
-    }
-    req.timeout = 10s;
-    return http::perform(req);
+    return br::test::mtls_call(method, url, api_tls.ca_file, id, body);
   }
 
   std::string sidecar_url(const std::string& s) {
@@ -106,16 +77,16 @@ struct api_tls_e2e_fixture : br::test::kubelet_e2e::operator_with_tls_on_kubelet
                             "' </dev/null 2>/dev/null | timeout 10 openssl x509 -noout -fingerprint -sha256 >'" +
                             out.string() + "' 2>/dev/null";
     if (std::system(cmd.c_str()) != 0) return "";
-    return read(out);
+    return read_text(out);
   }
 
   std::string fingerprint(const std::string& pem) {
-    write(dir.path / "fp.pem", pem);
+    write_text(dir.path / "fp.pem", pem);
     const auto out = dir.path / "fp.txt";
     const std::string cmd = "timeout 10 openssl x509 -noout -fingerprint -sha256 -in '" +
                             (dir.path / "fp.pem").string() + "' >'" + out.string() + "' 2>/dev/null";
     if (std::system(cmd.c_str()) != 0) return "";
-    return read(out);
+    return read_text(out);
   }
 
   /// The sidecar report time the operator shows for site `s` ("" when none).
@@ -133,11 +104,7 @@ struct api_tls_e2e_fixture : br::test::kubelet_e2e::operator_with_tls_on_kubelet
   pem_files op_files;
 };
 
-std::string report_of(const std::string& s) {
-  return json{{"site", s},       {"namespace", "default"}, {"group", group},          {"epochSeen", 0},
-              {"fenced", false}, {"selfFenced", false},    {"mysqlReachable", false}, {"sentAtMs", 1}}
-      .dump();
-}
+std::string report_of(const std::string& s) { return br::test::unsigned_report("default", group, s); }
 
 }  // namespace
 
@@ -205,14 +172,14 @@ BOOST_AUTO_TEST_CASE(operator_and_sidecars_talk_over_mutual_tls) {
   json s = secret(ns, name);
   const auto before = kubelet->container(dep(first), "sidecar");
   BOOST_TEST_REQUIRE((before && before->pid > 0));
-  BOOST_TEST(eventually([&] { return served_fingerprint(first) == fingerprint(item(s, "tls.crt")); }, 30s),
+  BOOST_TEST(eventually([&] { return served_fingerprint(first) == fingerprint(secret_item(s, "tls.crt")); }, 30s),
              "the sidecar does not serve its Secret's certificate");
   const json ca_secret = secret(op_ns, api_tls::default_ca_secret);
-  auto info = crypto::inspect_cert(item(s, "tls.crt"));
+  auto info = crypto::inspect_cert(secret_item(s, "tls.crt"));
   BOOST_TEST_REQUIRE(info.has_value());
   auto names = info->names;
   names.insert(names.end(), info->uris.begin(), info->uris.end());
-  auto due = crypto::issue_peer_cert({item(ca_secret, "ca.crt"), item(ca_secret, "ca.key")}, names, 0h);
+  auto due = crypto::issue_peer_cert({secret_item(ca_secret, "ca.crt"), secret_item(ca_secret, "ca.key")}, names, 0h);
   BOOST_TEST_REQUIRE(due.has_value());
   s["data"]["tls.crt"] = base64_encode(due->cert_pem);
   s["data"]["tls.key"] = base64_encode(due->key_pem);
@@ -223,8 +190,8 @@ BOOST_AUTO_TEST_CASE(operator_and_sidecars_talk_over_mutual_tls) {
   std::string renewed_fp;
   BOOST_TEST_REQUIRE(eventually([&] {
     const auto now = secret(ns, name);
-    if (item(now, "tls.crt") == due->cert_pem || item(now, "tls.crt") == item(s, "tls.crt")) return false;
-    renewed_fp = fingerprint(item(now, "tls.crt"));
+    if (secret_item(now, "tls.crt") == due->cert_pem || secret_item(now, "tls.crt") == secret_item(s, "tls.crt")) return false;
+    renewed_fp = fingerprint(secret_item(now, "tls.crt"));
     return !renewed_fp.empty();
   }, 30s), "the due certificate was not issued again");
   BOOST_TEST(eventually([&] { return served_fingerprint(first) == renewed_fp; }, 90s),

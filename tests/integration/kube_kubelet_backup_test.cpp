@@ -52,42 +52,24 @@ const int s3_service_port = 9000;
 const std::string s3_endpoint = "http://s3.default.svc.cluster.local:" + std::to_string(s3_service_port);
 
 json group_object(const std::string& group, const std::vector<std::string>& sites, json init_from_backup = nullptr) {
-  json list = json::array();
-  for (const auto& s : sites)
-    list.push_back({{"name", s},
-                    {"role", "primary-candidate"},
-                    {"zone", "zone-" + s},
-                    {"taintNodeSelector", {{"shipstream.io/site." + group, s}}},  // no such nodes here
-                    {"lbIP", "192.0.2.8" + std::to_string(list.size() + 1)},
-                    {"storage", {{"size", "1Gi"}}}});
-  json g = {{"apiVersion", "shipstream.io/v1alpha1"},
-          {"kind", "MysqlFailoverGroup"},
-          {"metadata", {{"name", group}, {"namespace", "default"}}},
-          {"spec",
-           {{"credentials", {{"operatorSecret", group + "-operator"}}},
-            {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
-            {"pollInterval", "500ms"},
-            {"failureThreshold", 3},
-            {"recoveryThreshold", 1},
-            {"promotionPolicy", "Safe"},
-            {"promotionGateTimeout", "90s"},
-            {"cloneTimeout", 300},
-            {"sidecar", {{"leaseTimeout", "8s"}, {"peerCheckInterval", "1s"}, {"fenceTimeout", "5s"}}},
-            {"sites", list},
-            {"backup",
-             {{"backoffLimit", 0},
-              {"activeDeadlineSeconds", 600},
-              {"profiles",
-               json::array({{{"name", "pvc"},
-                             {"storage", {{"type", "PVC"}, {"pvc", {{"claimName", backups_claim}, {"subPath", group}}}}},
-                             {"retentionPolicy", {{"count", 1}}}},
-                            {{"name", "s3"},
-                             {"storage",
-                              {{"type", "S3"},
-                               {"s3", {{"bucket", "kb-backups"}, {"prefix", "backups"}, {"credentialsSecret", "kb-s3"},
-                                       {"endpointURL", s3_endpoint}, {"forcePathStyle", true}}}}},
-                             {"retentionPolicy", {{"count", 1}}}}})},
-              {"schedules", json::array({{{"name", "nightly"}, {"profileName", "pvc"}, {"schedule", "0 3 * * *"}}})}}}}}};
+  json g = br::test::kubelet_e2e::kubelet_group_object(group, sites, "192.0.2.8");
+  g["spec"].update(
+      {{"promotionPolicy", "Safe"},
+       {"promotionGateTimeout", "90s"},
+       {"backup",
+        {{"backoffLimit", 0},
+         {"activeDeadlineSeconds", 600},
+         {"profiles",
+          json::array({{{"name", "pvc"},
+                        {"storage", {{"type", "PVC"}, {"pvc", {{"claimName", backups_claim}, {"subPath", group}}}}},
+                        {"retentionPolicy", {{"count", 1}}}},
+                       {{"name", "s3"},
+                        {"storage",
+                         {{"type", "S3"},
+                          {"s3", {{"bucket", "kb-backups"}, {"prefix", "backups"}, {"credentialsSecret", "kb-s3"},
+                                  {"endpointURL", s3_endpoint}, {"forcePathStyle", true}}}}},
+                        {"retentionPolicy", {{"count", 1}}}}})},
+         {"schedules", json::array({{{"name", "nightly"}, {"profileName", "pvc"}, {"schedule", "0 3 * * *"}}})}}}});
   if (!init_from_backup.is_null()) {
     g["spec"].erase("backup");
     g["spec"]["initFromBackup"] = std::move(init_from_backup);

@@ -43,35 +43,13 @@ const std::string primary_svc = "mysql-" + group + "-primary.default.svc.cluster
 std::string operator_log() { return log_capture::tail(); }
 
 json group_object() {
-  json list = json::array();
-  for (const auto& s : sites)
-    list.push_back({{"name", s},
-                    {"role", "primary-candidate"},
-                    {"zone", "zone-" + s},
-                    {"taintNodeSelector", {{"shipstream.io/site." + group, s}}},  // no such nodes here
-                    {"lbIP", "192.0.2.9" + std::to_string(list.size() + 1)},
-                    {"storage", {{"size", "1Gi"}}}});
-  return {{"apiVersion", "shipstream.io/v1alpha1"},
-          {"kind", "MysqlFailoverGroup"},
-          {"metadata", {{"name", group}, {"namespace", ns}}},
-          {"spec",
-           {{"credentials", {{"operatorSecret", group + "-operator"}}},
-            {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
-            // 3 missed polls of 500 ms: two (of 250 ms) were missed by a healthy primary while
-            // a lost PVC's replacement initialised beside it, and it was failed over for that.
-            {"pollInterval", "500ms"},
-            {"failureThreshold", 3},
-            {"recoveryThreshold", 1},
-            {"failoverCooldown", "2s"},
-            {"relayDrainTimeout", "5s"},
-            {"promotionPolicy", "Safe"},
-            {"promotionGateTimeout", "90s"},
-            {"cloneTimeout", 300},
-            // A 4 s lease let the new primary's in-database dead man's switch fire on a starved host
-            // (another MySQL suite beside it); 8 s keeps the scenario about the failover paths.
-            {"sidecar", {{"leaseTimeout", "8s"}, {"peerCheckInterval", "1s"}, {"fenceTimeout", "5s"}}},
-            {"replication", {{"tls", true}}},
-            {"sites", list}}}};
+  json g = br::test::kubelet_e2e::kubelet_group_object(group, sites, "192.0.2.9");
+  g["spec"].update({{"failoverCooldown", "2s"},
+                    {"relayDrainTimeout", "5s"},
+                    {"promotionPolicy", "Safe"},
+                    {"promotionGateTimeout", "90s"},
+                    {"replication", {{"tls", true}}}});
+  return g;
 }
 
 struct e2e_fixture : br::test::kubelet_e2e::operator_on_kubelet {

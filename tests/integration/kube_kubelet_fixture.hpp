@@ -2,7 +2,7 @@
 // API simulator under the chart's RBAC, the process kubelet (tests/support/process_kubelet/) with
 // the chart's operator Service standing for this process, the operator's group source and status
 // API in this process, and what the suites look at (group status, MySQL as root over TCP).
-// Needs root (the kubelet). Used by kube_kubelet_e2e_test.cpp and kube_kubelet_backup_test.cpp.
+// Needs root (the kubelet). Used by the kube_kubelet_*e2e*, _backup, _gr and _api_tls suites.
 #pragma once
 
 #include <boost/test/unit_test.hpp>
@@ -62,6 +62,37 @@ struct log_capture {
 
 inline bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout) {
   return br::test::eventually(pred, timeout, 250ms);
+}
+
+/// A group of primary-candidate sites on 1 Gi PVCs in "default" with the suites' polling and
+/// sidecar timings; site i's lbIP is `lb_prefix` followed by i (from 1). No node carries the
+/// sites' taints here. The caller adds to spec what its test is about.
+inline json kubelet_group_object(const std::string& group, const std::vector<std::string>& sites,
+                                 const std::string& lb_prefix) {
+  json list = json::array();
+  for (const auto& s : sites)
+    list.push_back({{"name", s},
+                    {"role", "primary-candidate"},
+                    {"zone", "zone-" + s},
+                    {"taintNodeSelector", {{"shipstream.io/site." + group, s}}},
+                    {"lbIP", lb_prefix + std::to_string(list.size() + 1)},
+                    {"storage", {{"size", "1Gi"}}}});
+  return {{"apiVersion", "shipstream.io/v1alpha1"},
+          {"kind", "MysqlFailoverGroup"},
+          {"metadata", {{"name", group}, {"namespace", "default"}}},
+          {"spec",
+           {{"credentials", {{"operatorSecret", group + "-operator"}}},
+            {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
+            // 3 missed polls of 500 ms: two (of 250 ms) were missed by a healthy primary while
+            // a lost PVC's replacement initialised beside it, and it was failed over for that.
+            {"pollInterval", "500ms"},
+            {"failureThreshold", 3},
+            {"recoveryThreshold", 1},
+            {"cloneTimeout", 300},
+            // A 4 s lease let the new primary's in-database dead man's switch fire on a starved
+            // host (another MySQL suite beside it); 8 s keeps the scenarios about their paths.
+            {"sidecar", {{"leaseTimeout", "8s"}, {"peerCheckInterval", "1s"}, {"fenceTimeout", "5s"}}},
+            {"sites", list}}}};
 }
 
 struct operator_on_kubelet {

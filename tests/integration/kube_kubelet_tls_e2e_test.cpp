@@ -24,7 +24,7 @@ const std::string group = "kx";
 const std::vector<std::string> sites = {"a", "b"};
 
 json group_object() {
-  json g = br::test::kubelet_e2e::tls_suite_group(group, sites, "192.0.2.8");
+  json g = br::test::kubelet_e2e::kubelet_group_object(group, sites, "192.0.2.8");
   g["spec"]["tls"] = {{"requireSecureTransport", false}};
   return g;
 }

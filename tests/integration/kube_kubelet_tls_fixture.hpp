@@ -1,8 +1,7 @@
 // The operator on the process kubelet (kube_kubelet_fixture.hpp) with the group TLS controller
-// beside its group source, as kube_mode starts it (issue 26): the two-site group the TLS suites
-// bootstrap, the chart release's namespace, the controller's start and the wait for the
-// bootstrap. Needs root (the kubelet). Used by kube_kubelet_tls_e2e_test.cpp and
-// kube_kubelet_api_tls_test.cpp.
+// beside its group source, as kube_mode starts it (issue 26): the chart release's namespace, the
+// controller's start and the wait for the bootstrap. Needs root (the kubelet). Used by
+// kube_kubelet_tls_e2e_test.cpp and kube_kubelet_api_tls_test.cpp.
 #pragma once
 
 #include <optional>
@@ -14,33 +13,6 @@
 #include "tests/integration/kube_kubelet_fixture.hpp"
 
 namespace br::test::kubelet_e2e {
-
-/// A group of primary-candidate sites on 1 Gi PVCs in "default", with the TLS suites' polling
-/// and sidecar timings; site i's lbIP is `lb_prefix` followed by i (from 1). The caller adds
-/// what its test is about (spec.tls, ...).
-inline json tls_suite_group(const std::string& group, const std::vector<std::string>& sites,
-                            const std::string& lb_prefix) {
-  json list = json::array();
-  for (const auto& s : sites)
-    list.push_back({{"name", s},
-                    {"role", "primary-candidate"},
-                    {"zone", "zone-" + s},
-                    {"taintNodeSelector", {{"shipstream.io/site." + group, s}}},
-                    {"lbIP", lb_prefix + std::to_string(list.size() + 1)},
-                    {"storage", {{"size", "1Gi"}}}});
-  return {{"apiVersion", "shipstream.io/v1alpha1"},
-          {"kind", "MysqlFailoverGroup"},
-          {"metadata", {{"name", group}, {"namespace", "default"}}},
-          {"spec",
-           {{"credentials", {{"operatorSecret", group + "-operator"}}},
-            {"dns", {{"hostname", group + ".example.com"}, {"ttl", 30}}},
-            {"pollInterval", "500ms"},
-            {"failureThreshold", 3},
-            {"recoveryThreshold", 1},
-            {"cloneTimeout", 300},
-            {"sidecar", {{"leaseTimeout", "8s"}, {"peerCheckInterval", "1s"}, {"fenceTimeout", "5s"}}},
-            {"sites", list}}}};
-}
 
 struct operator_with_tls_on_kubelet : operator_on_kubelet {
   const std::string op_ns = "bloodraven-system";  // the chart release's namespace
