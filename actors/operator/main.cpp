@@ -125,6 +125,11 @@ std::vector<br::config::flag_def> operator_flags() {
        }},
   };
   for (auto& d : api_tls_flag_defs()) defs.push_back(std::move(d));  // --tls-*: the API (issue 26)
+  defs.push_back({"tls-cluster-issuers", "BLOODRAVEN_TLS_CLUSTER_ISSUERS", "",
+                  "Kubernetes mode: the cert-manager ClusterIssuers a group's spec.tls.issuerRef may "
+                  "name (comma-separated; empty: none). An Issuer of the operator's namespace is "
+                  "always allowed",
+                  false, {}});
   // The APIs over mutual TLS in Kubernetes mode (issue 26, api_tls_plan.hpp).
   defs.push_back({"api-tls-ca-secret", "BLOODRAVEN_API_TLS_CA_SECRET", "",
                   "Kubernetes mode: the operator and sidecar APIs over mutual TLS from a CA the operator "
@@ -172,12 +177,18 @@ int load_kube_mode(std::map<std::string, std::string>& flags,
   out.source.groups = groups;
   out.source.instance = identity;
   out.source.operator_namespace = flags["namespace"];  // copies of generated operator Secrets
-  std::stringstream list(flags["watch-namespaces"]);
-  for (std::string ns; std::getline(list, ns, ',');) {
-    while (!ns.empty() && ns.front() == ' ') ns.erase(ns.begin());
-    while (!ns.empty() && ns.back() == ' ') ns.pop_back();
-    if (!ns.empty()) out.source.namespaces.push_back(ns);
-  }
+  auto split = [](const std::string& text) {  // "a, b,c" -> {a, b, c}
+    std::vector<std::string> items;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+      while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+      while (!item.empty() && item.back() == ' ') item.pop_back();
+      if (!item.empty()) items.push_back(item);
+    }
+    return items;
+  };
+  out.source.namespaces = split(flags["watch-namespaces"]);
+  out.tls_options.cluster_issuers = split(flags["tls-cluster-issuers"]);
   log::info("kubernetes mode", {{"server", cfg->server},
                                 {"identity", identity},
                                 {"leaseNamespace", out.election.ns},

@@ -47,6 +47,28 @@ BOOST_AUTO_TEST_CASE(source_choice) {
     BOOST_TEST((choose_source(rows[i].s, rows[i].served) == rows[i].want), "row " << i);
 }
 
+BOOST_AUTO_TEST_CASE(issuers_a_group_may_name) {
+  struct row {
+    const char* name;
+    tls_settings s;
+    std::vector<std::string> allowed;
+    bool refused;
+  };
+  const std::vector<row> rows = {
+      {"no issuer (the generated CA)", {"", "", "g-tls"}, {}, false},
+      {"an Issuer of the operator's namespace", {"ca", "Issuer", "g-tls"}, {}, false},
+      {"a ClusterIssuer with none allowed", {"company-ca", "ClusterIssuer", "g-tls"}, {}, true},
+      {"a listed ClusterIssuer", {"company-ca", "ClusterIssuer", "g-tls"}, {"other", "company-ca"}, false},
+      {"an unlisted ClusterIssuer", {"company-ca", "ClusterIssuer", "g-tls"}, {"other"}, true},
+  };
+  for (const auto& r : rows)
+    BOOST_TEST_CONTEXT(r.name) {
+      const auto why = issuer_refusal(r.s, r.allowed);
+      BOOST_TEST(!why.empty() == r.refused, why);
+      if (r.refused) BOOST_TEST(why.find("spec.tls.issuerRef") != std::string::npos, why);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(discovery_answer) {
   BOOST_TEST(serves_certificates(json{{"resources", {{{"name", "issuers"}}, {{"name", "certificates"}}}}}));
   BOOST_TEST(!serves_certificates(json{{"resources", {{{"name", "issuers"}}}}}));

@@ -310,6 +310,12 @@ struct pass {
         intents[key] = group_intent::unknown;  // cannot tell which source serves it this pass
         continue;
       }
+      if (auto why = issuer_refusal(*s, o.cluster_issuers); !why.empty()) {
+        intents[key] = group_intent::unknown;  // nothing requested; what exists is kept
+        log::warn("group TLS: " + why, {{"group", key}});
+        event(g, item, "Warning", reason_issuer_not_allowed, why);
+        continue;
+      }
       const auto source = choose_source(*s, out.cert_manager.value_or(false));
       intents[key] = source == tls_source::cert_manager ? group_intent::cert_manager : group_intent::other;
       if (source == tls_source::cert_manager)

@@ -42,6 +42,7 @@ inline constexpr const char* reason_certificate_requested = "TLSCertificateReque
 inline constexpr const char* reason_secret_copied = "TLSSecretCopied";
 inline constexpr const char* reason_secret_issued = "TLSSecretIssued";
 inline constexpr const char* reason_secret_conflict = "TLSSecretConflict";
+inline constexpr const char* reason_issuer_not_allowed = "TLSIssuerNotAllowed";
 
 struct controller_options {
   std::shared_ptr<kube::client> client;
@@ -54,6 +55,9 @@ struct controller_options {
   std::shared_ptr<op::lease_guard> guard;  ///< no pass while it is not valid; null = none
   std::chrono::milliseconds interval{std::chrono::seconds(10)};
   std::string instance;  ///< Event reportingInstance
+  /// The ClusterIssuers groups may name (--tls-cluster-issuers; issuer_refusal). Issuers of
+  /// the operator's namespace are always allowed.
+  std::vector<std::string> cluster_issuers;
   /// The APIs over mutual TLS (issue 26, --api-tls-ca-secret): the API CA's Secret (the same
   /// options every replica's keeper uses for the operator's own certificate). Set: every site
   /// of every group gets its API Secret (api_tls_plan.hpp), issued from that CA and issued again

@@ -17,6 +17,16 @@ tls_source choose_source(const tls_settings& s, bool certificate_kind_served) {
                                                            : tls_source::generated_ca;
 }
 
+std::string issuer_refusal(const tls_settings& s, const std::vector<std::string>& cluster_issuers) {
+  if (s.issuer_name.empty() || s.issuer_kind != "ClusterIssuer") return {};
+  if (std::find(cluster_issuers.begin(), cluster_issuers.end(), s.issuer_name) != cluster_issuers.end())
+    return {};
+  return "spec.tls.issuerRef names ClusterIssuer " + s.issuer_name +
+         ", which the operator is not allowed to use (--tls-cluster-issuers" +
+         (cluster_issuers.empty() ? std::string{" is empty"} : " lists others") +
+         "); name an Issuer of the operator's namespace, or ask the operator's administrators";
+}
+
 bool serves_certificates(const json& resource_list) {
   if (!resource_list.is_object()) return false;
   const json rs = resource_list.value("resources", json::array());

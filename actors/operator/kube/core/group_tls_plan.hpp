@@ -48,6 +48,13 @@ enum class tls_source {
 /// CA serves the group even where cert-manager is installed).
 tls_source choose_source(const tls_settings& s, bool certificate_kind_served);
 
+/// Pure: why the group may not name its issuer ("" = it may). An Issuer is looked up in the
+/// operator's namespace, which its administrators control: always allowed. A ClusterIssuer signs
+/// for the whole cluster (a company CA, say): only one the operator was given
+/// (--tls-cluster-issuers) may be named, or any group could have the operator request a
+/// certificate from it for its names and copy the key into its namespace (review V7 H2).
+std::string issuer_refusal(const tls_settings& s, const std::vector<std::string>& cluster_issuers);
+
 /// Pure: whether a discovery answer for /apis/cert-manager.io/v1 (an APIResourceList) lists the
 /// `certificates` resource.
 bool serves_certificates(const json& resource_list);
