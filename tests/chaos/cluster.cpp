@@ -51,8 +51,7 @@ int cluster::site_index(const std::string& name) {
 }
 
 std::string cluster::operator_url() const {
-  return (api_tls_dir_.empty() ? "http://" : "https://") + host_addr_ + ":" +
-         std::to_string(operator_port_);
+  return api_scheme() + host_addr_ + ":" + std::to_string(operator_port_);
 }
 
 std::string cluster::socket_path(int k) const {
@@ -233,7 +232,7 @@ cluster::cluster(cluster_params p, std::string work_dir) : p_(std::move(p)), dir
     for (;;) {
       bool ok = true;
       for (int k = 0; k < sites; ++k)
-        ok = ok && http_get((p_.tls ? "https://" : "http://") + addr_[k] + ":" +
+        ok = ok && http_get(api_scheme() + addr_[k] + ":" +
                                 std::to_string(sidecar_port_) + "/healthz",
                             1000ms)
                            .status == 200;
@@ -476,13 +475,7 @@ void cluster::start_sidecar(int k) {
       {"SIDECAR_STATE_DIR", dir_ + "/sidecar-state-" + site_name(k)},
       {"KEYS_DIR", keys_dir_},
   };
-  if (p_.tls) {  // its API over mutual TLS as site k; its own mysqld verified
-    auto flags = api_tls_args("site-" + site_name(k));
-    env["BLOODRAVEN_TLS_CERT_FILE"] = flags[1];
-    env["BLOODRAVEN_TLS_KEY_FILE"] = flags[3];
-    env["BLOODRAVEN_TLS_CA_FILE"] = flags[5];
-    env["MYSQL_TLS_CA"] = mysql_ca_;
-  }
+  if (p_.tls) env["MYSQL_TLS_CA"] = mysql_ca_;  // its own mysqld verified
   if (p_.gr) {
     env["REPLICATION_MODE"] = "groupReplication";
     env["GR_MEMBERS"] = std::to_string(sites);
@@ -491,9 +484,10 @@ void cluster::start_sidecar(int k) {
   for (const auto& [key, v] : p_.sidecar_env) env[key] = v;
   std::filesystem::create_directories(dir_ + "/sidecar-state-" + site_name(k));
   // nsenter execs the sidecar: the PID we hold is the sidecar's own.
-  sidecar_[k]->start({"/usr/bin/nsenter", "--net=/run/netns/" + netns_[k],
-                      br::test::binary_path("bloodraven-sidecar")},
-                     env, dir_ + "/sidecar-" + site_name(k) + ".log");
+  std::vector<std::string> argv{"/usr/bin/nsenter", "--net=/run/netns/" + netns_[k],
+                                br::test::binary_path("bloodraven-sidecar")};
+  for (auto& a : api_tls_args("site-" + site_name(k))) argv.push_back(std::move(a));  // its API as site k
+  sidecar_[k]->start(argv, env, dir_ + "/sidecar-" + site_name(k) + ".log");
   note("sidecar " + site_name(k) + " started pid " + std::to_string(sidecar_[k]->pid()));
 }
 

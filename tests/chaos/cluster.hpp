@@ -153,6 +153,7 @@ class cluster {
   void setup_tls();  ///< certificates and server options (after the network, before the resets)
   void verify_replication_tls(int k);  ///< the replica channel: verified, no RSA key fetch
   std::vector<std::string> api_tls_args(const std::string& cert) const;  ///< --tls-* flags
+  std::string api_scheme() const { return api_tls_dir_.empty() ? "http://" : "https://"; }
   nlohmann::json get_json(const std::string& url) const;
 
   cluster_params p_;
